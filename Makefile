@@ -1,0 +1,64 @@
+# Knights and Kernels — every entry point a user needs.
+#   make play   set up what is missing, then play the bot in the terminal
+#   make test   set up what is missing, then run the whole test suite
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+KNIGHTS := $(VENV)/bin/knights
+STOCKFISH ?= /usr/games/stockfish
+STAMP := $(VENV)/.installed
+
+# Full dataset recipe (make data)
+POSITIONS ?= 1300000
+DEPTH ?= 8
+SEED ?= 2024
+WORKERS ?= $(shell nproc)
+CHUNK_LINES ?= 5000
+
+.PHONY: all setup venv stockfish play test bench data sample notebook strength report clean help
+
+help:
+	@echo "make play | test | bench | data | sample | notebook V=EL/v8 | clean"
+
+setup: $(STAMP) stockfish
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test,notebooks]'
+	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@touch $(STAMP)
+
+stockfish:
+	@if [ -x "$(STOCKFISH)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "Installing Stockfish (Debian package 'stockfish')"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish >/dev/null; \
+	else \
+		echo "Stockfish is missing: install it with 'sudo apt-get install stockfish' (expected at $(STOCKFISH))."; \
+	fi
+
+play: setup
+	$(KNIGHTS) play $(ARGS)
+
+test: setup
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+bench: setup
+	$(KNIGHTS) bench $(ARGS)
+
+# Generate the full labelled dataset with real Stockfish, then split it into chunks.
+data: setup
+	$(KNIGHTS) data generate --positions $(POSITIONS) --depth $(DEPTH) --seed $(SEED) \
+		--workers $(WORKERS) --out data/generated/games.csv
+	bash data/split.sh --force data/generated/games.csv data/full Chess_Gen_ $(CHUNK_LINES)
+
+# Regenerate the small committed sample under data/sample/.
+sample: setup
+	$(KNIGHTS) data generate --positions 30000 --depth $(DEPTH) --seed 7 \
+		--workers $(WORKERS) --out data/generated/sample.csv
+	bash data/split.sh --force data/generated/sample.csv data/sample Sample_ 2500 1
+
+clean:
+	rm -rf $(VENV) data/cache .pytest_cache

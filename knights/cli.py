@@ -1,0 +1,117 @@
+"""The ``knights`` command: ``knights <command> [options]``.
+
+Commands are added by the modules that own them; this file only parses arguments
+and reports errors as one clear line (no traceback) with a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable, Sequence
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _data_generate(args: argparse.Namespace) -> int:
+    from knights.data.generate import Recipe, generate
+
+    recipe = Recipe(seed=args.seed, depth=args.depth, max_plies=args.max_plies,
+                    games_per_part=args.games_per_part)
+    report = generate(args.out, args.positions, recipe, workers=args.workers, dedup=args.dedup,
+                      progress=not args.quiet)
+    print(report.summary())
+    return 0
+
+
+def _data_convert(args: argparse.Namespace) -> int:
+    from knights.data.convert import convert_file
+
+    report = convert_file(args.src, args.dst, args.format, progress=not args.quiet, limit=args.limit)
+    print(report.summary())
+    return 0
+
+
+def _data_check(args: argparse.Namespace) -> int:
+    from knights.data.chunks import read_chunks, select_chunks
+
+    files = select_chunks(args.folder, args.letters, prefix=args.prefix)
+    total = 0
+    for batch in read_chunks(files, batch_rows=50_000, report=print):
+        total += len(batch)
+    print(f"{len(files)} chunk files, {total:,} usable rows")
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    try:
+        from knights.play import main as play_main
+    except ImportError:
+        print("The bot is not built yet: `knights play` arrives with the engine "
+              "(issue: one-ply engine, terminal play). The data pipeline is ready: `make data`.")
+        return 0
+    return play_main(args)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from knights.bench import main as bench_main
+
+    return bench_main(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="knights", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    data = sub.add_parser("data", help="generate, convert and check datasets").add_subparsers(
+        dest="data_command", required=True)
+    gen = data.add_parser("generate", help="play and label games with real Stockfish")
+    gen.add_argument("--positions", type=int, default=1_300_000, help="rows to write (whole games)")
+    gen.add_argument("--depth", type=int, default=8, help="Stockfish labelling depth")
+    gen.add_argument("--seed", type=int, default=2024)
+    gen.add_argument("--workers", type=int, default=1, help="parallel workers, one Stockfish each")
+    gen.add_argument("--max-plies", type=int, default=300, help="adjudicate games longer than this")
+    gen.add_argument("--games-per-part", type=int, default=25, help="games per resumable part file")
+    gen.add_argument("--dedup", action="store_true", help="drop repeated positions")
+    gen.add_argument("--out", default="data/generated/games.csv")
+    gen.add_argument("--quiet", action="store_true")
+    gen.set_defaults(func=_data_generate)
+
+    conv = data.add_parser("convert", help="convert Lichess JSONL(.zst), Kaggle CSV or PGN to CSSLab CSV")
+    conv.add_argument("src")
+    conv.add_argument("dst")
+    conv.add_argument("--format", choices=("lichess-jsonl", "kaggle-csv", "pgn"), default=None)
+    conv.add_argument("--limit", type=int, default=None, help="stop after this many rows")
+    conv.add_argument("--quiet", action="store_true")
+    conv.set_defaults(func=_data_convert)
+
+    check = data.add_parser("check", help="read chunk files and report malformed rows")
+    check.add_argument("folder")
+    check.add_argument("letters", help='chunk letters: "a-d", "e,f", "every 4th", "all"')
+    check.add_argument("--prefix", default=None)
+    check.set_defaults(func=_data_check)
+
+    play = sub.add_parser("play", help="play the bot in the terminal")
+    play.set_defaults(func=_play)
+
+    bench = sub.add_parser("bench", help="benchmarks (ratios against baselines run in the same process)")
+    bench.add_argument("which", nargs="*", default=[], help="benchmark names (default: all)")
+    bench.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    bench.set_defaults(func=_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted; finished work is kept", file=sys.stderr)
+        return 130
+    except (FileNotFoundError, ValueError, RuntimeError) as exc:
+        print(f"knights {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

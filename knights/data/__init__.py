@@ -1,0 +1,1 @@
+"""Data: the CSSLab CSV format, dataset generation and conversion, chunks, targets, cache."""

@@ -1,0 +1,346 @@
+"""Generate a labelled dataset with real Stockfish, in the CSSLab format.
+
+How a game is made
+------------------
+Every position of a game is searched once by Stockfish at a fixed depth. That one
+search gives both the *label* (``cp``) and the engine's best move. Players:
+
+* ``stockfish-eps<E>``: plays Stockfish's best move, except that with probability
+  ``E`` it plays a uniformly random legal move instead. Different ``E`` per side
+  give lopsided games and realistic mistakes at no extra engine time.
+* ``greedy``: one-ply material counter (captures the most it can, else random).
+* ``random``: a uniformly random legal move.
+
+Every game starts with 0-6 uniformly random plies (a short random opening), so
+games rarely repeat. A game ends by the rules (mate, stalemate, insufficient
+material, threefold repetition, fifty moves) or is adjudicated at ``max_plies`` by
+the last evaluation (|eval| >= 5 pawns wins, else a draw).
+
+Determinism
+-----------
+Game ``i`` is played from its own random stream (seeded by ``(seed, i)``) after a
+``ucinewgame`` that clears Stockfish's hash, with one search thread. The output is
+the shortest prefix of games 0, 1, 2, ... holding at least ``positions`` rows, so the
+same seed, depth and Stockfish version give a byte-identical file whatever the
+number of workers.
+
+Interruptions
+-------------
+Games are played in parts of ``games_per_part`` games. Each finished part is
+written to ``<out>.parts/`` through a temporary file and a rename; a rerun with the
+same recipe reuses the finished parts and plays only the rest. The final CSV is
+also written through a temporary file and renamed.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+import chess
+
+from knights.data import csslab
+from knights.stockfish import Analysis, Stockfish, find_stockfish
+
+PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+EPSILONS = (0.0, 0.05, 0.1, 0.2, 0.35)
+ADJUDICATE_PAWNS = 5.0
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Everything that determines the generated file (besides the Stockfish build)."""
+
+    seed: int = 2024
+    depth: int = 8
+    max_plies: int = 300
+    games_per_part: int = 25
+    hash_mb: int = 16
+
+    def key(self, stockfish_name: str) -> dict:
+        return {**self.__dict__, "stockfish": stockfish_name, "format": 1}
+
+
+# -- players -------------------------------------------------------------------
+def pick_players(rng: random.Random) -> tuple[str, str]:
+    """Choose the two players of a game (White, Black)."""
+    roll = rng.random()
+    sf = lambda: f"stockfish-eps{rng.choice(EPSILONS):.2f}"  # noqa: E731
+    if roll < 0.70:
+        pair = (sf(), sf())
+    elif roll < 0.85:
+        pair = (sf(), "greedy")
+    elif roll < 0.95:
+        pair = (sf(), "random")
+    else:
+        pair = (rng.choice(("greedy", "random")), "greedy")
+    return pair if rng.random() < 0.5 else (pair[1], pair[0])
+
+
+def material_gain(board: chess.Board, move: chess.Move) -> int:
+    gain = 0
+    if board.is_en_passant(move):
+        gain += 1
+    else:
+        victim = board.piece_type_at(move.to_square)
+        if victim:
+            gain += PIECE_VALUES[victim]
+    if move.promotion:
+        gain += PIECE_VALUES[move.promotion] - 1
+    return gain
+
+
+def choose_move(player: str, board: chess.Board, best: str | None, rng: random.Random) -> chess.Move:
+    moves = list(board.legal_moves)
+    if player.startswith("stockfish"):
+        eps = float(player.rsplit("eps", 1)[1])
+        if best is not None and rng.random() >= eps:
+            return chess.Move.from_uci(best)
+        return rng.choice(moves)
+    if player == "greedy":
+        gains = [material_gain(board, m) for m in moves]
+        top = max(gains)
+        return rng.choice([m for m, g in zip(moves, gains) if g == top])
+    return rng.choice(moves)
+
+
+# -- one game ------------------------------------------------------------------
+def game_rng(seed: int, index: int) -> random.Random:
+    return random.Random(f"knights-game-{seed}-{index}")
+
+
+def terminal_value(board: chess.Board) -> float | None:
+    """Exact value (pawns, from the side to move) of a finished position, else None."""
+    if board.is_checkmate():
+        return -csslab.MATE_PAWNS
+    if (board.is_stalemate() or board.is_insufficient_material() or board.is_repetition(3)
+            or board.halfmove_clock >= 100):
+        return 0.0
+    return None
+
+
+def play_game(engine: Stockfish, recipe: Recipe, index: int) -> list[dict[str, str]]:
+    """Play game ``index`` and return its rows, one per move played."""
+    rng = game_rng(recipe.seed, index)
+    white, black = pick_players(rng)
+    opening_plies = rng.randint(0, 6)
+    engine.new_game()
+    board = chess.Board()
+    plies: list[tuple[dict[str, str], chess.Move, Analysis]] = []
+    final_value: float | None = None  # from the side to move at the end
+    termination = "Normal"
+    while True:
+        final_value = terminal_value(board)
+        if final_value is not None:
+            break
+        analysis = engine.analyse(board.fen(), depth=recipe.depth)
+        if len(plies) >= recipe.max_plies:
+            final_value = csslab.eval_to_pawns(rel_text(analysis))
+            termination = "Adjudication"
+            break
+        player = white if board.turn == chess.WHITE else black
+        if len(plies) < opening_plies:
+            move = rng.choice(list(board.legal_moves))
+        else:
+            move = choose_move(player, board, analysis.bestmove, rng)
+        plies.append((csslab.position_columns(board), move, analysis))
+        board.push(move)
+    return game_rows(index, white, black, plies, board, final_value, termination)
+
+
+def rel_text(a: Analysis) -> str:
+    """A search score, from the side to move, as the cp column writes it."""
+    if a.mate is not None and a.mate != 0:
+        return csslab.format_eval(mate=a.mate)
+    return csslab.format_eval(cp=a.cp if a.cp is not None else 0)
+
+
+def game_result(board: chess.Board, final_value: float) -> str:
+    """Result from the final position's value (pawns, side to move)."""
+    if abs(final_value) < ADJUDICATE_PAWNS:
+        return "1/2-1/2"
+    side_to_move_wins = final_value > 0
+    white_wins = side_to_move_wins == (board.turn == chess.WHITE)
+    return "1-0" if white_wins else "0-1"
+
+
+def game_rows(index: int, white: str, black: str, plies, final_board: chess.Board,
+              final_value: float, termination: str) -> list[dict[str, str]]:
+    result = game_result(final_board, final_value)
+    b = csslab.format_bool
+    white_won, black_won = result == "1-0", result == "0-1"
+    # value of every position from its mover's side, the final one included
+    rel_values = [csslab.eval_to_pawns(rel_text(a)) for _, _, a in plies] + [final_value]
+    board = chess.Board()
+    rows = []
+    for ply, (pos, move, analysis) in enumerate(plies):
+        cp_rel = rel_text(analysis)
+        cp_white = cp_rel if board.turn == chess.WHITE else csslab.negate_eval(cp_rel)
+        before, after = rel_values[ply], -rel_values[ply + 1]
+        loss = max(0.0, before - after)
+        wr_before, wr_after = csslab.winrate(before), csslab.winrate(after)
+        wr_loss = max(0.0, wr_before - wr_after)
+        active_won = white_won if board.turn == chess.WHITE else black_won
+        row = {
+            "game_id": f"gen{index:07d}", "type": "Generated", "result": result,
+            "white_player": white, "black_player": black, "time_control": "-",
+            "num_ply": str(len(plies)), "termination": termination,
+            "white_won": b(white_won), "black_won": b(black_won),
+            "no_winner": b(not (white_won or black_won)),
+            "move_ply": str(ply), "move": move.uci(), "cp": cp_white, "cp_rel": cp_rel,
+            "cp_loss": csslab.format_pawns(loss), "is_blunder_cp": b(loss >= csslab.BLUNDER_CP_PAWNS),
+            "winrate": f"{wr_before:.4f}", "winrate_loss": f"{wr_loss:.4f}",
+            "is_blunder_wr": b(wr_loss >= csslab.BLUNDER_WINRATE),
+            "opp_winrate": f"{1.0 - wr_before:.4f}", "active_won": b(active_won),
+            "is_capture": b(board.is_capture(move)),
+            **pos,
+        }
+        rows.append(row)
+        board.push(move)
+    return rows
+
+
+# -- parts, workers, resume ---------------------------------------------------------
+_ENGINE: Stockfish | None = None
+
+
+def _worker_init(path: str, hash_mb: int) -> None:
+    global _ENGINE
+    _ENGINE = Stockfish(path, threads=1, hash_mb=hash_mb)
+
+
+def _play_part(args: tuple[Recipe, int, str]) -> tuple[int, int]:
+    recipe, part, parts_dir = args
+    assert _ENGINE is not None
+    start = part * recipe.games_per_part
+    target = Path(parts_dir) / f"part-{part:06d}.csv"
+    tmp = target.with_suffix(".csv.tmp")
+    n = 0
+    with open(tmp, "w", newline="") as fh:
+        writer = csslab.RowWriter(fh, header=False)
+        for g in range(start, start + recipe.games_per_part):
+            n += writer.write_all(play_game(_ENGINE, recipe, g))
+    os.replace(tmp, target)
+    return part, n
+
+
+def count_rows(path: Path) -> int:
+    with open(path, "rb") as fh:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+
+
+@dataclass
+class GenerateReport:
+    out: Path
+    rows: int
+    games: int
+    duplicates_dropped: int
+    seconds: float
+    parts_reused: int
+    workers: int
+    stockfish: str
+    extra: dict = field(default_factory=dict)
+
+    def summary(self) -> str:
+        rate = self.rows / self.seconds if self.seconds > 0 else float("nan")
+        return (f"{self.out}: {self.rows:,} positions from {self.games:,} games "
+                f"({self.duplicates_dropped:,} duplicates dropped) in {self.seconds:,.0f} s "
+                f"with {self.workers} workers ({rate:,.0f} positions/s; {self.parts_reused} parts reused; "
+                f"{self.stockfish})")
+
+
+def generate(out: str | Path, positions: int, recipe: Recipe = Recipe(), *, workers: int = 1,
+             dedup: bool = False, progress: bool = True, stockfish_path: str | None = None) -> GenerateReport:
+    """Write a CSSLab CSV of at least ``positions`` labelled rows to ``out``."""
+    from tqdm import tqdm
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    path = stockfish_path or find_stockfish()
+    with Stockfish(path) as probe:
+        sf_name = probe.name
+    parts_dir = Path(f"{out}.parts")
+    parts_dir.mkdir(exist_ok=True)
+    key = recipe.key(sf_name)
+    meta = parts_dir / "recipe.json"
+    if meta.exists() and json.loads(meta.read_text()) != key:
+        raise RuntimeError(f"{parts_dir} holds parts of another recipe ({meta}); remove it or use another --out")
+    meta.write_text(json.dumps(key, indent=1))
+
+    t0 = time.perf_counter()
+    done: dict[int, int] = {}
+    for p in sorted(parts_dir.glob("part-*.csv")):
+        done[int(p.stem.split("-")[1])] = count_rows(p)
+    reused = len(done)
+
+    def enough() -> bool:
+        total, part = 0, 0
+        while part in done:
+            total += done[part]
+            if total >= positions:
+                return True
+            part += 1
+        return False
+
+    bar = tqdm(total=positions, unit="pos", desc="generate", disable=not progress, smoothing=0.05)
+    bar.update(min(positions, sum(done.values())))
+    if not enough():
+        ctx = mp.get_context("fork")
+        with ctx.Pool(workers, initializer=_worker_init, initargs=(path, recipe.hash_mb)) as pool:
+            while not enough():
+                # Queue a bounded batch of the next missing parts (Pool consumes its whole
+                # task list at once), sized from the rows per part seen so far.
+                per_part = (sum(done.values()) / len(done)) if done else 2000.0
+                have = sum(done.values())
+                batch = max(workers, int((positions - have) / max(per_part, 1.0) * 1.1) + 1)
+                todo, part = [], 0
+                while len(todo) < batch:
+                    if part not in done:
+                        todo.append((recipe, part, str(parts_dir)))
+                    part += 1
+                for part, n in pool.imap_unordered(_play_part, todo):
+                    done[part] = n
+                    bar.update(n)
+                    if enough():
+                        pool.terminate()
+                        break
+    bar.close()
+    rows, games, dropped = assemble(parts_dir, out, positions, dedup)
+    return GenerateReport(out, rows, games, dropped, time.perf_counter() - t0, reused, workers, sf_name)
+
+
+def assemble(parts_dir: Path, out: Path, positions: int, dedup: bool) -> tuple[int, int, int]:
+    """Concatenate parts in order up to the first game boundary past ``positions`` rows."""
+    tmp = Path(f"{out}.tmp")
+    seen: set[str] = set()
+    rows = raw = games = dropped = 0
+    fen_col = csslab.COLUMNS.index("board")
+    last_game = None
+    with open(tmp, "w", newline="") as fh:
+        fh.write(csslab.HEADER_LINE + "\n")
+        part = 0
+        while raw < positions:
+            with open(parts_dir / f"part-{part:06d}.csv") as src:
+                for line in src:
+                    game = line[:line.index(",")]
+                    if game != last_game:
+                        if raw >= positions:
+                            break
+                        last_game = game
+                        games += 1
+                    raw += 1
+                    if dedup:
+                        key = line.split(",")[fen_col].rsplit(" ", 2)[0]
+                        if key in seen:
+                            dropped += 1
+                            continue
+                        seen.add(key)
+                    fh.write(line)
+                    rows += 1
+            part += 1
+    os.replace(tmp, out)
+    return rows, games, dropped
