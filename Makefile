@@ -60,5 +60,9 @@ sample: setup
 		--workers $(WORKERS) --out data/generated/sample.csv
 	bash data/split.sh --force data/generated/sample.csv data/sample Sample_ 2500 1
 
+# Rerun one version's notebook: make notebook V=EL/v8 [ARGS="-p epochs 3"]
+notebook: setup
+	$(KNIGHTS) notebook $(V) $(ARGS)
+
 clean:
 	rm -rf $(VENV) data/cache .pytest_cache

@@ -25,6 +25,7 @@ is expanded with ``str.translate`` and decoded for the whole batch at once.
 
 from __future__ import annotations
 
+import itertools
 from typing import Literal, Sequence
 
 import numpy as np
@@ -35,50 +36,110 @@ START_COUNTS = np.array([8, 2, 2, 2, 1], dtype=np.float32)
 PIECE_VALUES = np.array([1.0, 3.0, 3.1, 5.0, 9.0], dtype=np.float32)
 """Values of P N B R Q in pawns, as the original weighed its piece counts."""
 
-_EXPAND = str.maketrans({str(n): "." * n for n in range(1, 9)})
 _ROW_LEN = 71  # 64 squares + 7 slashes
-_SLASHES = np.arange(8, _ROW_LEN, 9)
-_SQUARE_COLS = np.setdiff1d(np.arange(_ROW_LEN), _SLASHES)
 _INVALID = np.int8(127)
 _LUT = np.full(256, _INVALID, dtype=np.int8)
 _LUT[ord(".")] = 0
 for _ch, _code in PIECE_CODES.items():
     _LUT[ord(_ch)] = _code
     _LUT[ord(_ch.lower())] = -_code
-_BAD_ROW = "?" * _ROW_LEN
+
+
+_EXPAND = str.maketrans({str(n): "." * n for n in range(1, 9)})
+_CASTLE_BITS = {"K": 1, "Q": 2, "k": 4, "q": 8}
+_EP = {f"{f}{r}": (ord(f) - 97) + 8 * (r - 1) for f in "abcdefgh" for r in (3, 6)}
+
+
+def _castling_code(text: str) -> int:
+    return sum(_CASTLE_BITS.get(c, 0) for c in set(text))
+
+
+def _map_unique(values: Sequence[str], fn, dtype) -> np.ndarray:
+    """``fn`` applied to each distinct value only (side, castling and en-passant
+    fields take a handful of values across millions of rows)."""
+    lookup = {u: fn(u) for u in set(values)}
+    return np.fromiter(map(lookup.__getitem__, values), dtype=dtype, count=len(values))
+
+
+def _fen_fields(fens: Sequence[str]) -> list[Sequence[str]]:
+    """The first four fields of every FEN (placement, side, castling, en passant),
+    split by pandas' C tokenizer; FENs it cannot split one per line are split by
+    Python instead."""
+    import csv
+    import io
+
+    import pandas as pd
+
+    n = len(fens)
+    text = "\n".join(fens)
+    if "\n" not in text.replace("\n", "", n - 1) and "\r" not in text:
+        try:
+            df = pd.read_csv(io.StringIO(text + "\n"), sep=" ", header=None, names=range(6), usecols=range(4),
+                             dtype=str, na_filter=False, quoting=csv.QUOTE_NONE, skip_blank_lines=False,
+                             engine="c")
+            if len(df) == n:
+                return [df[i].tolist() for i in range(4)]
+        except (pd.errors.ParserError, ValueError):
+            pass
+    columns = list(itertools.zip_longest(*(f.split(" ", 4) for f in fens), fillvalue=""))
+    return (columns + [("",) * n] * 4)[:4]
+
+
+def _expanded_placements(placements: list[str]) -> np.ndarray:
+    """``(N, 72)`` uint8: each placement with its digits expanded to dots (71
+    characters) and a newline; rows that do not expand to 71 characters become '?'."""
+    n = len(placements)
+    joined = ("\n".join(placements) + "\n").encode("ascii", "replace")
+    for d in "87654321":   # one C-speed pass per digit over the whole batch
+        joined = joined.replace(d.encode(), b"." * int(d))
+    if len(joined) == n * (_ROW_LEN + 1):
+        rows = np.frombuffer(joined, dtype=np.uint8).reshape(n, _ROW_LEN + 1)
+        if (rows[:, _ROW_LEN] == 10).all():
+            return rows
+    # some rows are malformed: expand them one by one and blank the bad ones
+    fixed = []
+    for p in placements:
+        row = p.translate(_EXPAND)
+        fixed.append(row if len(row) == _ROW_LEN and "\n" not in row else "?" * _ROW_LEN)
+    return np.frombuffer(("\n".join(fixed) + "\n").encode("ascii", "replace"),
+                         dtype=np.uint8).reshape(n, _ROW_LEN + 1)
+
+
+def parse_fens_full(fens: Sequence[str]) -> dict[str, np.ndarray]:
+    """Decode FENs in one batch.
+
+    Returns ``squares`` int8 (N, 64), ``white`` bool, ``valid`` bool, ``castling``
+    int8 bitmask (K=1 Q=2 k=4 q=8) and ``ep`` int8 (en-passant square, a1 = 0, or -1).
+    A FEN is *valid* here when its placement has 8 ranks of 8 squares made of
+    piece letters and digits, exactly one king per side, no pawn on the first or
+    last rank, and its side-to-move field is ``w`` or ``b``. Invalid rows are zeroed.
+    """
+    n = len(fens)
+    if n == 0:
+        empty = np.zeros(0, dtype=bool)
+        return {"squares": np.zeros((0, 64), np.int8), "white": empty, "valid": empty,
+                "castling": np.zeros(0, np.int8), "ep": np.zeros(0, np.int8)}
+    placement, side, castle_text, ep_text = _fen_fields(fens)
+    ranks = _expanded_placements(list(placement)).reshape(n, 8, 9)   # 8 ranks: 8 squares + a separator
+    squares = _LUT[ranks[:, :, :8]].reshape(n, 64)
+    side = _map_unique(side, lambda t: {"w": 1, "b": 0}.get(t, -1), np.int8)
+    valid = (ranks[:, :7, 8] == ord("/")).all(axis=1) & (squares != _INVALID).all(axis=1)
+    valid &= ((squares == 6).sum(axis=1) == 1) & ((squares == -6).sum(axis=1) == 1)
+    edge_pawns = (np.abs(squares[:, :8]) == 1).any(axis=1) | (np.abs(squares[:, 56:]) == 1).any(axis=1)
+    valid &= ~edge_pawns & (side >= 0)
+    castling = _map_unique(castle_text, _castling_code, np.int8)
+    ep = _map_unique(ep_text, lambda t: _EP.get(t, -1), np.int8)
+    squares[~valid] = 0
+    return {"squares": squares, "white": (side == 1) & valid, "valid": valid,
+            "castling": np.where(valid, castling, 0).astype(np.int8),
+            "ep": np.where(valid, ep, -1).astype(np.int8)}
 
 
 def parse_fens(fens: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Decode FENs into ``(squares int8 (N,64), white_to_move bool (N,), valid bool (N,))``.
-
-    A FEN is *valid* here when its placement has 8 ranks of 8 squares made of piece
-    letters and digits, exactly one king per side, no pawn on the first or last
-    rank, and its side-to-move field is ``w`` or ``b``. Rows that fail get zeros
-    and ``valid=False``: callers skip and count them.
-    """
-    n = len(fens)
-    expanded = []
-    white = np.zeros(n, dtype=bool)
-    side_ok = np.zeros(n, dtype=bool)
-    for i, fen in enumerate(fens):
-        placement, _, rest = fen.strip().partition(" ")
-        row = placement.translate(_EXPAND)
-        expanded.append(row if len(row) == _ROW_LEN else _BAD_ROW)
-        side = rest[:1]
-        white[i] = side == "w"
-        side_ok[i] = (side == "w" or side == "b") and (len(rest) == 1 or rest[1:2] == " ")
-    if n == 0:
-        return np.zeros((0, 64), np.int8), white, side_ok
-    raw = np.frombuffer("".join(expanded).encode("ascii", errors="replace"), dtype=np.uint8)
-    raw = raw.reshape(n, _ROW_LEN)
-    squares = _LUT[raw[:, _SQUARE_COLS]]
-    valid = side_ok & (raw[:, _SLASHES] == ord("/")).all(axis=1) & (squares != _INVALID).all(axis=1)
-    valid &= ((squares == 6).sum(axis=1) == 1) & ((squares == -6).sum(axis=1) == 1)
-    edge_pawns = np.abs(squares[:, :8]) == 1
-    edge_pawns |= np.abs(squares[:, 56:]) == 1
-    valid &= ~edge_pawns.any(axis=1)
-    squares[~valid] = 0
-    return squares, white & valid, valid
+    """Decode FENs into ``(squares int8 (N,64), white_to_move bool (N,), valid bool (N,))``
+    (see :func:`parse_fens_full` for what counts as valid)."""
+    out = parse_fens_full(fens)
+    return out["squares"], out["white"], out["valid"]
 
 
 def squares_from_board(board: "chess.Board") -> np.ndarray:
@@ -105,21 +166,19 @@ def six_planes(squares: np.ndarray, values: Literal["ones", "codes"] = "ones") -
     """
     sq = squares.reshape(-1, 1, 64)
     kinds = np.arange(1, 7, dtype=np.int8).reshape(1, 6, 1)
-    hit = np.abs(sq) == kinds
-    sign = np.sign(sq).astype(np.float32)
-    scale = 1.0 if values == "ones" else kinds.astype(np.float32)
-    return (hit * sign * scale).reshape(-1, 6, 8, 8).astype(np.float32, copy=False)
+    planes = (np.abs(sq) == kinds) * (np.sign(sq) if values == "ones" else sq)   # int8: small temporaries
+    return planes.astype(np.float32).reshape(-1, 6, 8, 8)
 
 
 def piece_counts(squares: np.ndarray) -> np.ndarray:
     """Ten material features: White P N B R Q then Black P N B R Q, each
     ``count / starting count x value``, negative for Black. ``(N, 10)`` float32."""
-    kinds = np.arange(1, 6, dtype=np.int8).reshape(1, 5, 1)
-    sq = squares.reshape(-1, 1, 64)
-    white = (sq == kinds).sum(axis=2).astype(np.float32)
-    black = (sq == -kinds).sum(axis=2).astype(np.float32)
+    n = squares.shape[0]
+    # one histogram of the 13 square values (-6..6) per row
+    index = squares.astype(np.int32) + (6 + 13 * np.arange(n, dtype=np.int32))[:, None]
+    hist = np.bincount(index.ravel(), minlength=13 * n).reshape(n, 13).astype(np.float32)
     weight = PIECE_VALUES / START_COUNTS
-    return np.concatenate([white * weight, -black * weight], axis=1)
+    return np.concatenate([hist[:, 7:12] * weight, -hist[:, 5:0:-1] * weight], axis=1)
 
 
 def flat_features(squares: np.ndarray) -> np.ndarray:
@@ -134,3 +193,20 @@ def material_balance(squares: np.ndarray) -> np.ndarray:
     baseline every model is compared with. ``(N,)`` float32."""
     values = np.array([0, 1, 3, 3, 5, 9, 0], dtype=np.float32)
     return (np.sign(squares) * values[np.abs(squares)]).sum(axis=1).astype(np.float32)
+
+
+
+def board_from_arrays(squares: np.ndarray, white: bool, castling: int = 0, ep: int = -1) -> "chess.Board":
+    """Rebuild a python-chess board (move counters aside) from the cached arrays."""
+    import chess
+
+    b = chess.Board(None)
+    for idx in np.flatnonzero(squares):
+        code = int(squares[idx])
+        square = (7 - idx // 8) * 8 + idx % 8
+        b.set_piece_at(square, chess.Piece(abs(code), code > 0))
+    b.turn = bool(white)
+    fen_castle = "".join(c for c, bit in _CASTLE_BITS.items() if castling & bit) or "-"
+    b.set_castling_fen(fen_castle)
+    b.ep_square = int(ep) if ep >= 0 else None
+    return b

@@ -53,6 +53,34 @@ def _play(args: argparse.Namespace) -> int:
     return play_main(args)
 
 
+def _notebook(args: argparse.Namespace) -> int:
+    from knights.notebooks import notebook_path, parse_value, run_notebook, write_notebooks
+
+    if args.write:
+        for path in write_notebooks():
+            print(f"wrote {path}")
+        return 0
+    if not args.name:
+        raise ValueError("name a version (e.g. EL/v8) or a notebook path, or pass --write")
+    params = {k: parse_value(v) for k, v in args.param}
+    if args.quick:
+        params["quick"] = True
+    src = notebook_path(args.name)
+    out = run_notebook(src, f"runs/notebooks/{args.name.replace('/', '_')}.ipynb", params)
+    print(f"executed {src} -> {out}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from knights.experiment import plot_history, run_version
+
+    result = run_version(args.name, data_dir=args.data_dir, train=args.train, val=args.val,
+                         test=args.test, epochs=args.epochs, batch_size=args.batch_size,
+                         quick=args.quick, out_dir=args.out_dir, device=args.device)
+    plot_history(result)
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from knights.bench import main as bench_main
 
@@ -93,6 +121,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play the bot in the terminal")
     play.set_defaults(func=_play)
+
+    nb = sub.add_parser("notebook", help="run a version's notebook with papermill")
+    nb.add_argument("name", nargs="?", help="EL/v8, SL/v2 or a notebook path")
+    nb.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"))
+    nb.add_argument("--quick", action="store_true", help="committed sample, one epoch, temporary output")
+    nb.add_argument("--write", action="store_true", help="rewrite every version notebook from the template")
+    nb.set_defaults(func=_notebook)
+
+    tr = sub.add_parser("train", help="train a version without the notebook")
+    tr.add_argument("name")
+    for opt in ("data-dir", "train", "val", "test", "out-dir", "device"):
+        tr.add_argument(f"--{opt}", default=None)
+    tr.add_argument("--epochs", type=int, default=None)
+    tr.add_argument("--batch-size", type=int, default=None)
+    tr.add_argument("--quick", action="store_true")
+    tr.set_defaults(func=_train)
 
     bench = sub.add_parser("bench", help="benchmarks (ratios against baselines run in the same process)")
     bench.add_argument("which", nargs="*", default=[], help="benchmark names (default: all)")

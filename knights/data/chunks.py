@@ -21,10 +21,8 @@ shuffled mini-batches from the cache.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
-import shutil
 import string
 import tempfile
 from collections import Counter
@@ -34,7 +32,7 @@ from typing import Callable, Iterator, Literal, Sequence
 
 import numpy as np
 
-from knights.board import parse_fens
+from knights.board import parse_fens_full
 from knights.data import csslab
 
 REQUIRED_COLUMNS = ("board", "cp")
@@ -133,8 +131,11 @@ class Encoded:
     check: np.ndarray     # int8 (N,) 1 if the side to move is in check
     capture: np.ndarray   # int8 (N,) 1 if the move played from here captures
     target: np.ndarray    # float32 (N,) evaluation in pawns, White's side, mates +-10, clipped +-9
+    move: np.ndarray      # int16 (N,) move played, from * 64 + to (python-chess squares, a1 = 0); -1 if none
+    castling: np.ndarray  # int8 (N,) castling rights bitmask K=1 Q=2 k=4 q=8
+    ep: np.ndarray        # int8 (N,) en-passant square (a1 = 0), -1 if none
 
-    FIELDS = ("squares", "white", "check", "capture", "target")
+    FIELDS = ("squares", "white", "check", "capture", "target", "move", "castling", "ep")
 
     def __len__(self) -> int:
         return len(self.target)
@@ -179,30 +180,57 @@ def _split_line(line: str) -> list[str]:
     return line.split(",")
 
 
+def move_index(uci: str) -> int:
+    """``from * 64 + to`` of a UCI move (python-chess square numbers, a1 = 0);
+    -1 for an empty field, -2 for text that is not a move."""
+    if not uci:
+        return -1
+    if len(uci) not in (4, 5) or not (uci[0] in "abcdefgh" and uci[2] in "abcdefgh"
+                                     and uci[1] in "12345678" and uci[3] in "12345678"):
+        return -2
+    if len(uci) == 5 and uci[4] not in "qrbn":
+        return -2
+    src = (ord(uci[0]) - 97) + 8 * (ord(uci[1]) - 49)
+    dst = (ord(uci[2]) - 97) + 8 * (ord(uci[3]) - 49)
+    return src * 64 + dst
+
+
 def read_chunk(path: str | Path) -> tuple[Encoded, ReadReport]:
     """Parse one CSSLab chunk (any column subset holding ``board`` and ``cp``).
 
     ``white_active`` is taken from the FEN; ``is_check`` and ``is_capture`` from
     their columns when present (else 0). A missing required column is an error
-    naming the file; a malformed row is skipped and counted in the report.
+    naming the file; a malformed row is skipped and counted in the report, by
+    reason, in this order of precedence: wrong column count, bad cp, bad boolean,
+    bad move, bad FEN.
+
+    Files without quotes (every CSSLab file) are parsed column-wise with NumPy:
+    field boundaries come from the comma positions of the whole file at once.
+    A file with quoted fields takes the line-by-line reader, with the same result.
     """
     path = Path(path)
+    raw = path.read_bytes()
+    if b'"' in raw:
+        return _read_chunk_lines(path)
+    return _read_chunk_columns(path, raw)
+
+
+def _read_chunk_lines(path: Path) -> tuple[Encoded, ReadReport]:
+    """The careful reader: one line at a time through the csv module where needed."""
     report = ReadReport(str(path))
+    events: list[tuple[int, str]] = []
     with open(path, encoding="utf-8", errors="replace", newline="") as fh:
-        header_line = fh.readline()
-        header = [h.strip() for h in _split_line(header_line.rstrip("\r\n"))]
-        missing = [c for c in REQUIRED_COLUMNS if c not in header]
-        if not header_line or missing:
-            raise ValueError(f"{path}: missing required columns {missing or list(REQUIRED_COLUMNS)} "
-                             f"(header: {header_line.strip()[:120]!r})")
+        header = _read_header(path, fh.readline())
         ncols = len(header)
         i_board, i_cp = header.index("board"), header.index("cp")
         i_check = header.index("is_check") if "is_check" in header else None
         i_capture = header.index("is_capture") if "is_capture" in header else None
+        i_move = header.index("move") if "move" in header else None
         fens: list[str] = []
         targets: list[float] = []
         checks: list[int] = []
         captures: list[int] = []
+        moves: list[int] = []
         lines: list[int] = []
         to_pawns = csslab.eval_to_pawns
         for line_no, line in enumerate(fh, start=2):
@@ -211,38 +239,145 @@ def read_chunk(path: str | Path) -> tuple[Encoded, ReadReport]:
                 continue
             parts = _split_line(line)
             if len(parts) != ncols:
-                report.skip("wrong column count", line_no)
+                events.append((line_no, "wrong column count"))
                 continue
             try:
                 target = to_pawns(parts[i_cp])
             except ValueError:
-                report.skip("bad cp", line_no)
+                events.append((line_no, "bad cp"))
                 continue
             try:
-                check = _TRUE[parts[i_check].strip()] if i_check is not None else 0
-                capture = _TRUE[parts[i_capture].strip()] if i_capture is not None else 0
+                check = _TRUE[parts[i_check]] if i_check is not None else 0
+                capture = _TRUE[parts[i_capture]] if i_capture is not None else 0
             except KeyError:
-                report.skip("bad boolean", line_no)
+                events.append((line_no, "bad boolean"))
+                continue
+            move = move_index(parts[i_move]) if i_move is not None else -1
+            if move == -2:
+                events.append((line_no, "bad move"))
                 continue
             fens.append(parts[i_board])
+            moves.append(move)
             targets.append(target)
             checks.append(check)
             captures.append(capture)
             lines.append(line_no)
-    squares, white, valid = parse_fens(fens)
-    if not valid.all():
-        for i in np.flatnonzero(~valid):
-            report.skip("bad FEN", lines[i])
-    keep = valid
+    fen = parse_fens_full(fens)
+    events += [(lines[i], "bad FEN") for i in np.flatnonzero(~fen["valid"])]
+    for line_no, reason in sorted(events):
+        report.skip(reason, line_no)
+    return _block(fen, np.asarray(checks), np.asarray(captures), np.asarray(targets, dtype=np.float32),
+                  np.asarray(moves), report)
+
+
+def _block(fen: dict, check: np.ndarray, capture: np.ndarray, target: np.ndarray, move: np.ndarray,
+           report: ReadReport) -> tuple[Encoded, ReadReport]:
+    keep = fen["valid"]
     block = Encoded(
-        squares=squares[keep],
-        white=white[keep].astype(np.int8),
-        check=np.asarray(checks, dtype=np.int8)[keep],
-        capture=np.asarray(captures, dtype=np.int8)[keep],
-        target=np.asarray(targets, dtype=np.float32)[keep],
+        squares=fen["squares"][keep],
+        white=fen["white"][keep].astype(np.int8),
+        check=check.astype(np.int8)[keep],
+        capture=capture.astype(np.int8)[keep],
+        target=target.astype(np.float32)[keep],
+        move=move.astype(np.int16)[keep],
+        castling=fen["castling"][keep],
+        ep=fen["ep"][keep],
     )
     report.rows = len(block)
     return block, report
+
+
+def _read_header(path: Path, header_line: str) -> list[str]:
+    header = [h.strip() for h in _split_line(header_line.rstrip("\r\n").lstrip("\ufeff"))]
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if not header_line.strip() or missing:
+        raise ValueError(f"{path}: missing required columns {missing or list(REQUIRED_COLUMNS)} "
+                         f"(header: {header_line.strip()[:120]!r})")
+    return header
+
+
+_BOOL_TRUE = (b"True", b"true", b"1")
+_BOOL_FALSE = (b"False", b"false", b"0", b"")
+_REASONS = {1: "wrong column count", 2: "bad cp", 3: "bad boolean", 4: "bad move", 5: "bad FEN"}
+
+
+def _read_chunk_columns(path: Path, raw: bytes) -> tuple[Encoded, ReadReport]:
+    """Column-wise reader for files without quotes.
+
+    Every line's comma count is checked at once with NumPy; a file with any
+    line of the wrong width goes to the line reader, which names each bad line.
+    Otherwise pandas' C tokenizer extracts the five columns we need and every
+    column is validated vectorised (cp, booleans, move, FEN)."""
+    import io
+
+    import pandas as pd
+
+    raw = raw.replace(b"\r", b"")
+    if not raw.endswith(b"\n"):
+        raw += b"\n"
+    header_end = raw.index(b"\n")
+    header = _read_header(path, raw[:header_end].decode("utf-8", "replace"))
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    newline = np.flatnonzero(buf == 10)
+    starts, ends = newline[:-1] + 1, newline[1:]
+    # commas per data line: sums of the comma mask between consecutive line starts
+    commas = np.add.reduceat((buf == 44).view(np.uint8), newline[:-1] + 1, dtype=np.int32) if len(starts) else starts
+    nonempty = ends > starts
+    if (commas[nonempty] != len(header) - 1).any():
+        return _read_chunk_lines(path)
+    line_no = np.arange(2, len(newline) + 1)[nonempty]
+    report = ReadReport(str(path))
+    wanted = [c for c in ("board", "cp", "is_check", "is_capture", "move") if c in header]
+    df = pd.read_csv(io.BytesIO(raw), usecols=wanted, dtype=str, na_filter=False, engine="c",
+                     skip_blank_lines=True, encoding_errors="replace")
+    n = len(df)
+    if n != len(line_no):  # pandas saw the lines differently: let the careful reader decide
+        return _read_chunk_lines(path)
+    reason = np.zeros(n, dtype=np.int8)
+
+    cp = df["cp"].to_numpy()
+    values = pd.to_numeric(df["cp"], errors="coerce").to_numpy(dtype=np.float64)
+    target = np.clip(np.nan_to_num(values, nan=0.0), -csslab.CLIP_PAWNS, csslab.CLIP_PAWNS).astype(np.float32)
+    for i in np.flatnonzero(~np.isfinite(values)):   # mates, and anything that is not a number
+        try:
+            target[i] = csslab.eval_to_pawns(cp[i])
+        except ValueError:
+            reason[i] = 2
+
+    flags = {}
+    for name in ("is_check", "is_capture"):
+        if name in df:
+            text = df[name].to_numpy(dtype="S6")
+            is_true = np.isin(text, _BOOL_TRUE)
+            reason[(reason == 0) & ~(is_true | np.isin(text, _BOOL_FALSE))] = 3
+            flags[name] = is_true
+        else:
+            flags[name] = np.zeros(n, dtype=bool)
+
+    move = np.full(n, -1, dtype=np.int16)
+    if "move" in df:
+        text = df["move"].to_numpy(dtype="S6")
+        chars = text.view(np.uint8).reshape(n, 6)
+        move = _move_indices(chars, (chars != 0).sum(axis=1))
+        reason[(reason == 0) & (move == -2)] = 4
+
+    fen = parse_fens_full(df["board"].tolist())
+    reason[(reason == 0) & ~fen["valid"]] = 5
+    fen["valid"] = reason == 0
+    for i in np.flatnonzero(reason):
+        report.skip(_REASONS[int(reason[i])], int(line_no[i]))
+    return _block(fen, flags["is_check"], flags["is_capture"], target, move, report)
+
+
+def _move_indices(text: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`move_index` over a (N, 6) matrix of UCI text."""
+    t = text.astype(np.int16)
+    files_ok = (t[:, 0] >= 97) & (t[:, 0] <= 104) & (t[:, 2] >= 97) & (t[:, 2] <= 104)
+    ranks_ok = (t[:, 1] >= 49) & (t[:, 1] <= 56) & (t[:, 3] >= 49) & (t[:, 3] <= 56)
+    promo_ok = (length == 4) | ((length == 5) & np.isin(t[:, 4], [ord(c) for c in "qrbn"]))
+    ok = files_ok & ranks_ok & promo_ok & ((length == 4) | (length == 5))
+    index = ((t[:, 0] - 97) + 8 * (t[:, 1] - 49)) * 64 + (t[:, 2] - 97) + 8 * (t[:, 3] - 49)
+    return np.where(length == 0, -1, np.where(ok, index, -2)).astype(np.int16)
 
 
 # -- cache -----------------------------------------------------------------------
@@ -255,41 +390,51 @@ def file_checksum(path: str | Path) -> str:
 
 
 class ChunkCache:
-    """Encoded chunks on disk, one folder per chunk content (SHA-1), as ``.npy``
-    arrays opened memory-mapped. A chunk whose content changes gets a new key."""
+    """Encoded chunks on disk: one structured ``.npy`` array per chunk content
+    (SHA-1), opened memory-mapped. A chunk whose content changes gets a new key."""
 
-    VERSION = 1
+    VERSION = 4
+    RECORD = np.dtype([("squares", np.int8, (64,)), ("white", np.int8), ("check", np.int8),
+                       ("capture", np.int8), ("target", np.float32), ("move", np.int16),
+                       ("castling", np.int8), ("ep", np.int8)])
 
     def __init__(self, root: str | Path | None = None) -> None:
         self.root = Path(root or os.environ.get("KNIGHTS_CACHE", "data/cache"))
 
     def path_for(self, checksum: str) -> Path:
-        return self.root / f"v{self.VERSION}-{checksum}"
+        return self.root / f"v{self.VERSION}-{checksum}.npy"
 
-    def load(self, chunk: str | Path, report: Callable[[str], None] | None = None) -> Encoded:
-        """The encoded arrays of ``chunk``, parsing and caching it on first use."""
-        folder = self.path_for(file_checksum(chunk))
-        if not (folder / "meta.json").exists():
+    def records(self, chunk: str | Path, report: Callable[[str], None] | None = None) -> np.ndarray:
+        """The chunk's rows as a memory-mapped structured array, parsing and caching
+        the chunk on first use."""
+        path = self.path_for(file_checksum(chunk))
+        if not path.exists():
             block, rep = read_chunk(chunk)
             if report and rep.skipped:
                 report(rep.summary())
-            self._store(folder, block, rep)
-        return Encoded(*(np.load(folder / f"{f}.npy", mmap_mode="r") for f in Encoded.FIELDS))
+            self._store(path, block)
+        return np.load(path, mmap_mode="r")
 
-    def _store(self, folder: Path, block: Encoded, rep: ReadReport) -> None:
+    def load(self, chunk: str | Path, report: Callable[[str], None] | None = None) -> Encoded:
+        """The encoded arrays of ``chunk``."""
+        return self.split(self.records(chunk, report))
+
+    @staticmethod
+    def split(records: np.ndarray) -> Encoded:
+        return Encoded(*(np.ascontiguousarray(records[f]) for f in Encoded.FIELDS))
+
+    def _store(self, path: Path, block: Encoded) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=self.root, prefix=".tmp-"))
+        records = np.empty(len(block), dtype=self.RECORD)
+        for f in Encoded.FIELDS:
+            records[f] = getattr(block, f)
+        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".npy")
         try:
-            for f in Encoded.FIELDS:
-                np.save(tmp / f"{f}.npy", np.ascontiguousarray(getattr(block, f)))
-            (tmp / "meta.json").write_text(json.dumps(
-                {"source": rep.path, "rows": rep.rows, "skipped": dict(rep.skipped)}))
-            try:
-                os.replace(tmp, folder)
-            except OSError:  # another process cached it first
-                shutil.rmtree(tmp, ignore_errors=True)
+            with os.fdopen(fd, "wb") as fh:
+                np.save(fh, records)
+            os.replace(tmp, path)
         except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
+            Path(tmp).unlink(missing_ok=True)
             raise
 
 
@@ -311,8 +456,8 @@ def load_encoded(files: Sequence[str | Path], cache: ChunkCache | None = None, *
     from tqdm import tqdm
 
     cache = cache or ChunkCache()
-    blocks = [cache.load(f, report) for f in tqdm(files, desc="chunks", unit="file", disable=not progress)]
-    return Encoded.concat(blocks)
+    records = [cache.records(f, report) for f in tqdm(files, desc="chunks", unit="file", disable=not progress)]
+    return ChunkCache.split(np.concatenate(records) if records else np.empty(0, ChunkCache.RECORD))
 
 
 def iter_batches(data: Encoded, batch_size: int, *, shuffle: bool = True,

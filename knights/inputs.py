@@ -1,0 +1,91 @@
+"""What a network sees: an :class:`InputSpec` turns encoded positions into tensors.
+
+A version declares its inputs once, e.g. ``InputSpec(planes="six", counts=True)``,
+and the same spec encodes training batches and the positions the engine asks about,
+so training and play can never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import numpy as np
+import torch
+
+from knights import board
+
+SCALARS = ("turn", "check", "capture")
+
+
+class Positions(Protocol):
+    """Anything with the encoded arrays (:class:`knights.data.chunks.Encoded` is one)."""
+
+    squares: np.ndarray  # int8 (N, 64)
+    white: np.ndarray    # (N,) 1 if White to move
+    check: np.ndarray    # (N,) 1 if the side to move is in check
+    capture: np.ndarray  # (N,) 1 if the move played captures (0 at play time)
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """Board planes plus an optional vector of extras.
+
+    ``planes``: ``"signed"`` (one plane of signed piece codes, V1-V3), ``"six"``
+    (one plane per piece type), ``"three"`` (White codes, Black codes, empty squares),
+    or ``"none"`` (the 64 signed codes go in the extras vector, flattened).
+    ``plane_values`` (for ``"six"``): ``"ones"`` (+-1, the paper) or ``"codes"`` (+-1..6,
+    the shipped code). ``scalars``: any of ``turn`` (1 White to move, 0 Black),
+    ``check`` and ``capture``. ``counts``: append the ten piece counts.
+    """
+
+    planes: Literal["signed", "six", "three", "none"] = "six"
+    plane_values: Literal["ones", "codes"] = "ones"
+    scalars: tuple[str, ...] = ()
+    counts: bool = False
+
+    def __post_init__(self) -> None:
+        unknown = set(self.scalars) - set(SCALARS)
+        if unknown:
+            raise ValueError(f"unknown scalar inputs {sorted(unknown)}; choose from {SCALARS}")
+
+    @property
+    def n_planes(self) -> int:
+        return {"signed": 1, "six": 6, "three": 3, "none": 0}[self.planes]
+
+    @property
+    def n_extra(self) -> int:
+        return len(self.scalars) + (10 if self.counts else 0) + (64 if self.planes == "none" else 0)
+
+    def encode(self, pos: Positions) -> tuple[np.ndarray, np.ndarray]:
+        """``(planes float32 (N, P, 8, 8), extra float32 (N, E))``."""
+        sq = np.asarray(pos.squares)
+        n = sq.shape[0]
+        if self.planes == "signed":
+            planes = board.signed_plane(sq)
+        elif self.planes == "six":
+            planes = board.six_planes(sq, self.plane_values)
+        elif self.planes == "three":
+            s = sq.reshape(n, 1, 8, 8).astype(np.float32)
+            planes = np.concatenate([np.maximum(s, 0), np.maximum(-s, 0), (s == 0).astype(np.float32)], axis=1)
+        else:
+            planes = np.zeros((n, 0, 8, 8), np.float32)
+        extras = []
+        if self.planes == "none":
+            extras.append(sq.astype(np.float32))
+        columns = {"turn": pos.white, "check": pos.check, "capture": pos.capture}
+        for name in self.scalars:
+            extras.append(np.asarray(columns[name], dtype=np.float32).reshape(n, 1))
+        if self.counts:
+            extras.append(board.piece_counts(sq))
+        extra = np.concatenate(extras, axis=1) if extras else np.zeros((n, 0), np.float32)
+        return planes, extra
+
+    def tensors(self, pos: Positions, device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
+        planes, extra = self.encode(pos)
+        return (torch.from_numpy(planes).to(device, non_blocking=True),
+                torch.from_numpy(extra).to(device, non_blocking=True))
+
+    def describe(self) -> dict:
+        return {"planes": self.planes, "plane_values": self.plane_values,
+                "scalars": list(self.scalars), "counts": self.counts}

@@ -1,0 +1,216 @@
+"""The one training loop, shared by every version.
+
+Read it top to bottom: a :class:`TrainConfig` says how to train, a :class:`Task`
+says what a batch is and how it is scored (evaluation networks: L1 in pawns; move
+networks: their own loss), and :func:`fit` runs epochs over in-memory encoded data,
+with a tqdm bar, per-epoch train and validation loss, a checkpoint after every
+epoch and resume from it.
+
+>>> cfg = TrainConfig(epochs=2, batch_size=4096, optimizer="adam", lr=0.006)   # doctest: +SKIP
+>>> history = fit(model, EvalTask(spec), train, val, cfg, checkpoint="runs/v8.ckpt")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import torch
+from torch import nn
+
+from knights.data.chunks import Encoded, iter_batches
+from knights.inputs import InputSpec
+
+
+# -- configuration ------------------------------------------------------------------
+@dataclass(frozen=True)
+class TrainConfig:
+    """How to train: optimiser, learning rate, epochs, batch size, seed."""
+
+    epochs: int = 10
+    batch_size: int = 15_000
+    optimizer: str = "adam"   # "adam" or "sgd"
+    lr: float = 0.006
+    momentum: float = 0.0     # SGD only
+    seed: int = 0
+    eval_batch_size: int = 50_000
+
+    def replace(self, **changes: object) -> "TrainConfig":
+        return TrainConfig(**{**asdict(self), **changes})
+
+
+def choose_device(override: str | None = None) -> torch.device:
+    """CUDA, then Apple MPS, then the CPU; ``override`` (or ``$KNIGHTS_DEVICE``) wins."""
+    override = override or os.environ.get("KNIGHTS_DEVICE")
+    if override:
+        return torch.device(override)
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
+    if cfg.optimizer == "adam":
+        return torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    if cfg.optimizer == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum)
+    raise ValueError(f"unknown optimizer {cfg.optimizer!r}: use 'adam' or 'sgd'")
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+# -- tasks --------------------------------------------------------------------------
+class Task(Protocol):
+    """What one batch means for a family of networks."""
+
+    def inputs(self, block: Encoded, device: torch.device) -> tuple[torch.Tensor, ...]: ...
+    def loss(self, output: torch.Tensor, block: Encoded, device: torch.device) -> torch.Tensor: ...
+
+
+@dataclass(frozen=True)
+class EvalTask:
+    """Evaluation networks: predict pawns from White's side, L1 loss (reads as the
+    average error in pawns)."""
+
+    spec: InputSpec
+
+    def inputs(self, block: Encoded, device: torch.device) -> tuple[torch.Tensor, ...]:
+        return self.spec.tensors(block, device)
+
+    def loss(self, output: torch.Tensor, block: Encoded, device: torch.device) -> torch.Tensor:
+        target = torch.from_numpy(np.asarray(block.target, dtype=np.float32)).to(device)
+        return nn.functional.l1_loss(output, target)
+
+
+# -- history and checkpoints ----------------------------------------------------------
+@dataclass
+class History:
+    train_loss: list[float] = field(default_factory=list)
+    val_loss: list[float] = field(default_factory=list)
+    epoch_seconds: list[float] = field(default_factory=list)
+    rows_per_second: list[float] = field(default_factory=list)
+    device: str = ""
+
+    @property
+    def epochs(self) -> int:
+        return len(self.train_loss)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def config_key(cfg: TrainConfig, model: nn.Module, n_train: int) -> str:
+    """A short hash that ties a checkpoint to one run's settings (all but the epoch
+    count, so a finished run can also be extended)."""
+    shapes = {k: list(v.shape) for k, v in model.state_dict().items()}
+    settings = {k: v for k, v in asdict(cfg).items() if k != "epochs"}
+    text = json.dumps([settings, shapes, n_train], sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def save_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, history: History, key: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
+                "history": history.as_dict(), "key": key}, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, key: str) -> History | None:
+    """Restore a checkpoint of the same run; None when there is none (or it is of another run)."""
+    if not path.is_file():
+        return None
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    if state.get("key") != key:
+        return None
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["optimizer"])
+    return History(**state["history"])
+
+
+# -- the loop ---------------------------------------------------------------------------
+@torch.no_grad()
+def evaluate_loss(model: nn.Module, task: Task, data: Encoded, cfg: TrainConfig, device: torch.device) -> float:
+    """Mean loss over ``data`` (weighted by batch size)."""
+    model.eval()
+    total, n = 0.0, 0
+    for block in iter_batches(data, cfg.eval_batch_size, shuffle=False):
+        out = model(*task.inputs(block, device))
+        total += float(task.loss(out, block, device)) * len(block)
+        n += len(block)
+    return total / max(n, 1)
+
+
+def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: TrainConfig, *,
+        checkpoint: str | Path | None = None, device: str | torch.device | None = None,
+        progress: bool = True) -> History:
+    """Train ``model`` for ``cfg.epochs`` epochs (counting epochs already in the checkpoint).
+
+    After every epoch the model, optimiser and history go to ``checkpoint``; a rerun
+    with the same settings resumes after the last finished epoch.
+    """
+    from tqdm.auto import tqdm
+
+    device = torch.device(device) if device is not None else choose_device()
+    seed_everything(cfg.seed)
+    model.to(device)
+    opt = make_optimizer(model, cfg)
+    key = config_key(cfg, model, len(train))
+    ckpt = Path(checkpoint) if checkpoint else None
+    history = (load_checkpoint(ckpt, model, opt, key) if ckpt else None) or History()
+    history.device = str(device)
+    if history.epochs and progress:
+        print(f"resuming from {ckpt} after epoch {history.epochs}")
+    for epoch in range(history.epochs, cfg.epochs):
+        model.train()
+        t0 = time.perf_counter()
+        total, n = 0.0, 0
+        bar = tqdm(iter_batches(train, cfg.batch_size, seed=cfg.seed * 1000 + epoch),
+                   total=-(-len(train) // cfg.batch_size), desc=f"epoch {epoch + 1}/{cfg.epochs}",
+                   unit="batch", disable=not progress, leave=False)
+        for block in bar:
+            out = model(*task.inputs(block, device))
+            loss = task.loss(out, block, device)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(block)
+            n += len(block)
+            bar.set_postfix(loss=f"{total / n:.4f}")
+        seconds = time.perf_counter() - t0
+        history.train_loss.append(total / max(n, 1))
+        history.val_loss.append(evaluate_loss(model, task, val, cfg, device) if val is not None and len(val) else float("nan"))
+        history.epoch_seconds.append(seconds)
+        history.rows_per_second.append(n / seconds if seconds > 0 else float("nan"))
+        if progress:
+            print(f"epoch {epoch + 1}/{cfg.epochs}: train {history.train_loss[-1]:.4f}  "
+                  f"val {history.val_loss[-1]:.4f}  ({history.rows_per_second[-1]:,.0f} rows/s)")
+        if ckpt:
+            save_checkpoint(ckpt, model, opt, history, key)
+    model.eval()
+    return history
+
+
+def environment() -> dict:
+    """Library versions and machine, for model metadata."""
+    import sklearn
+
+    import chess
+
+    return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
+            "python-chess": chess.__version__, "scikit-learn": sklearn.__version__,
+            "platform": platform.platform(), "cpu_count": os.cpu_count()}

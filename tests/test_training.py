@@ -1,0 +1,136 @@
+"""The shared training machinery: model files, registry, the loop, resume, evaluator."""
+
+from __future__ import annotations
+
+import pickle
+
+import chess
+import numpy as np
+import pytest
+import torch
+
+from knights import modelfile, registry
+from knights.data.chunks import ChunkCache, load_encoded, select_chunks
+from knights.evaluator import MaterialEvaluator, NetworkEvaluator, positions_from_boards
+from knights.experiment import SAMPLE_DATA, run_version
+from knights.inputs import InputSpec
+from knights.nets import ConvNet, parameter_count
+from knights.training import EvalTask, TrainConfig, choose_device, fit
+
+SAMPLE = registry.REPO_ROOT / SAMPLE_DATA
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    cache = ChunkCache(tmp_path_factory.mktemp("cache"))
+    train = load_encoded(select_chunks(SAMPLE, "a-c"), cache)
+    val = load_encoded(select_chunks(SAMPLE, "i"), cache)
+    return train, val
+
+
+def test_original_widths_are_reproduced():
+    widths = {v.name: v.build().n_flat + v.library.INPUTS.n_extra for v in registry.all_versions("EL")}
+    # ORIGINAL.md: V1 FC(402..), V3/V4 FC(578..), V8 paper FC(1080..) + 10 counts
+    assert widths["EL/v1"] == 402 and widths["EL/v3"] == 578 and widths["EL/v4"] == 578
+    assert widths["EL/v6"] == 1152 and widths["EL/v8"] == 1090
+
+
+def test_registry_names_and_paths():
+    v = registry.get("el/8")
+    assert v.name == "EL/v8"
+    assert v.weights().relative_to(registry.REPO_ROOT).as_posix() == "models_EL/v8.pt"
+    assert v.library_path.relative_to(registry.REPO_ROOT).as_posix() == "source_EL/v8/library.py"
+    with pytest.raises(ValueError, match="not a version name"):
+        registry.get("v8")
+    with pytest.raises(ValueError, match="unknown version EL/v99"):
+        registry.get("EL/v99")
+    assert [v.number for v in registry.all_versions("EL")] == list(range(1, 9))
+
+
+def test_model_file_roundtrip_and_refusals(tmp_path):
+    model = ConvNet(6, [(8, 3)], [16], n_extra=2)
+    path = tmp_path / "m.pt"
+    modelfile.save_model(model, path, {"version": "test"})
+    other = modelfile.load_into(ConvNet(6, [(8, 3)], [16], n_extra=2), path)
+    for a, b in zip(model.state_dict().values(), other.state_dict().values()):
+        assert torch.equal(a, b)
+    assert modelfile.read_meta(tmp_path / "m.json") == {"version": "test"}
+    # a whole pickled module (what the original shipped) is refused, not executed
+    torch.save(model, tmp_path / "module.pt")
+    with pytest.raises(modelfile.ModelFileError, match="module.pt"):
+        modelfile.load_state(tmp_path / "module.pt")
+
+    # a tampered file that would run code when unpickled
+    class Evil:
+        def __reduce__(self):
+            return (exec, ("open('PWNED', 'w').write('x')",))
+
+    (tmp_path / "evil.pt").write_bytes(pickle.dumps({"w": Evil()}))
+    with pytest.raises(modelfile.ModelFileError, match="evil.pt"):
+        modelfile.load_state(tmp_path / "evil.pt")
+    assert not (tmp_path / "PWNED").exists()
+    torch.save({"w": [1, 2, 3]}, tmp_path / "list.pt")
+    with pytest.raises(modelfile.ModelFileError, match="mapping of parameter names to tensors"):
+        modelfile.load_state(tmp_path / "list.pt")
+    with pytest.raises(modelfile.ModelFileError, match="do not fit"):
+        modelfile.load_into(ConvNet(6, [(4, 3)], [16], n_extra=2), path)
+    with pytest.raises(FileNotFoundError):
+        modelfile.load_state(tmp_path / "missing.pt")
+
+
+def test_fit_learns_and_resumes_exactly(sample, tmp_path):
+    train, val = sample
+    spec = InputSpec(planes="six", counts=True)
+    cfg = TrainConfig(epochs=3, batch_size=1024, optimizer="adam", lr=0.003, seed=5)
+    torch.manual_seed(0)
+    straight = ConvNet(6, [(8, 5)], [32], n_extra=spec.n_extra)
+    init = {k: v.clone() for k, v in straight.state_dict().items()}
+    h = fit(straight, EvalTask(spec), train, val, cfg, checkpoint=tmp_path / "a.ckpt", device="cpu", progress=False)
+    assert h.epochs == 3 and h.train_loss[-1] < h.train_loss[0]
+    assert all(np.isfinite(h.val_loss))
+
+    # the same run stopped after two epochs, then resumed to three, ends with the same weights
+    resumed = ConvNet(6, [(8, 5)], [32], n_extra=spec.n_extra)
+    resumed.load_state_dict(init)
+    ckpt = tmp_path / "b.ckpt"
+    fit(resumed, EvalTask(spec), train, val, cfg.replace(epochs=2), checkpoint=ckpt, device="cpu", progress=False)
+    fresh = ConvNet(6, [(8, 5)], [32], n_extra=spec.n_extra)   # a new process would start from scratch
+    h2 = fit(fresh, EvalTask(spec), train, val, cfg, checkpoint=ckpt, device="cpu", progress=False)
+    assert h2.epochs == 3 and h2.train_loss[:2] == h.train_loss[:2]
+    for a, b in zip(straight.state_dict().values(), fresh.state_dict().values()):
+        assert torch.allclose(a, b, atol=1e-6)
+    # a checkpoint of other settings is not resumed
+    other = ConvNet(6, [(8, 5)], [32], n_extra=spec.n_extra)
+    h3 = fit(other, EvalTask(spec), train, val, cfg.replace(lr=0.001, epochs=1), checkpoint=ckpt,
+             device="cpu", progress=False)
+    assert h3.epochs == 1
+
+
+def test_device_choice_honours_override(monkeypatch):
+    assert choose_device("cpu").type == "cpu"
+    monkeypatch.setenv("KNIGHTS_DEVICE", "cpu")
+    assert choose_device().type == "cpu"
+
+
+def test_network_evaluator_matches_training_encoding(sample):
+    train, _ = sample
+    spec = InputSpec(planes="six", scalars=("turn", "check"), counts=True)
+    model = ConvNet(6, [(4, 3)], [8], n_extra=spec.n_extra).eval()
+    ev = NetworkEvaluator(model, spec, "tiny")
+    boards = [chess.Board(), chess.Board("4k3/8/8/8/8/8/8/3QK3 b - - 0 1")]
+    pos = positions_from_boards(boards)
+    assert pos.check.tolist() == [0, 0] and pos.white.tolist() == [1, 0]
+    with torch.no_grad():
+        direct = model(*spec.tensors(pos)).numpy()
+    np.testing.assert_allclose(ev.evaluate_boards(boards), direct, rtol=1e-6)
+    assert MaterialEvaluator().evaluate_boards(boards).tolist() == [0.0, 9.0]
+
+
+def test_quick_run_writes_loadable_model(tmp_path):
+    result = run_version("EL/v1", quick=True, out_dir=tmp_path, progress=False)
+    assert (tmp_path / "v1.pt").is_file() and (tmp_path / "v1.json").is_file()
+    model, meta = registry.get("EL/v1").load(tmp_path)
+    assert meta["parameters"] == parameter_count(model) == 52305
+    assert meta["history"]["train_loss"] and meta["data"]["train"]["rows"] > 0
+    assert 0 < meta["test"]["mae"] < 10 and meta["test"]["rows"] == meta["data"]["test"]["rows"]
+    assert result.meta["test"] == meta["test"]
