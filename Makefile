@@ -10,11 +10,11 @@ STOCKFISH ?= /usr/games/stockfish
 STAMP := $(VENV)/.installed
 
 # Full dataset recipe (make data)
-POSITIONS ?= 1300000
+POSITIONS ?= 1000000
 DEPTH ?= 8
 SEED ?= 2024
 WORKERS ?= $(shell nproc)
-CHUNK_LINES ?= 5000
+CHUNK_LINES ?= 3850
 
 .PHONY: all setup venv stockfish play test bench data sample notebook strength report clean help
 

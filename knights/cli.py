@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     data = sub.add_parser("data", help="generate, convert and check datasets").add_subparsers(
         dest="data_command", required=True)
     gen = data.add_parser("generate", help="play and label games with real Stockfish")
-    gen.add_argument("--positions", type=int, default=1_300_000, help="rows to write (whole games)")
+    gen.add_argument("--positions", type=int, default=1_000_000, help="rows to write (whole games)")
     gen.add_argument("--depth", type=int, default=8, help="Stockfish labelling depth")
     gen.add_argument("--seed", type=int, default=2024)
     gen.add_argument("--workers", type=int, default=1, help="parallel workers, one Stockfish each")

@@ -95,3 +95,35 @@ def network_evaluator(name: str, models_dir: str | None = None) -> NetworkEvalua
         raise ValueError(f"{name} is a move network, not an evaluator")
     model, _ = version.load(models_dir)
     return NetworkEvaluator(model, version.library.INPUTS, version.name)
+
+
+DEFAULT_EVALUATOR = "EL/v8"
+"""The evaluator the bot plays with unless told otherwise (the best shipped one)."""
+
+
+def available_evaluators() -> list[str]:
+    """Names :func:`load_evaluator` accepts that have trained files on disk."""
+    from knights import registry
+
+    names = ["material"] + [v.name for v in registry.all_versions("EL") if v.is_trained()]
+    try:
+        from ensemble.democracy import is_shipped  # noqa: PLC0415
+        if is_shipped():
+            names.append("democracy")
+    except ImportError:
+        pass
+    return names
+
+
+def load_evaluator(name: str | None = None) -> Evaluator:
+    """An evaluator by name: ``"EL/v8"`` (any trained EL version), ``"democracy"``
+    (the shipped ensemble) or ``"material"`` (counting material); ``None`` gives
+    :data:`DEFAULT_EVALUATOR`."""
+    name = name or DEFAULT_EVALUATOR
+    if name == "material":
+        return MaterialEvaluator()
+    if name in ("democracy", "ensemble"):
+        from ensemble.democracy import load_shipped  # noqa: PLC0415
+
+        return load_shipped()
+    return network_evaluator(name)

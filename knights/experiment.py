@@ -130,7 +130,8 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
     copied = warm_start(model, lib.PARENT, out) if getattr(lib, "PARENT", None) else []
     task = lib.task() if hasattr(lib, "task") else EvalTask(lib.INPUTS)
     dev = choose_device(device)
-    checkpoint = registry.REPO_ROOT / "runs" / f"{version.family}_v{version.number}{'_quick' if quick else ''}.ckpt"
+    # full runs keep their checkpoint in runs/ (resumable across sessions); quick runs beside their output
+    checkpoint = (out if quick else registry.REPO_ROOT / "runs") / f"{version.family}_v{version.number}.ckpt"
     t0 = time.perf_counter()
     history = fit(model, task, data["train"], data["val"], cfg, checkpoint=checkpoint, device=dev, progress=progress)
     model.cpu()
@@ -150,12 +151,21 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
         "train_seconds": time.perf_counter() - t0,
         "environment": environment(),
     }
-    if hasattr(lib, "evaluate_test"):
-        meta["test"] = lib.evaluate_test(model, data["test"])
-    else:
-        meta["test"] = regression_metrics(predict(model, lib.INPUTS, data["test"]), data["test"].target)
+    def test_metrics(m: nn.Module) -> dict:
+        if hasattr(lib, "evaluate_test"):
+            return lib.evaluate_test(m, data["test"])
+        return regression_metrics(predict(m, lib.INPUTS, data["test"]), data["test"].target)
+
+    meta["test"] = test_metrics(model)
     weights = version.weights(out)
-    modelfile.save_model(model, weights, meta)
+    # move networks are large (10-15M parameters): they ship with 4-bit matrices
+    quantize = version.family == "SL"
+    meta["stored"] = "4-bit matrices (knights.modelfile.compact_state)" if quantize else "float32"
+    modelfile.save_model(model, weights, meta, quantize=quantize)
+    if quantize:  # measure what is shipped, and keep the full-precision figures beside it
+        shipped = modelfile.load_into(lib.build_model(), weights)
+        meta["test_full_precision"], meta["test"] = meta["test"], test_metrics(shipped)
+        modelfile.write_meta(weights.with_suffix(".json"), meta)
     if progress:
         print(f"{version.name}: wrote {weights} ({meta['parameters']:,} parameters); test {meta['test']}")
     return Result(version.name, model, history, meta, weights)

@@ -61,6 +61,8 @@ def version_notebook(version: registry.Version):
         nbformat.v4.new_markdown_cell("## Held-out test set"),
         nbformat.v4.new_code_cell(TEST),
     ]
+    for i, cell in enumerate(nb.cells):   # stable ids: rewriting an unchanged notebook changes nothing
+        cell.id = f"cell-{i}"
     return nb
 
 

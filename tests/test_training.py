@@ -134,3 +134,23 @@ def test_quick_run_writes_loadable_model(tmp_path):
     assert meta["history"]["train_loss"] and meta["data"]["train"]["rows"] > 0
     assert 0 < meta["test"]["mae"] < 10 and meta["test"]["rows"] == meta["data"]["test"]["rows"]
     assert result.meta["test"] == meta["test"]
+
+
+def test_quantized_files_are_plain_tensors_and_close(tmp_path):
+    from knights.modelfile import QUANT_MIN_ELEMENTS, dequantize4, quantize4
+
+    torch.manual_seed(1)
+    w = torch.randn(300, 77)
+    packed, scale = quantize4(w)
+    assert packed.dtype == torch.uint8 and packed.shape == (300, 39)
+    back = dequantize4(packed, scale, w.shape)
+    # symmetric 4-bit: every value within half a step of its row's scale
+    assert ((back - w).abs() <= scale[:, None] / 2 + 1e-6).all()
+    big = ConvNet(0, [], [QUANT_MIN_ELEMENTS // 64 + 1], n_extra=64, out=2)
+    modelfile.save_model(big, tmp_path / "big.pt", quantize=True)
+    state = modelfile.load_state(tmp_path / "big.pt")
+    assert "head.0.weight.q4" in state and "head.0.weight" not in state
+    loaded = modelfile.load_into(ConvNet(0, [], [QUANT_MIN_ELEMENTS // 64 + 1], n_extra=64, out=2), tmp_path / "big.pt")
+    w0 = big.state_dict()["head.0.weight"]
+    assert torch.allclose(loaded.state_dict()["head.0.weight"], w0, atol=float(w0.abs().max()) / 7)
+    assert torch.equal(loaded.state_dict()["head.2.weight"], big.state_dict()["head.2.weight"])  # small: exact

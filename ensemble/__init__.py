@@ -1,0 +1,1 @@
+"""Classical learners (scikit-learn) and the weighted "democracy" ensemble."""
