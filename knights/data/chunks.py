@@ -312,6 +312,8 @@ def _read_chunk_columns(path: Path, raw: bytes) -> tuple[Encoded, ReadReport]:
 
     import pandas as pd
 
+    if b"\0" in raw:  # NUL bytes: NumPy strings would drop trailing ones; the line reader counts them
+        return _read_chunk_lines(path)
     raw = raw.replace(b"\r", b"")
     if not raw.endswith(b"\n"):
         raw += b"\n"
@@ -328,8 +330,10 @@ def _read_chunk_columns(path: Path, raw: bytes) -> tuple[Encoded, ReadReport]:
     line_no = np.arange(2, len(newline) + 1)[nonempty]
     report = ReadReport(str(path))
     wanted = [c for c in ("board", "cp", "is_check", "is_capture", "move") if c in header]
-    df = pd.read_csv(io.BytesIO(raw), usecols=wanted, dtype=str, na_filter=False, engine="c",
-                     skip_blank_lines=True, encoding_errors="replace")
+    # header names are matched stripped, as _read_header does
+    df = pd.read_csv(io.BytesIO(raw), usecols=lambda c: c.strip() in wanted, dtype=str, na_filter=False,
+                     engine="c", skip_blank_lines=True, encoding_errors="replace")
+    df.columns = [c.strip() for c in df.columns]
     n = len(df)
     if n != len(line_no):  # pandas saw the lines differently: let the careful reader decide
         return _read_chunk_lines(path)
@@ -347,17 +351,18 @@ def _read_chunk_columns(path: Path, raw: bytes) -> tuple[Encoded, ReadReport]:
     flags = {}
     for name in ("is_check", "is_capture"):
         if name in df:
-            text = df[name].to_numpy(dtype="S6")
-            is_true = np.isin(text, _BOOL_TRUE)
-            reason[(reason == 0) & ~(is_true | np.isin(text, _BOOL_FALSE))] = 3
+            # compared as str, exactly: non-ASCII text must not raise
+            is_true = df[name].isin([t.decode() for t in _BOOL_TRUE]).to_numpy()
+            is_false = df[name].isin([t.decode() for t in _BOOL_FALSE]).to_numpy()
+            reason[(reason == 0) & ~(is_true | is_false)] = 3
             flags[name] = is_true
         else:
             flags[name] = np.zeros(n, dtype=bool)
 
     move = np.full(n, -1, dtype=np.int16)
     if "move" in df:
-        text = df["move"].to_numpy(dtype="S6")
-        chars = text.view(np.uint8).reshape(n, 6)
+        # as code points (non-ASCII text must not raise), capped so none aliases ASCII
+        chars = np.minimum(df["move"].to_numpy(dtype="U7").view(np.uint32).reshape(n, 7), 255)
         move = _move_indices(chars, (chars != 0).sum(axis=1))
         reason[(reason == 0) & (move == -2)] = 4
 
