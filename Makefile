@@ -48,6 +48,12 @@ test: setup
 bench: setup
 	$(KNIGHTS) bench $(ARGS)
 
+# Rate the shipped bot and every trained EL version on the ladder (random ... Stockfish
+# UCI_Elo anchors): report/results/elo.{csv,json,md}, report/figures/elo.png,
+# report/results/quality.json, PGNs in results_pgn/strength/ (~20 min on 2 idle cores).
+strength: setup
+	$(KNIGHTS) strength --workers $(WORKERS) $(ARGS)
+
 # Generate the full labelled dataset with real Stockfish, then split it into chunks.
 data: setup
 	$(KNIGHTS) data generate --positions $(POSITIONS) --depth $(DEPTH) --seed $(SEED) \
@@ -63,6 +69,26 @@ sample: setup
 # Rerun one version's notebook: make notebook V=EL/v8 [ARGS="-p epochs 3"]
 notebook: setup
 	$(KNIGHTS) notebook $(V) $(ARGS)
+
+# The report: figures, tables and numbers from report/results/ and the models'
+# metadata (report/build.py), then LaTeX. Needs no GPU and no dataset. TeX comes
+# from Debian (installed when missing, as root; otherwise the command to run).
+TEX_DEBS := texlive-latex-base texlive-latex-recommended texlive-latex-extra latexmk
+report: $(STAMP)
+	@if command -v latexmk >/dev/null && command -v pdflatex >/dev/null \
+		&& kpsewhich booktabs.sty placeins.sty microtype.sty caption.sty >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "Installing TeX for the report (Debian: $(TEX_DEBS))"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			$(TEX_DEBS) >/dev/null; \
+	else \
+		echo "LaTeX is missing: install it with 'sudo apt-get install --no-install-recommends $(TEX_DEBS)'"; \
+		exit 1; \
+	fi
+	$(PY) report/build.py
+	cd report && latexmk -pdf -interaction=nonstopmode -halt-on-error -file-line-error report.tex >/dev/null \
+		|| { tail -n 40 report.log; exit 1; }
+	@echo "report/report.pdf"
 
 clean:
 	rm -rf $(VENV) data/cache .pytest_cache

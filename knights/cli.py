@@ -87,6 +87,14 @@ def _bench(args: argparse.Namespace) -> int:
     return bench_main(args)
 
 
+def _arena_commands(sub: argparse._SubParsersAction) -> None:
+    """``knights match``, ``knights strength`` (knights.arena) and ``knights quality`` (knights.quality)."""
+    from knights import arena, quality
+
+    arena.add_arguments(sub)
+    quality.add_arguments(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="knights", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -142,6 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("which", nargs="*", default=[], help="benchmark names (default: all)")
     bench.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     bench.set_defaults(func=_bench)
+
+    _arena_commands(sub)  # match, strength, quality
     return parser
 
 

@@ -1,0 +1,219 @@
+"""Matches, opponents, PGNs and the quick strength ladder (real Stockfish)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+from knights import arena
+from knights.arena import OPENINGS, Settings, schedule
+from knights.cli import main as cli_main
+from knights.opponents import (AlphaBetaPlayer, GreedyPlayer, RandomPlayer, StockfishPlayer, UciPlayer,
+                               material_cp)
+
+
+def replay(pgn_text: str) -> tuple[chess.pgn.Game, chess.Board]:
+    """Replay a PGN move by move, asserting every move is legal."""
+    game = chess.pgn.read_game(io.StringIO(pgn_text))
+    assert game is not None and not game.errors, game.errors if game else "no game"
+    board = game.board()
+    for move in game.mainline_moves():
+        assert board.is_legal(move), (move, board.fen())
+        board.push(move)
+    return game, board
+
+
+# -- openings and schedule ----------------------------------------------------------------
+def test_openings_are_legal_distinct_and_level():
+    assert len(OPENINGS) == 20
+    seen = set()
+    for o in OPENINGS:
+        board = o.board()  # raises on an illegal SAN move
+        assert 4 <= len(o.moves) <= 8
+        assert abs(material_cp(board, chess.WHITE)) <= 100, o.name
+        seen.add(board.epd())
+    assert len(seen) == 20 and len({o.name for o in OPENINGS}) == 20
+
+
+def test_openings_are_balanced_for_stockfish(stockfish):
+    from knights.stockfish import Stockfish
+
+    with Stockfish(stockfish) as sf:
+        for o in OPENINGS:
+            board = o.board()
+            a = sf.analyse(board.fen(), depth=8).white_pov(board.turn == chess.WHITE)
+            assert a.mate is None and abs(a.cp) < 120, (o.name, a)
+
+
+def test_schedule_alternates_colours_over_openings():
+    tasks = schedule([("ours:material", "random", 6), ("greedy", "ab2", 3)], Settings(seed=1))
+    first = tasks[:6]
+    assert [t.opening for t in first] == [0, 0, 1, 1, 2, 2]
+    assert [t.a_white for t in first] == [True, False] * 3
+    assert [t.white for t in first[:2]] == ["ours:material", "random"]
+    assert len({t.seed for t in tasks}) == len(tasks)
+    assert schedule([("ours:material", "random", 6)], Settings(seed=1))[3].seed == first[3].seed
+
+
+def test_specs():
+    assert arena.check_spec("ours:material:det") == "ours:material:det"
+    assert arena.check_spec("ours:material:stoch") == "ours:material"
+    assert arena.check_spec(" ab3 ") == "ab3"
+    for good in ("random", "greedy", "sf-nodes:10", "sf-elo:1350", "sf-depth:5", "uci:stockfish"):
+        assert arena.check_spec(good) == good
+    for bad in ("abc", "sf-elo:", "uci:", "stockfish", "ab0"):
+        with pytest.raises(ValueError):
+            arena.check_spec(bad)
+
+
+# -- opponents --------------------------------------------------------------------------------
+def test_opponents_take_mates_and_material():
+    mate_in_one = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+    for p in (GreedyPlayer(0), AlphaBetaPlayer(2, 0), AlphaBetaPlayer(3, 0)):
+        assert p.choose_move(mate_in_one) == chess.Move.from_uci("a1a8"), p.name
+    hanging = chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")
+    for p in (GreedyPlayer(0), AlphaBetaPlayer(2, 0)):
+        assert p.choose_move(hanging) == chess.Move.from_uci("d2d5")
+
+
+def test_capture_search_sees_the_recapture():
+    # Qxd5 wins a pawn and loses the queen to ...exd5: greedy takes it, ab2 does not
+    board = chess.Board("4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1")
+    poisoned = chess.Move.from_uci("d1d5")
+    assert GreedyPlayer(0).choose_move(board) == poisoned
+    assert AlphaBetaPlayer(2, 0).choose_move(board) != poisoned
+
+
+def test_random_player_is_seeded_and_legal():
+    board = chess.Board()
+    a = [RandomPlayer(3).choose_move(board) for _ in range(3)]
+    assert len(set(a)) == 1 and a[0] in board.legal_moves
+
+
+# -- games ----------------------------------------------------------------------------------------
+class Illegal:
+    name = "illegal"
+
+    def choose_move(self, board):
+        return chess.Move.from_uci("a1a8")
+
+    def new_game(self):
+        pass
+
+    def close(self):
+        pass
+
+
+def test_play_game_ends_by_rules_or_adjudication():
+    rec = arena.play_game(RandomPlayer(1), RandomPlayer(2), OPENINGS[0], Settings(max_plies=20))
+    assert rec["result"] == "1/2-1/2" and rec["termination"] == "adjudication: max plies"
+    game, board = replay(rec["pgn"])
+    assert board.ply() == 20 and game.headers["OpeningPlies"] == "6" and game.headers["Opening"] == "Ruy Lopez"
+    assert game.headers["Termination"] == rec["termination"]
+
+    rec = arena.play_game(AlphaBetaPlayer(2, 1), RandomPlayer(2), OPENINGS[1],
+                          Settings(adjudicate_cp=300, adjudicate_plies=6))
+    assert rec["result"] == "1-0" and rec["termination"] in ("checkmate", "adjudication: material")
+    _, board = replay(rec["pgn"])
+    if rec["termination"].startswith("adjudication"):
+        assert material_cp(board, chess.WHITE) >= 300
+
+    rec = arena.play_game(RandomPlayer(1), Illegal(), OPENINGS[2])
+    assert rec["result"] == "1-0" and rec["termination"] == "forfeit: illegal move" and rec["error"]
+
+
+def test_run_games_in_two_workers_writes_legal_pgns(tmp_path):
+    tasks = schedule([("greedy", "random", 4)], Settings(max_plies=120, seed=3))
+    records = arena.run_games(tasks, tmp_path, workers=2, progress=False)
+    assert [r["index"] for r in records] == [0, 1, 2, 3]
+    log = arena.load_records(tmp_path)
+    assert len(log) == 4
+    for r in records:
+        game, board = replay((tmp_path / r["pgn_file"]).read_text())
+        assert game.headers["Result"] == r["result"] and board.ply() == r["plies"]
+        assert game.headers["White"] == r["white"] and {r["white"], r["black"]} == {"greedy", "random"}
+        assert 0.0 <= r["score_a"] <= 1.0
+    stats = arena.pair_stats(records)[("greedy", "random")]
+    assert stats.games == 4 and stats.wins + stats.draws + stats.losses == 4
+    assert stats.points + arena.pair_stats(records)[("random", "greedy")].points == 4
+
+
+def test_stockfish_and_uci_players_move_legally(stockfish):
+    board = OPENINGS[3].board()
+    with StockfishPlayer(nodes=1, skill=0) as sf1, StockfishPlayer(elo=1350, nodes=2000) as sf1350, \
+            UciPlayer(stockfish, nodes=500) as uci:
+        for p in (sf1, sf1350, uci):
+            p.new_game()
+            assert p.choose_move(board) in board.legal_moves, p.name
+    assert (sf1.name, sf1350.name) == ("sf-nodes:1", "sf-elo:1350")
+
+
+# -- the quick ladder ------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory, request):
+    request.getfixturevalue("stockfish")
+    pytest.importorskip("knights.engine")
+    root = tmp_path_factory.mktemp("strength")
+    code = cli_main(["strength", "--quick", "--workers", "1", "--quiet",  # parallel: see run_games test
+                     "--results-dir", str(root / "results"), "--figures-dir", str(root / "figures"),
+                     "--pgn-dir", str(root / "pgn")])
+    assert code == 0
+    return root
+
+
+def test_quick_strength_writes_everything(quick_run):
+    results = quick_run / "results"
+    for name in ("elo.json", "elo.csv", "elo.md", "quality.json"):
+        assert (results / name).stat().st_size > 0, name
+    assert (quick_run / "figures" / "elo.png").read_bytes()[:4] == b"\x89PNG"
+    md = (results / "elo.md").read_text()
+    assert "Targets for the shipped bot" in md and "vs greedy" in md
+
+
+def test_quick_strength_results_are_consistent(quick_run):
+    plan = arena.strength_plan(quick=True)
+    report = json.loads((quick_run / "results" / "elo.json").read_text())
+    records = arena.load_records(quick_run / "pgn")
+    assert report["games"] == len(records) == sum(n for _, _, n in plan.pairings)
+    players = {p["player"]: p for p in report["players"]}
+    assert players["sf-elo:1350"]["rating"] == 1350 and players["sf-elo:1350"]["kind"] == "anchor"
+    assert players["ours:material"]["shipped"] and players["ours:material"]["kind"] == "ours"
+    # every game is counted once per side
+    assert sum(p["games"] for p in players.values()) == 2 * len(records)
+    for p in players.values():
+        assert 0.0 <= p["score"] <= p["games"]
+        assert p["low"] <= p["rating"] <= p["high"]
+        for opp, v in p["vs"].items():
+            back = players[opp]["vs"][p["player"]]
+            assert v["games"] == back["games"] and v["points"] + back["points"] == v["games"]
+            assert 0.0 <= v["score"] <= 1.0 and v["wins"] + v["draws"] + v["losses"] == v["games"]
+    with (quick_run / "results" / "elo.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["player"] for r in rows} == set(players)
+    # every PGN replays legally and agrees with its record
+    for r in records:
+        game, board = replay((quick_run / "pgn" / r["pgn_file"]).read_text())
+        assert game.headers["Result"] == r["result"] and board.ply() == r["plies"]
+        assert game.headers["Opening"] == r["opening"] and game.headers["Termination"] == r["termination"]
+        if r["termination"] == "checkmate":
+            assert board.is_checkmate()
+    quality = json.loads((quick_run / "results" / "quality.json").read_text())
+    assert quality["games"] >= 1 and "ours:material" in quality["players"]
+    for t in quality["players"].values():
+        assert t["accuracy"] is None or 0 <= t["accuracy"] <= 100
+
+
+def test_match_command(tmp_path, capsys):
+    out = tmp_path / "m"
+    assert cli_main(["match", "greedy", "random", "ab2", "--games", "2", "--workers", "1", "--quiet",
+                     "--max-plies", "60", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "greedy" in text and "4 games" in text
+    assert len(list(Path(out).rglob("*.pgn"))) == 4
+    assert cli_main(["match", "greedy", "nonsense", "--out", str(out)]) == 2
