@@ -16,7 +16,7 @@ SEED ?= 2024
 WORKERS ?= $(shell nproc)
 CHUNK_LINES ?= 3850
 
-.PHONY: all setup venv stockfish play test bench data sample notebook strength report clean help
+.PHONY: all setup venv stockfish play test bench data sample notebook models strength report clean help
 
 help:
 	@echo "make play | test | bench | data | sample | notebook V=EL/v8 | clean"
@@ -57,8 +57,9 @@ strength: setup
 # Generate the full labelled dataset with real Stockfish, then split it into chunks.
 data: setup
 	$(KNIGHTS) data generate --positions $(POSITIONS) --depth $(DEPTH) --seed $(SEED) \
-		--workers $(WORKERS) --out data/generated/games.csv
+		--workers $(WORKERS) --out data/generated/games.csv --report report/results/dataset.json
 	bash data/split.sh --force data/generated/games.csv data/full Chess_Gen_ $(CHUNK_LINES)
+	$(PY) report/data_stats.py data/full
 
 # Regenerate the small committed sample under data/sample/.
 sample: setup
@@ -76,7 +77,7 @@ notebook: setup
 TEX_DEBS := texlive-latex-base texlive-latex-recommended texlive-latex-extra latexmk
 report: $(STAMP)
 	@if command -v latexmk >/dev/null && command -v pdflatex >/dev/null \
-		&& kpsewhich booktabs.sty placeins.sty microtype.sty caption.sty >/dev/null; then :; \
+		&& kpsewhich booktabs.sty placeins.sty microtype.sty caption.sty float.sty >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		echo "Installing TeX for the report (Debian: $(TEX_DEBS))"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -89,6 +90,12 @@ report: $(STAMP)
 	cd report && latexmk -pdf -interaction=nonstopmode -halt-on-error -file-line-error report.tex >/dev/null \
 		|| { tail -n 40 report.log; exit 1; }
 	@echo "report/report.pdf"
+
+# Train every shipped version through its notebook (the recipe in knights/pipeline.py),
+# then write the held-out results table (models_EL/RESULTS.md).
+models: setup
+	$(KNIGHTS) ship-models
+	$(KNIGHTS) results
 
 clean:
 	rm -rf $(VENV) data/cache .pytest_cache

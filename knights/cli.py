@@ -21,6 +21,18 @@ def _data_generate(args: argparse.Namespace) -> int:
     report = generate(args.out, args.positions, recipe, workers=args.workers, dedup=args.dedup,
                       progress=not args.quiet)
     print(report.summary())
+    if args.report:
+        import json
+        import os
+        from pathlib import Path
+
+        path = Path(args.report)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({
+            "rows": report.rows, "games": report.games, "seconds": round(report.seconds, 1),
+            "workers": report.workers, "stockfish": report.stockfish, "parts_reused": report.parts_reused,
+            "duplicates_dropped": report.duplicates_dropped, "recipe": recipe.key(report.stockfish),
+            "cpu_count": os.cpu_count()}, indent=1) + "\n")
     return 0
 
 
@@ -51,6 +63,12 @@ def _play(args: argparse.Namespace) -> int:
               "(issue: one-ply engine, terminal play). The data pipeline is ready: `make data`.")
         return 0
     return play_main(args)
+
+
+def _uci(args: argparse.Namespace) -> int:
+    from knights.uci import main as uci_main
+
+    return uci_main(args)
 
 
 def _notebook(args: argparse.Namespace) -> int:
@@ -95,6 +113,34 @@ def _arena_commands(sub: argparse._SubParsersAction) -> None:
     quality.add_arguments(sub)
 
 
+def _models_commands(sub: argparse._SubParsersAction) -> None:
+    """``knights ship-models`` (train every shipped version) and ``knights results`` (its table)."""
+    def ship(args: argparse.Namespace) -> int:
+        from knights.pipeline import ship as run
+
+        run(args.names or None)
+        return 0
+
+    def results(args: argparse.Namespace) -> int:
+        from knights.results import build_table, write
+
+        table = build_table(args.data_dir, args.test, max_rows=args.max_rows,
+                            with_stockfish=not args.no_stockfish)
+        for path in write(table):
+            print(f"wrote {path}")
+        return 0
+
+    sp = sub.add_parser("ship-models", help="train the shipped versions through their notebooks (the recorded recipe)")
+    sp.add_argument("names", nargs="*", help="versions (default: all, in order)")
+    sp.set_defaults(func=ship)
+    rp = sub.add_parser("results", help="held-out table of every trained network with the baselines")
+    rp.add_argument("--data-dir", default="data/full")
+    rp.add_argument("--test", default="j", help="test letters (never trained on)")
+    rp.add_argument("--max-rows", type=int, default=None)
+    rp.add_argument("--no-stockfish", action="store_true", help="skip the Stockfish depth-1 baseline")
+    rp.set_defaults(func=results)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="knights", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -111,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--dedup", action="store_true", help="drop repeated positions")
     gen.add_argument("--out", default="data/generated/games.csv")
     gen.add_argument("--quiet", action="store_true")
+    gen.add_argument("--report", default=None, help="also write the run's figures to this JSON file")
     gen.set_defaults(func=_data_generate)
 
     conv = data.add_parser("convert", help="convert Lichess JSONL(.zst), Kaggle CSV or PGN to CSSLab CSV")
@@ -128,7 +175,25 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_data_check)
 
     play = sub.add_parser("play", help="play the bot in the terminal")
+    play.add_argument("--color", "--colour", choices=("white", "black", "random"), default="white",
+                      help="your colour (default white)")
+    play.add_argument("--evaluator", default=None,
+                      help="material, democracy or a trained EL version such as EL/v8 (default: EL/v8, "
+                           "or material with a notice when no network is trained yet)")
+    play.add_argument("--seed", type=int, default=None, help="seed of the opening randomness (and of --color random)")
+    play.add_argument("--deterministic", action="store_true", help="always play the best move (no stochastic opening)")
+    play.add_argument("--capture-bonus", type=float, default=0.0,
+                      help="pawns added to captures, as the original's 0.15 (default 0)")
+    play.add_argument("--fen", default=None, help="start from this position")
+    play.add_argument("--games-dir", default="games", help="where the PGN is saved (default games/)")
+    play.add_argument("--ascii", action="store_true", help="letters instead of Unicode pieces")
     play.set_defaults(func=_play)
+
+    uci = sub.add_parser("uci", help="run the bot as a UCI engine on stdin/stdout (GUIs, lichess-bot)")
+    uci.add_argument("--evaluator", default=None, help="initial Evaluator option (default: EL/v8 or its fallback)")
+    uci.add_argument("--seed", type=int, default=None, help="initial Seed option")
+    uci.add_argument("--deterministic", action="store_true", help="start with Stochastic off")
+    uci.set_defaults(func=_uci)
 
     nb = sub.add_parser("notebook", help="run a version's notebook with papermill")
     nb.add_argument("name", nargs="?", help="EL/v8, SL/v2 or a notebook path")
@@ -152,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(func=_bench)
 
     _arena_commands(sub)  # match, strength, quality
+    _models_commands(sub)  # ship-models, results
     return parser
 
 

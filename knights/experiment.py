@@ -57,7 +57,7 @@ def data_recipe(folder: Path, files: list[Path], n_rows: int, letters: str) -> d
     recipe = {"folder": str(folder.relative_to(registry.REPO_ROOT) if folder.is_relative_to(registry.REPO_ROOT)
                             else folder), "letters": letters, "chunks": len(files), "rows": n_rows,
               "sha1": digest}
-    source = folder.parent / "generated" / "recipe.json"
+    source = folder.parent / "generated" / "games.csv.parts" / "recipe.json"
     if source.exists():
         recipe["generator"] = json.loads(source.read_text())
     return recipe

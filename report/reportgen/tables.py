@@ -1,0 +1,324 @@
+"""The report's tables, one function each, returning a booktabs ``tabular``.
+
+Inputs are adapted rows (:mod:`sources`) and parsed source facts (:mod:`repo`);
+missing values become a red ``n/m`` cell, a missing table a placeholder naming the
+command that will produce it.
+"""
+
+from __future__ import annotations
+
+from .tex import PENDING, cell, code, esc, fmt, fmt_int, fmt_pct, fmt_seconds, fmt_sig, placeholder_table, tabular
+
+INPUT_WORDS = {"turn": "turn", "check": "check", "capture": "capture"}
+PLANE_WORDS = {"signed": "signed", "six": "6 planes", "three": "3 planes", "none": "64 codes"}
+
+
+def inputs_text(lib: dict) -> str:
+    """``signed + turn, check``; ``6 planes + counts``."""
+    extras = [INPUT_WORDS.get(s, s) for s in lib.get("scalars", ())] + (["counts"] if lib.get("counts") else [])
+    return esc(PLANE_WORDS.get(lib.get("planes"), str(lib.get("planes"))) + (" + " + ", ".join(extras) if extras else ""))
+
+
+def optimiser_text(lib: dict) -> str:
+    text = f"{'Adam' if lib.get('optimizer') == 'adam' else 'SGD'} {lib.get('lr')}"
+    if lib.get("optimizer") == "sgd" and lib.get("momentum"):
+        text += f", m {lib['momentum']}"
+    return esc(text)
+
+
+def layers_text(lib: dict) -> str:
+    return r"\texttt{" + esc(lib.get("layers", "?")).replace(" ", r"\allowbreak{} ") + "}"
+
+
+def _val(x, default=None):
+    return default if x is None else x
+
+
+# -- data ----------------------------------------------------------------------------------------------
+def recipe(make: dict, gen: dict, exp: dict, stockfish: str | None, used: dict) -> str:
+    eps = ", ".join(f"{e:g}" for e in gen.get("EPSILONS", ()))
+    lo, hi = gen.get("opening_plies", (None, None))
+    rows = [
+        ["Labels", (esc(stockfish) if stockfish else "Stockfish") + f" at depth {esc(make.get('DEPTH', '?'))}, "
+         "one search per position (label and the engine's best move)"],
+        ["Size, seed", f"{fmt_int(int(make['POSITIONS']))} positions, seed {esc(make.get('SEED', '?'))}"
+         if make.get("POSITIONS", "").isdigit() else PENDING],
+        ["Players", "Stockfish playing a random legal move with probability $\\varepsilon \\in \\{" + eps
+         + "\\}$; a greedy one-ply material counter; a random mover"],
+        ["Openings", f"{lo}--{hi} random plies before the players take over" if lo is not None else PENDING],
+        ["Game end", f"the rules, or adjudication at {gen.get('recipe_max_plies', '?')} plies "
+         f"($|$eval$|$ $\\geq$ {fmt(gen.get('ADJUDICATE_PAWNS', 0), 0)} pawns wins, else a draw)"],
+        ["Chunks", f"{fmt_int(int(make['CHUNK_LINES']))} rows each, suffixes \\texttt{{aa}}, \\texttt{{ab}}, \\dots; "
+         "the first suffix letter selects train and validation sets" if make.get("CHUNK_LINES", "").isdigit()
+         else PENDING],
+        ["Test set", f"letter \\texttt{{{esc(exp.get('TEST_LETTERS', '?'))}}}: never trained or validated on"],
+    ]
+    if used:
+        rows.append(["As trained (" + esc(used["version"]) + ")",
+                     "; ".join(f"{k} {cell(used[k]['rows'], fmt_int)} rows ({cell(used[k]['chunks'], fmt_int)} chunks, "
+                               f"\\texttt{{{esc(used[k]['letters'] or '?')}}})" for k in ("train", "val", "test"))])
+    return tabular(None, [[f"\\textbf{{{a}}}", b] for a, b in rows], r"@{}l L{0.74\linewidth}@{}")
+
+
+def data_stats(ds: dict) -> str:
+    n = ds["rows"]
+    res = ds.get("results", {})
+    games = max(1, sum(res.values()))
+    movers = ds.get("movers", {})
+    mover_text = ", ".join(f"{esc(k)} {fmt_pct(v / n, 0)}" for k, v in movers.items())
+    rows = [
+        ["Positions", fmt_int(n) + (f" ({fmt_int(ds['malformed'])} malformed rows skipped)" if ds.get("malformed") else "")],
+        ["Games", fmt_int(ds["games"]) + f"; results 1--0 {fmt_pct(res.get('1-0', 0) / games, 0)}, "
+         f"0--1 {fmt_pct(res.get('0-1', 0) / games, 0)}, draws {fmt_pct(res.get('1/2-1/2', 0) / games, 0)}"],
+        ["Positions per game", f"mean {fmt(ds['positions_per_game']['mean'], 1)}, median "
+         f"{fmt(ds['positions_per_game']['median'], 0)}, range {ds['positions_per_game']['min']}--"
+         f"{ds['positions_per_game']['max']}"],
+        [f"Forced mates ($\\pm${ds.get('mate', 10):g})", f"{fmt_pct(ds['mate_share'])} of positions ({fmt_int(ds['mates_white'])} for White, "
+         f"{fmt_int(ds['mates_black'])} for Black)"],
+        ["Other evaluations", f"median $|$eval$|$ {fmt(ds['median_abs'])} pawns; {fmt_pct(ds['clipped_share'])} "
+         f"clipped at $\\pm${ds.get('clip', 9):g}"],
+        ["Within one pawn", fmt_pct(ds["within_one_pawn_share"]) + " of all positions"],
+        ["Side to move", f"White {fmt_pct(ds['white_to_move_share'])}"],
+        ["Who moved", mover_text],
+    ]
+    return tabular(None, [[f"\\textbf{{{a}}}", b] for a, b in rows], r"@{}l L{0.7\linewidth}@{}")
+
+
+# -- networks -------------------------------------------------------------------------------------------
+def el_versions(libs: list[dict], plan: dict, metas: dict) -> str:
+    rows = []
+    for lib in libs:
+        name = lib["version"]
+        meta = metas.get(name) or {}
+        params = meta.get("parameters") or lib.get("parameters")
+        ours = (plan.get(name) or {}).get("epochs")
+        rows.append([name.split("/")[1].upper(), layers_text(lib), inputs_text(lib), optimiser_text(lib),
+                     f"{lib.get('epochs')} / {ours if ours is not None else PENDING}",
+                     esc(f"{lib.get('train')} / {lib.get('val')}"),
+                     esc(lib["parent"].split("/")[1].upper()) if lib.get("parent") else "--",
+                     fmt_int(params) if params else PENDING])
+    return tabular(["V", "Layers", "Inputs", "Optimiser", "Epochs", "Train / val. letters", "From",
+                    "Params"], rows,
+                   r"@{}l L{0.19\linewidth} L{0.13\linewidth} l c L{0.14\linewidth} c r@{}")
+
+
+def networks(table: dict | None, why: str) -> str:
+    if not table:
+        return placeholder_table(why)
+    rows, groups = [], []
+    ordered = [r for r in table["rows"] if r["kind"] == "baseline"] + [r for r in table["rows"] if r["kind"] != "baseline"]
+    n_base = sum(r["kind"] == "baseline" for r in ordered)
+    best = min((r["mae"] for r in ordered if r["kind"] != "baseline" and r["mae"] is not None), default=None)
+    for r in ordered:
+        mae = cell(r["mae"], fmt, digits=3)
+        if r["mae"] is not None and r["mae"] == best:
+            mae = r"\textbf{" + mae + "}"
+        rows.append([esc(r["name"]), fmt_int(r["parameters"]) if r["parameters"] else "--",
+                     fmt_int(r["epochs"]) if r["epochs"] else "--", mae, cell(r["median_ae"], fmt, digits=3),
+                     cell(r["sign_agreement"], fmt_pct)])
+    if n_base and n_base < len(rows):
+        groups = [n_base]
+    return tabular(["Evaluator", "Params", "Epochs", "MAE", "Median AE", "Sign agrees"], rows, "@{}lrrrrr@{}",
+                   groups=groups)
+
+
+def sl_versions(libs: list[dict], rows_: list[dict], plan: dict) -> str:
+    by_name = {r["name"]: r for r in rows_}
+    rows = []
+    for lib in libs:
+        r = by_name.get(lib["version"], {})
+        ran = plan.get(lib["version"], {})
+        batch = fmt_int(lib.get("batch_size") or 0)
+        if ran.get("batch_size") and ran["batch_size"] != lib.get("batch_size"):
+            batch += f" / {fmt_int(ran['batch_size'])}"
+        rows.append([lib["version"].split("/")[1].upper(), layers_text(lib), fmt(lib.get("penalty") or 0, 0),
+                     optimiser_text(lib), batch,
+                     f"{lib.get('epochs')} / {ran['epochs'] if ran.get('epochs') is not None else PENDING}",
+                     fmt_int(r.get("parameters") or lib["parameters"]) if (r.get("parameters") or lib.get("parameters")) else PENDING,
+                     cell(r.get("legal_share"), fmt_pct), cell(r.get("top1_played"), fmt_pct)])
+    return tabular(["V", "Layers", "Penalty", "Optimiser", "Batch", "Epochs", "Params", "Legal", "Played"], rows,
+                   r"@{}l L{0.24\linewidth} r l r c r r r@{}")
+
+
+def training_runs(libs: list[dict], runs: dict, hist: dict) -> str:
+    rows = []
+    total = 0.0
+    for lib in libs:
+        name = lib["version"]
+        r = runs.get(name)
+        h = hist.get(name) or {}
+        if not r and not h:
+            rows.append([esc(name), PENDING, PENDING, PENDING, PENDING, PENDING])
+            continue
+        r = r or {}
+        seconds = r.get("seconds") or h.get("train_seconds")
+        total += seconds or 0.0
+        rps = r.get("rows_per_second")
+        if rps is None and h.get("rows_per_second"):
+            vals = [x for x in h["rows_per_second"] if x]
+            rps = sum(vals) / len(vals) if vals else None
+        rows.append([esc(name), cell(r.get("epochs") or (len(h["train_loss"]) if h.get("train_loss") else None), fmt_int),
+                     cell(r.get("train_rows") or h.get("train_rows"), fmt_int), cell(rps, fmt_int),
+                     esc(r.get("device") or h.get("device") or "?"), cell(seconds, fmt_seconds)])
+    rows.append([r"\textbf{all}", "", "", "", "", r"\textbf{" + fmt_seconds(total) + "}" if total else PENDING])
+    return tabular(["Run", "Epochs", "Training rows", "Rows/s", "Device", "Wall time"], rows, "@{}lrrrlr@{}",
+                   groups=[len(rows) - 1])
+
+
+# -- ensemble -----------------------------------------------------------------------------------------
+TITLES = {"knn": "KNN (distance-weighted)", "random_forest": "random forest", "svr": "kernel SVR (RBF)",
+          "linear_svr": "linear SVR", "linear": "linear regression"}
+
+
+def ensemble_members(members: list[dict], why: str) -> str:
+    if not members:
+        return placeholder_table(why)
+    best = min((m["test_mae"] for m in members if m["test_mae"] is not None), default=None)
+    rows = []
+    for m in members:
+        test = cell(m["test_mae"], fmt, digits=3)
+        if m["test_mae"] is not None and m["test_mae"] == best:
+            test = r"\textbf{" + test + "}"
+        rows.append([esc(TITLES.get(m["name"], m["name"])), cell(m["train_rows"], fmt_int) if m["kind"] != "network" else "--",
+                     cell(m["val_mae"], fmt, digits=3), test, cell(m["sign"], fmt_pct),
+                     cell(m["ms"], fmt_sig), cell(m["mb"], fmt, digits=2)])
+    return tabular(["Member", "Fit rows", "Val. MAE", "Test MAE", "Sign agrees", "ms/decision", "MB"], rows,
+                   "@{}lrrrrrr@{}")
+
+
+def ensemble_blends(blends: list[dict], why: str) -> str:
+    if not blends:
+        return placeholder_table(why)
+    short = {"knn": "KNN", "random_forest": "RF", "svr": "SVR", "linear_svr": "LSVR", "linear": "LR"}
+    rows = []
+    for b in blends:
+        weights = ", ".join(f"{esc(short.get(k, k))} {w:.2f}" for k, w in sorted(b["weights"].items(), key=lambda kv: -kv[1])
+                            if w >= 0.005) or "--"
+        name = esc(b["name"].replace("_", " ")) + (r" $\star$" if b["shipped"] else "")
+        rows.append([name, weights, cell(b["val_mae"], fmt, digits=3), cell(b["test_mae"], fmt, digits=3),
+                     cell(b["ms"], fmt_sig), cell(b["mb"], fmt, digits=2)])
+    return tabular(["Blend", "Weights", "Val. MAE", "Test MAE", "ms/decision", "MB"], rows,
+                   r"@{}l L{0.42\linewidth} rrrr@{}")
+
+
+# -- playing ----------------------------------------------------------------------------------------------
+def opening_effective(table) -> list[tuple[str, list[float]]]:
+    """Per move range, the probability of each rank: rows not offered give their
+    weight to the best move (the engine's rule)."""
+    limits = sorted({lim for _, lim in table if lim is not None})
+    bounds, lo = [], 1
+    for lim in limits:
+        bounds.append((lo, lim))
+        lo = lim + 1
+    bounds.append((lo, None))
+    out = []
+    for lo, hi in bounds:
+        offered = [w if (lim is None or lo <= lim) else 0.0 for w, lim in table]
+        offered[0] += 1.0 - sum(offered)
+        label = f"{lo}--{hi}" if hi is not None and hi != lo else (f"{lo}" if hi == lo else f"{lo}+")
+        out.append((label, offered))
+    return out
+
+
+def opening(table) -> str:
+    if not table:
+        return placeholder_table("knights/engine.py OPENING_TABLE")
+    phases = opening_effective(table)
+    header = ["Rank", "Weight", "Offered up to move"] + [f"moves {p[0]}" for p in phases]
+    rows = []
+    for i, (w, lim) in enumerate(table):
+        rows.append([str(i + 1), fmt_pct(w, 0), "always" if lim is None else str(lim)]
+                    + [fmt_pct(p[1][i], 0) if p[1][i] else "--" for p in phases])
+    return tabular(header, rows, "@{}c r c " + "r" * len(phases) + "@{}")
+
+
+# -- strength ----------------------------------------------------------------------------------------------
+def elo(players: list[dict], why: str, columns: list[str]) -> str:
+    if not players:
+        return placeholder_table(why)
+    rows = []
+    for p in players:
+        if p["kind"] == "anchor":
+            rating = fmt(p["rating"], 0) + " (anchor)"
+        else:
+            rating = f"{fmt(p['rating'], 0)} [{cell(p['low'], fmt, digits=0)}, {cell(p['high'], fmt, digits=0)}]"
+        label = esc(p["label"])
+        if p["kind"] == "ours":
+            label = r"\textbf{" + label + "}"
+        rows.append([label, rating, cell(p["games"], fmt_int), cell(p["score"], fmt)]
+                    + [fmt(p["vs"][o]["score"]) + f" ({fmt_int(p['vs'][o]['games'])})" if o in p["vs"]
+                       and p["vs"][o]["score"] is not None else "" for o in columns])
+    return tabular(["Player", "Elo [95\\%]", "Games", "Score"] + [esc(o) for o in columns], rows,
+                   "@{}l l r r " + "r" * len(columns) + "@{}")
+
+
+def versus_original(original: dict, players: list[dict], mapping: list[tuple[str, str, str]]) -> str:
+    """``mapping``: (original key, our opponent spec, label)."""
+    shipped = next((p for p in players if p["shipped"]), None)
+    rows = []
+    for key, spec, label in mapping:
+        v = (shipped or {}).get("vs", {}).get(spec) if shipped else None
+        ours = f"{fmt(v['score'])} ({fmt_int(v['games'])} games)" if v and v.get("score") is not None else PENDING
+        orig = original.get(key, {}).get("value")
+        games = original.get("strength_games", {}).get("value")
+        rows.append([esc(label), f"{fmt(orig)} ({games} games)" if orig is not None else "--", ours])
+    return tabular(["Opponent", "Original bot", "Our shipped bot"], rows, "@{}lrr@{}")
+
+
+def quality(rows_: list[dict], info: dict, why: str) -> str:
+    if not rows_:
+        return placeholder_table(why)
+    rows = [[esc(r["name"]), cell(r["games"], fmt_int), cell(r["moves"], fmt_int), cell(r["accuracy"], fmt, digits=1),
+             cell(r["acpl"], fmt, digits=0), cell(r["inaccuracies"], fmt_int), cell(r["mistakes"], fmt_int),
+             cell(r["blunders"], fmt_int), cell(r["blunders_per_game"], fmt, digits=2)] for r in rows_]
+    return tabular(["Player", "Games", "Moves", "Accuracy", "ACPL", "Inacc.", "Mistakes", "Blunders", "Blunders/game"],
+                   rows, "@{}lrrrrrrrr@{}")
+
+
+# -- speed ------------------------------------------------------------------------------------------------
+def bench(entries: list[dict], why: str, expected: tuple[str, ...]) -> str:
+    if not entries and not expected:
+        return placeholder_table(why)
+    have = {b["name"] for b in entries}
+    rows = []
+    for b in entries:
+        if b["status"] == "SKIP":
+            rows.append([code(b["name"]), esc(b["details"].get("reason", "skipped")), "", "--", "--", "--", "--", "SKIP"])
+            continue
+        target = ("$\\geq$ " + fmt_sig(b["target"]) + ("$\\times$" if b["metric"] == "ratio" else "")
+                  if b["target"] is not None else "--")
+        status = r"\textbf{MISS}" if b["status"] == "MISS" else esc(b["status"])
+        status += "$^{q}$" if b["quick"] else ""
+        rows.append([code(b["name"]), esc(b["baseline"]), esc(b["unit"]), cell(b["rate"], fmt_sig),
+                     cell(b["baseline_rate"], fmt_sig), cell(b["ratio"], fmt_sig) + ("$\\times$" if b["ratio"] else ""),
+                     target, status])
+    for name in expected:
+        if name not in have:
+            rows.append([code(name), r"\pending{} (\texttt{make bench})", "", "", "", "", "", ""])
+    return tabular(["Benchmark", "Baseline (same process, same data)", "Unit", "Ours", "Baseline", "Ratio", "Target",
+                    "Result"], rows, r"@{}l L{0.24\linewidth} l r r r r l@{}")
+
+
+# -- reproducibility -----------------------------------------------------------------------------------------
+def timings(steps: list[dict]) -> str:
+    rows = [[code(s["command"]), esc(s["what"]), cell(s["seconds"], fmt_seconds), esc(s["source"])] for s in steps]
+    return tabular(["Command", "What it does", "Wall time", "Read from"], rows,
+                   r"@{}l L{0.35\linewidth} r L{0.22\linewidth}@{}")
+
+
+def provenance(inputs: list) -> str:
+    rows = []
+    for i in inputs:
+        status = {"read": "read", "missing": r"\pending{} missing", "unreadable": r"\pending{} unreadable"}[i.status]
+        if i.label.startswith("models_") and i.error:
+            status = (r"\pending{} " if i.status != "read" else "") + esc(i.error)
+        if i.quick is not None:
+            status += " (quick run)" if i.quick else " (full run)"
+        stamp = esc((i.stamp or "")[:10])
+        rows.append([code(i.label), code(i.producer) if i.producer else "", status, stamp])
+    return tabular(["File", "Written by", "Status", "Stamp"], rows, r"@{}l l L{0.22\linewidth} l@{}")
+
+
+def formats(rows_: list[list[str]]) -> str:
+    return tabular(["Artefact", "Files", "Format", "Loading"], rows_,
+                   r"@{}L{0.14\linewidth} L{0.2\linewidth} L{0.26\linewidth} L{0.32\linewidth}@{}")
