@@ -181,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="material, democracy or a trained EL version such as EL/v8 (default: EL/v8, "
                            "or material with a notice when no network is trained yet)")
     play.add_argument("--seed", type=int, default=None, help="seed of the opening randomness (and of --color random)")
-    play.add_argument("--deterministic", action="store_true", help="always play the best move (no stochastic opening)")
+    play.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
+                      help="always play the best move (no stochastic opening)")
     play.add_argument("--capture-bonus", type=float, default=0.0,
                       help="pawns added to captures, as the original's 0.15 (default 0)")
     play.add_argument("--fen", default=None, help="start from this position")
@@ -192,7 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     uci = sub.add_parser("uci", help="run the bot as a UCI engine on stdin/stdout (GUIs, lichess-bot)")
     uci.add_argument("--evaluator", default=None, help="initial Evaluator option (default: EL/v8 or its fallback)")
     uci.add_argument("--seed", type=int, default=None, help="initial Seed option")
-    uci.add_argument("--deterministic", action="store_true", help="start with Stochastic off")
+    uci.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
+                     help="start with Stochastic off")
     uci.set_defaults(func=_uci)
 
     nb = sub.add_parser("notebook", help="run a version's notebook with papermill")
