@@ -97,8 +97,9 @@ def network_evaluator(name: str, models_dir: str | None = None) -> NetworkEvalua
     return NetworkEvaluator(model, version.library.INPUTS, version.name)
 
 
-DEFAULT_EVALUATOR = "EL/v8"
-"""The evaluator the bot plays with unless told otherwise (the best shipped one)."""
+DEFAULT_EVALUATOR = "democracy"
+"""The evaluator the bot plays with unless told otherwise: the best shipped one by held-out
+MAE (ensemble/RESULTS.md: the fitted democracy of EL/v8, EL/v9 and the random forest)."""
 
 
 def available_evaluators() -> list[str]:

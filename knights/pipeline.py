@@ -25,6 +25,7 @@ RUNS: dict[str, dict] = {
     "EL/v6": {"epochs": 6},
     "EL/v7": {"epochs": 5},
     "EL/v8": {"epochs": 10},
+    "EL/v9": {"epochs": 8},   # ours: V8 + side to move and check, 3x3 convolutions
     # SL: 4096-wide outputs are slow on a CPU: one epoch over nine chunks (~35k positions,
     # the last chunk of each letter a-i), validated on nine others, tested on all of j
     **{f"SL/v{n}": {"epochs": 1, "batch_size": 64, "train_letters": "every 26th except j",

@@ -431,7 +431,7 @@ def test_select_evaluator_fallback_is_announced(monkeypatch):
     notes: list[str] = []
     chosen = select_evaluator(None, notice=notes.append)
     assert chosen.name == "material"
-    assert len(notes) == 1 and "EL/v8" in notes[0] and "material" in notes[0]
+    assert len(notes) == 1 and ev.DEFAULT_EVALUATOR in notes[0] and "material" in notes[0]
     assert select_evaluator("material", notice=notes.append).name == "material" and len(notes) == 1
     with pytest.raises(EngineError, match="not available.*available: material"):
         select_evaluator("EL/v3")

@@ -139,7 +139,7 @@ def test_default_evaluator_falls_back_with_a_notice(tmp_path, monkeypatch):
     monkeypatch.setattr(ev, "available_evaluators", lambda: ["material"])
     output, _, _ = run_game(tmp_path, "quit\n", evaluator=None)
     first = output.splitlines()[0]
-    assert first.startswith("note: EL/v8 has no trained weights yet") and "'material'" in first
+    assert first.startswith(f"note: {ev.DEFAULT_EVALUATOR} has no trained weights yet") and "'material'" in first
 
 
 def test_bad_options_are_one_line_errors(tmp_path, capsys):
