@@ -18,7 +18,6 @@ the file. No pickle, no joblib: the estimators are rebuilt from the arrays by
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -26,6 +25,8 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from knights.data.chunks import file_checksum
 
 FORMAT = "knights-arrays"
 FORMAT_VERSION = 1
@@ -37,11 +38,7 @@ class ModelFileError(ValueError):
 
 
 def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    return file_checksum(path, "sha256")
 
 
 def sidecar_path(path: str | Path) -> Path:

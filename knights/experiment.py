@@ -6,7 +6,7 @@
 A version's ``library.py`` declares ``INPUTS``, ``TRAIN`` (a TrainConfig), ``DATA``
 (train and validation letters of the full dataset), ``PARENT`` (a version whose
 weights it continues from, or None) and ``build_model()``; move networks also give
-``task()``. Everything else happens here, the same way for every version.
+their illegal-move ``PENALTY``. Everything else happens here, the same way for every version.
 """
 
 from __future__ import annotations
@@ -94,6 +94,27 @@ def predict(model: nn.Module, spec, data: Encoded, batch: int = 50_000) -> np.nd
     return np.concatenate(out) if out else np.zeros(0, np.float32)
 
 
+def version_task(version: registry.Version):
+    """What a batch means for this version: L1 in pawns for evaluation networks; for
+    move networks the 64x64 move grid with the version's illegal-move ``PENALTY``."""
+    lib = version.library
+    if version.family == "SL":
+        from knights.moves import MoveTask
+
+        return MoveTask(lib.INPUTS, lib.PENALTY)
+    return EvalTask(lib.INPUTS)
+
+
+def held_out_metrics(version: registry.Version, model: nn.Module, data: Encoded) -> dict:
+    """Test-set figures: MAE, median error and sign agreement for evaluation networks;
+    the share of legal top moves and of top moves equal to the move played for move networks."""
+    if version.family == "SL":
+        from knights.moves import move_metrics
+
+        return move_metrics(model, version.library.INPUTS, data)
+    return regression_metrics(predict(model, version.library.INPUTS, data), data.target)
+
+
 def run_version(name: str, *, data_dir: str | None = None, train: str | None = None, val: str | None = None,
                 test: str | None = None, epochs: int | None = None, batch_size: int | None = None,
                 quick: bool = False, out_dir: str | Path | None = None, device: str | None = None,
@@ -128,7 +149,7 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
 
     model = lib.build_model()
     copied = warm_start(model, lib.PARENT, out) if getattr(lib, "PARENT", None) else []
-    task = lib.task() if hasattr(lib, "task") else EvalTask(lib.INPUTS)
+    task = version_task(version)
     dev = choose_device(device)
     # full runs keep their checkpoint in runs/ (resumable across sessions); quick runs beside their output
     checkpoint = (out if quick else registry.REPO_ROOT / "runs") / f"{version.family}_v{version.number}.ckpt"
@@ -152,9 +173,7 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
         "environment": environment(),
     }
     def test_metrics(m: nn.Module) -> dict:
-        if hasattr(lib, "evaluate_test"):
-            return lib.evaluate_test(m, data["test"])
-        return regression_metrics(predict(m, lib.INPUTS, data["test"]), data["test"].target)
+        return held_out_metrics(version, m, data["test"])
 
     meta["test"] = test_metrics(model)
     weights = version.weights(out)

@@ -24,7 +24,7 @@ from knights import registry
 from knights.board import board_from_arrays, material_balance
 from knights.data import csslab
 from knights.data.chunks import ChunkCache, Encoded, load_encoded, select_chunks
-from knights.experiment import FULL_DATA, TEST_LETTERS, predict
+from knights.experiment import FULL_DATA, TEST_LETTERS, held_out_metrics
 from knights.metrics import regression_metrics
 
 RESULTS_DIR = registry.REPO_ROOT / "report" / "results"
@@ -48,6 +48,7 @@ def stockfish_depth1(data: Encoded, depth: int = 1, progress: bool = True) -> np
 
 def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows: int | None = None,
                 with_stockfish: bool = True, progress: bool = True) -> dict:
+    started = time.perf_counter()
     folder = Path(data_dir)
     folder = folder if folder.is_absolute() else registry.REPO_ROOT / folder
     files = select_chunks(folder, test)
@@ -70,13 +71,11 @@ def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, m
         entry = {"name": version.name, "kind": "network", "parameters": meta.get("parameters"),
                  "epochs": len(meta.get("history", {}).get("train_loss", [])),
                  "train_rows": meta.get("data", {}).get("train", {}).get("rows")}
-        if version.family == "EL":
-            rows.append({**entry, **regression_metrics(predict(model, version.library.INPUTS, data), data.target)})
-        else:
-            moves.append({**entry, **version.library.evaluate_test(model, data)})
+        (rows if version.family == "EL" else moves).append({**entry, **held_out_metrics(version, model, data)})
     table = {"data": {"folder": str(folder.relative_to(registry.REPO_ROOT)) if folder.is_relative_to(registry.REPO_ROOT)
                       else str(folder), "test_letters": test, "rows": len(data)},
              "evaluation": rows, "move_networks": moves}
+    table["seconds"] = round(time.perf_counter() - started, 1)
     best = min((r for r in rows if r["kind"] == "network"), key=lambda r: r["mae"], default=None)
     if best:
         table["best"] = {"name": best["name"], "mae": best["mae"],

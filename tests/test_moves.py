@@ -13,7 +13,7 @@ from torch import nn
 from knights import moves, registry
 from knights.board import board_from_arrays, parse_fens_full
 from knights.data.chunks import Encoded, move_index
-from knights.experiment import SAMPLE_DATA, run_version
+from knights.experiment import SAMPLE_DATA, held_out_metrics, run_version, version_task
 from knights.inputs import InputSpec
 
 SAMPLE = registry.REPO_ROOT / SAMPLE_DATA
@@ -219,10 +219,10 @@ def test_version_forward_loss_and_metrics(version):
     with torch.no_grad():
         out = model(*lib.INPUTS.tensors(block))
     assert out.shape == (5, 4096) and torch.isfinite(out).all()
-    task = lib.task()
+    task = version_task(version)
     assert isinstance(task, moves.MoveTask) and task.penalty == lib.PENALTY
     assert torch.isfinite(task.loss(out, block, torch.device("cpu")))
-    metrics = lib.evaluate_test(model, block)
+    metrics = held_out_metrics(version, model, block)
     assert metrics["rows"] == 5 and 0 <= metrics["legal_share"] <= 1
 
 

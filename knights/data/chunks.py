@@ -386,8 +386,9 @@ def _move_indices(text: np.ndarray, length: np.ndarray) -> np.ndarray:
 
 
 # -- cache -----------------------------------------------------------------------
-def file_checksum(path: str | Path) -> str:
-    h = hashlib.sha1()
+def file_checksum(path: str | Path, algorithm: str = "sha1") -> str:
+    """Hex digest of a file's bytes, read in 1 MiB blocks."""
+    h = hashlib.new(algorithm)
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)

@@ -11,7 +11,6 @@ from/to cells (knights/moves.py); train on chunk a, validate on b (the original'
 chunks are not known; 4096 outputs make larger runs slow).
 """
 from knights.inputs import InputSpec
-from knights.moves import MoveTask, move_metrics
 from knights.nets import ConvNet
 from knights.training import TrainConfig
 
@@ -24,11 +23,3 @@ PENALTY = 5000.0
 
 def build_model() -> ConvNet:
     return ConvNet(INPUTS.n_planes, convs=[], hidden=[1024, 2048], n_extra=INPUTS.n_extra, out=4096)
-
-
-def task() -> MoveTask:
-    return MoveTask(INPUTS, PENALTY)
-
-
-def evaluate_test(model, data) -> dict:
-    return move_metrics(model, INPUTS, data)

@@ -12,7 +12,6 @@ else.) "Batched": mini-batches of 64 (our choice; V1 took one position a step).
 Penalty as in V1 (penalty x squared positive output on illegal cells).
 """
 from knights.inputs import InputSpec
-from knights.moves import MoveTask, move_metrics
 from knights.nets import ConvNet
 from knights.training import TrainConfig
 
@@ -25,11 +24,3 @@ PENALTY = 5000.0
 
 def build_model() -> ConvNet:
     return ConvNet(INPUTS.n_planes, convs=[(64, 3)], hidden=[1024, 2048], n_extra=INPUTS.n_extra, out=4096)
-
-
-def task() -> MoveTask:
-    return MoveTask(INPUTS, PENALTY)
-
-
-def evaluate_test(model, data) -> dict:
-    return move_metrics(model, INPUTS, data)

@@ -6,7 +6,6 @@ momentum 0.9, 10 epochs). Which hidden layer is not known: ours is the first
 padding 1) on the signed plane -> FC(4098,1024,2048,4096), batches of 64.
 """
 from knights.inputs import InputSpec
-from knights.moves import MoveTask, move_metrics
 from knights.nets import ConvNet
 from knights.training import TrainConfig
 
@@ -20,11 +19,3 @@ PENALTY = 5000.0
 def build_model() -> ConvNet:
     return ConvNet(INPUTS.n_planes, convs=[(64, 3)], hidden=[1024, 2048], n_extra=INPUTS.n_extra, out=4096,
                    tanh_layer=0)
-
-
-def task() -> MoveTask:
-    return MoveTask(INPUTS, PENALTY)
-
-
-def evaluate_test(model, data) -> dict:
-    return move_metrics(model, INPUTS, data)

@@ -8,7 +8,6 @@ Batches of 64 as V2 (our choice). Penalty term as in V1 (penalty x squared
 positive output on illegal cells).
 """
 from knights.inputs import InputSpec
-from knights.moves import MoveTask, move_metrics
 from knights.nets import ConvNet
 from knights.training import TrainConfig
 
@@ -22,11 +21,3 @@ PENALTY = 250.0
 def build_model() -> ConvNet:
     return ConvNet(INPUTS.n_planes, convs=[(64, 8)], hidden=[1024, 2048], n_extra=INPUTS.n_extra, out=4096,
                    padding=0)
-
-
-def task() -> MoveTask:
-    return MoveTask(INPUTS, PENALTY)
-
-
-def evaluate_test(model, data) -> dict:
-    return move_metrics(model, INPUTS, data)
