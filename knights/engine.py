@@ -80,12 +80,13 @@ import random
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Callable, Iterable, Sequence
 
 import chess
 import numpy as np
 
 from knights.evaluator import Evaluator, Positions
+from knights.opponents import Player  # noqa: F401  (the protocol every player follows; re-exported)
 
 MATE_SCORE = 100.0
 """Score of a checkmate, pawns (positive: White mates)."""
@@ -698,19 +699,6 @@ def select_evaluator(name: str | None = None, *,
 
 
 # -- players: what the terminal, the arena and the soak test drive ---------------------------
-@runtime_checkable
-class Player(Protocol):
-    """Anything that plays moves: the engine, a random mover, an external UCI engine."""
-
-    name: str
-
-    def choose_move(self, board: chess.Board) -> chess.Move: ...
-
-    def new_game(self) -> None: ...
-
-    def close(self) -> None: ...
-
-
 class EnginePlayer:
     """A :class:`OnePlyEngine` as a :class:`Player`; ``last`` is its latest :class:`Decision`."""
 
