@@ -116,11 +116,11 @@ def _timed_loop(evaluator, board: chess.Board, repeats: int) -> tuple[float, che
 def _network_evaluator():
     """The default network with its weights, or its architecture untrained (timing only)."""
     from knights import registry
-    from knights.evaluator import DEFAULT_EVALUATOR, NetworkEvaluator, load_evaluator
+    from knights.evaluator import DEFAULT_NETWORK, NetworkEvaluator, load_evaluator
 
-    version = registry.get(DEFAULT_EVALUATOR)
+    version = registry.get(DEFAULT_NETWORK)
     if version.is_trained():
-        return load_evaluator(DEFAULT_EVALUATOR), True
+        return load_evaluator(DEFAULT_NETWORK), True
     model = version.build().eval()
     return NetworkEvaluator(model, version.library.INPUTS, f"{version.name} (untrained)"), False
 

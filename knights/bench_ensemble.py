@@ -47,12 +47,12 @@ def _context(quick: bool) -> dict:
         ctx["source"] = "shipped"
     elif quick:
         from ensemble.train import quick_plan, train_all
-        from knights.evaluator import DEFAULT_EVALUATOR
+        from knights.evaluator import DEFAULT_NETWORK
 
         work = bench._workdir() / "ensemble"
-        trained = registry.get(DEFAULT_EVALUATOR).is_trained()
-        result = train_all(quick_plan(), networks=[DEFAULT_EVALUATOR] if trained else [],
-                           quick_network=None if trained else DEFAULT_EVALUATOR, out_dir=work / "models",
+        trained = registry.get(DEFAULT_NETWORK).is_trained()
+        result = train_all(quick_plan(), networks=[DEFAULT_NETWORK] if trained else [],
+                           quick_network=None if trained else DEFAULT_NETWORK, out_dir=work / "models",
                            results_md=work / "RESULTS.md", results_json=work / "ensemble.json", progress=False)
         ctx["folder"] = result.out_dir
         ctx["source"] = "quick ensemble built on the sample (not shipped)"

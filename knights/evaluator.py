@@ -97,6 +97,10 @@ def network_evaluator(name: str, models_dir: str | None = None) -> NetworkEvalua
     return NetworkEvaluator(model, version.library.INPUTS, version.name)
 
 
+DEFAULT_NETWORK = "EL/v8"
+"""The best network alone by held-out MAE (models_EL/RESULTS.md): what "network alone"
+benchmarks time, and the ensemble's main member."""
+
 DEFAULT_EVALUATOR = "democracy"
 """The evaluator the bot plays with unless told otherwise: the best shipped one by held-out
 MAE (ensemble/RESULTS.md: the fitted democracy of EL/v8, EL/v9 and the random forest)."""
