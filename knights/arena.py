@@ -646,7 +646,7 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
         from knights.evaluator import DEFAULT_EVALUATOR
 
         available = available_evaluators()
-        trained = [e for e in available if e.startswith("EL/")]
+        trained = [e for e in available if e.startswith("EL/") and "+" not in e]  # the versions alone
         # the shipped bot plays the default evaluator; without its weights (a fresh
         # clone) the bot falls back to the newest trained version, else material,
         # and so does this ladder, under the evaluator's real name

@@ -662,6 +662,8 @@ def _stderr_notice(text: str) -> None:
 def canonical_evaluator_name(name: str) -> str:
     """``"material"``, ``"democracy"`` or a version name such as ``"EL/v8"``."""
     text = name.strip()
+    if text.lower().endswith("+threats"):
+        return canonical_evaluator_name(text[: -len("+threats")]) + "+threats"
     if text.lower() in ("material", "democracy", "ensemble"):
         return "democracy" if text.lower() == "ensemble" else text.lower()
     from knights import registry
