@@ -256,6 +256,24 @@ class _Sink:
         self.writer.write(row)
         self.report.rows_written += 1
 
+    def attempt(self, where: str, make_row: Callable[[], Mapping[str, object]]) -> bool:
+        """Build one row and write it; a bad record is skipped and counted under its
+        reason (anything unexpected as ``malformed``), never raised. Returns False once
+        the row limit is reached."""
+        try:
+            row = make_row()
+        except _Skip as skip:
+            self.report.skip(skip.reason, f"{where}: {skip.detail}")
+            return True
+        except Exception as error:  # noqa: BLE001 - bad input must never crash a run
+            self.report.skip("malformed", f"{where}: {type(error).__name__}: {error}")
+            return True
+        try:
+            self.write(row)
+        except _LimitReached:
+            return False
+        return True
+
     def record(self) -> None:
         """One input record read: count it and now and then move the progress bar."""
         self.report.records_read += 1
@@ -449,18 +467,7 @@ def _convert_jsonl(text: IO[str], path: Path, sink: _Sink) -> None:
         if not line.strip():
             continue
         sink.record()
-        try:
-            board, cp_text, move = _parse_jsonl_record(line)
-            row = _eval_row(board, cp_text, move, "LichessEval")
-        except _Skip as skip:
-            sink.report.skip(skip.reason, f"{_where(path, number)}: {skip.detail}")
-            continue
-        except Exception as error:  # noqa: BLE001 - bad input must never crash a run
-            sink.report.skip("malformed", f"{_where(path, number)}: {type(error).__name__}: {error}")
-            continue
-        try:
-            sink.write(row)
-        except _LimitReached:
+        if not sink.attempt(_where(path, number), lambda: _eval_row(*_parse_jsonl_record(line), "LichessEval")):
             return
 
 
@@ -500,22 +507,15 @@ def _convert_kaggle_csv(text: IO[str], path: Path, sink: _Sink) -> None:
         if not fields or (len(fields) == 1 and not fields[0].strip()):
             continue
         sink.record()
-        where = _where(path, reader.line_num)
-        try:
+
+        def make_row(fields: Sequence[str] = fields) -> Mapping[str, object]:
             if len(fields) != len(header):
                 raise _Skip("bad_csv", f"{len(fields)} fields, the header has {len(header)}")
             board = _board_from_fen(get(fields, "fen"))
             cp_text = _eval_text(get(fields, "cp"), get(fields, "mate"))
-            row = _eval_row(board, cp_text, _first_move(board, get(fields, "line")), "KaggleEval")
-        except _Skip as skip:
-            sink.report.skip(skip.reason, f"{where}: {skip.detail}")
-            continue
-        except Exception as error:  # noqa: BLE001 - bad input must never crash a run
-            sink.report.skip("malformed", f"{where}: {type(error).__name__}: {error}")
-            continue
-        try:
-            sink.write(row)
-        except _LimitReached:
+            return _eval_row(board, cp_text, _first_move(board, get(fields, "line")), "KaggleEval")
+
+        if not sink.attempt(_where(path, reader.line_num), make_row):
             return
 
 
