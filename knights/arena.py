@@ -641,12 +641,10 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
     if engines:
         names = [canonical(e) for e in engines]
     else:
-        from knights.evaluator import available_evaluators
-
-        from knights.evaluator import DEFAULT_EVALUATOR
+        from knights.evaluator import DEFAULT_EVALUATOR, available_evaluators, trained_networks
 
         available = available_evaluators()
-        trained = [e for e in available if e.startswith("EL/") and "+" not in e]  # the versions alone
+        trained = trained_networks(available)  # the versions alone
         # the shipped bot plays the default evaluator; without its weights (a fresh
         # clone) the bot falls back to the newest trained version, else material,
         # and so does this ladder, under the evaluator's real name

@@ -56,12 +56,8 @@ def _data_check(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    try:
-        from knights.play import main as play_main
-    except ImportError:
-        print("The bot is not built yet: `knights play` arrives with the engine "
-              "(issue: one-ply engine, terminal play). The data pipeline is ready: `make data`.")
-        return 0
+    from knights.play import main as play_main
+
     return play_main(args)
 
 

@@ -662,8 +662,10 @@ def _stderr_notice(text: str) -> None:
 def canonical_evaluator_name(name: str) -> str:
     """``"material"``, ``"democracy"`` or a version name such as ``"EL/v8"``."""
     text = name.strip()
-    if text.lower().endswith("+threats"):
-        return canonical_evaluator_name(text[: -len("+threats")]) + "+threats"
+    from knights.evaluator import THREATS_SUFFIX
+
+    if text.lower().endswith(THREATS_SUFFIX):
+        return canonical_evaluator_name(text[: -len(THREATS_SUFFIX)]) + THREATS_SUFFIX
     if text.lower() in ("material", "democracy", "ensemble"):
         return "democracy" if text.lower() == "ensemble" else text.lower()
     from knights import registry
@@ -681,13 +683,13 @@ def select_evaluator(name: str | None = None, *,
     (a fresh clone) the newest trained EL version is used, else ``"material"``, and
     ``notice`` gets one line saying so. A named evaluator that is not available is an
     :class:`EngineError` listing the available ones."""
-    from knights.evaluator import DEFAULT_EVALUATOR, available_evaluators, load_evaluator
+    from knights.evaluator import DEFAULT_EVALUATOR, available_evaluators, load_evaluator, trained_networks
 
     available = available_evaluators()
     if name is None or name.strip().lower() in ("", "default"):
         if DEFAULT_EVALUATOR in available:
             return load_evaluator(DEFAULT_EVALUATOR)
-        trained = [a for a in available if a.startswith("EL/")]
+        trained = trained_networks(available)
         fallback = trained[-1] if trained else "material"
         if notice is not None:
             notice(f"note: {DEFAULT_EVALUATOR} has no trained weights yet (models_EL/ is empty "

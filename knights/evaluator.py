@@ -97,6 +97,9 @@ def network_evaluator(name: str, models_dir: str | None = None) -> NetworkEvalua
     return NetworkEvaluator(model, version.library.INPUTS, version.name)
 
 
+THREATS_SUFFIX = "+threats"
+"""Appended to any evaluator name: the same evaluator plus the static capture-threat term."""
+
 DEFAULT_NETWORK = "EL/v8"
 """The best network alone by held-out MAE (models_EL/RESULTS.md): what "network alone"
 benchmarks time, and the ensemble's main member."""
@@ -118,7 +121,12 @@ def available_evaluators() -> list[str]:
             names.append("democracy")
     except ImportError:
         pass
-    return names + [f"{n}+threats" for n in names]
+    return names + [f"{n}{THREATS_SUFFIX}" for n in names]
+
+
+def trained_networks(names: list[str]) -> list[str]:
+    """The plain EL versions among evaluator ``names`` (no variants), oldest first."""
+    return [n for n in names if n.startswith("EL/") and not n.endswith(THREATS_SUFFIX)]
 
 
 def load_evaluator(name: str | None = None) -> Evaluator:
@@ -127,10 +135,10 @@ def load_evaluator(name: str | None = None) -> Evaluator:
     ``"+threats"`` (plus the static capture-threat term, :mod:`knights.threats`);
     ``None`` gives :data:`DEFAULT_EVALUATOR`."""
     name = name or DEFAULT_EVALUATOR
-    if name.endswith("+threats"):
+    if name.endswith(THREATS_SUFFIX):
         from knights.threats import ThreatAwareEvaluator  # noqa: PLC0415
 
-        return ThreatAwareEvaluator(load_evaluator(name[: -len("+threats")]))
+        return ThreatAwareEvaluator(load_evaluator(name[: -len(THREATS_SUFFIX)]))
     if name == "material":
         return MaterialEvaluator()
     if name in ("democracy", "ensemble"):

@@ -172,10 +172,7 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
         "train_seconds": time.perf_counter() - t0,
         "environment": environment(),
     }
-    def test_metrics(m: nn.Module) -> dict:
-        return held_out_metrics(version, m, data["test"])
-
-    meta["test"] = test_metrics(model)
+    meta["test"] = held_out_metrics(version, model, data["test"])
     weights = version.weights(out)
     # move networks are large (10-15M parameters): they ship with 4-bit matrices
     quantize = version.family == "SL"
@@ -183,7 +180,7 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
     modelfile.save_model(model, weights, meta, quantize=quantize)
     if quantize:  # measure what is shipped, and keep the full-precision figures beside it
         shipped = modelfile.load_into(lib.build_model(), weights)
-        meta["test_full_precision"], meta["test"] = meta["test"], test_metrics(shipped)
+        meta["test_full_precision"], meta["test"] = meta["test"], held_out_metrics(version, shipped, data["test"])
         modelfile.write_meta(weights.with_suffix(".json"), meta)
     if progress:
         print(f"{version.name}: wrote {weights} ({meta['parameters']:,} parameters); test {meta['test']}")

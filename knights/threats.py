@@ -21,10 +21,9 @@ import chess
 import numpy as np
 
 from knights.board import board_from_arrays
-from knights.evaluator import BoardsMixin, Evaluator, Positions
+from knights.evaluator import THREATS_SUFFIX, BoardsMixin, Evaluator, Positions
 
 VALUES = {chess.PAWN: 1.0, chess.KNIGHT: 3.0, chess.BISHOP: 3.0, chess.ROOK: 5.0, chess.QUEEN: 9.0, chess.KING: 0.0}
-SUFFIX = "+threats"
 
 
 def capture_threat(board: chess.Board) -> float:
@@ -49,7 +48,7 @@ class ThreatAwareEvaluator(BoardsMixin):
     def __init__(self, base: Evaluator, weight: float = 1.0) -> None:
         self.base = base
         self.weight = weight
-        self.name = f"{base.name}{SUFFIX}"
+        self.name = f"{base.name}{THREATS_SUFFIX}"
 
     def evaluate(self, positions: Positions) -> np.ndarray:
         values = np.asarray(self.base.evaluate(positions), dtype=np.float32).copy()

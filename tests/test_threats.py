@@ -46,3 +46,15 @@ def test_names_round_trip_through_the_loader():
     ev = load_evaluator("EL/v8+threats")
     assert ev.name == "EL/v8+threats"
     assert np.isfinite(ev.evaluate_boards([chess.Board()])).all()
+
+
+def test_fallback_is_a_plain_network_never_a_variant(monkeypatch):
+    import knights.evaluator as ev
+    from knights.engine import select_evaluator
+
+    names = ["material", "EL/v3", "democracy", "material+threats", "EL/v3+threats"]
+    assert ev.trained_networks(names) == ["EL/v3"]
+    monkeypatch.setattr(ev, "available_evaluators", lambda: ["material", "EL/v3", "material+threats", "EL/v3+threats"])
+    notes: list[str] = []
+    assert select_evaluator(None, notice=notes.append).name == "EL/v3"
+    assert "'EL/v3'" in notes[0]

@@ -39,7 +39,7 @@ import multiprocessing as mp
 import os
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 import chess
 
@@ -243,7 +243,6 @@ class GenerateReport:
     parts_reused: int
     workers: int
     stockfish: str
-    extra: dict = field(default_factory=dict)
 
     def summary(self) -> str:
         rate = self.rows / self.seconds if self.seconds > 0 else float("nan")
