@@ -196,17 +196,43 @@ def material_balance(squares: np.ndarray) -> np.ndarray:
 
 
 
-def board_from_arrays(squares: np.ndarray, white: bool, castling: int = 0, ep: int = -1) -> "chess.Board":
-    """Rebuild a python-chess board (move counters aside) from the cached arrays."""
+# our square index (a8 = 0) -> python-chess square (a1 = 0), and back
+_TO_CHESS = np.array([(7 - i // 8) * 8 + i % 8 for i in range(64)])
+_FROM_CHESS = np.argsort(_TO_CHESS)
+
+
+def _bitboards(squares: np.ndarray) -> np.ndarray:
+    """``(N, 8)`` uint64 bitboards per position: P N B R Q K, White, Black."""
+    sq = np.asarray(squares).reshape(-1, 64)[:, _FROM_CHESS]   # columns in python-chess order
+    kinds = np.abs(sq)
+    masks = [kinds == k for k in range(1, 7)] + [sq > 0, sq < 0]
+    packed = np.packbits(np.stack(masks, axis=1), axis=2, bitorder="little")  # (N, 8, 8) uint8
+    return packed.view("<u8")[..., 0]
+
+
+def boards_from_arrays(squares: np.ndarray, white: Sequence, castling: Sequence | None = None,
+                       ep: Sequence | None = None) -> list["chess.Board"]:
+    """Rebuild python-chess boards (move counters aside) from the cached arrays,
+    a batch at a time: the piece bitboards are packed with NumPy and set directly."""
     import chess
 
-    b = chess.Board(None)
-    for idx in np.flatnonzero(squares):
-        code = int(squares[idx])
-        square = (7 - idx // 8) * 8 + idx % 8
-        b.set_piece_at(square, chess.Piece(abs(code), code > 0))
-    b.turn = bool(white)
-    fen_castle = "".join(c for c, bit in _CASTLE_BITS.items() if castling & bit) or "-"
-    b.set_castling_fen(fen_castle)
-    b.ep_square = int(ep) if ep >= 0 else None
-    return b
+    n = len(white)
+    castling = np.zeros(n, np.int8) if castling is None else castling
+    ep = np.full(n, -1, np.int8) if ep is None else ep
+    out = []
+    for row, w_to_move, rights, ep_square in zip(_bitboards(squares).tolist(), np.asarray(white).tolist(),
+                                                 np.asarray(castling).tolist(), np.asarray(ep).tolist()):
+        b = chess.Board(None)
+        b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings, w, k = row
+        b.occupied_co[chess.WHITE], b.occupied_co[chess.BLACK] = w, k
+        b.occupied = w | k
+        b.turn = bool(w_to_move)
+        b.set_castling_fen("".join(c for c, bit in _CASTLE_BITS.items() if rights & bit) or "-")
+        b.ep_square = ep_square if ep_square >= 0 else None
+        out.append(b)
+    return out
+
+
+def board_from_arrays(squares: np.ndarray, white: bool, castling: int = 0, ep: int = -1) -> "chess.Board":
+    """One board of :func:`boards_from_arrays`."""
+    return boards_from_arrays(np.asarray(squares).reshape(1, 64), [white], [castling], [ep])[0]

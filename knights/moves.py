@@ -28,47 +28,21 @@ indices), so epochs after the first, and validation, only look them up.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 import torch
 from torch import nn
 
+from knights.board import boards_from_arrays
 from knights.data.chunks import Encoded
 from knights.inputs import InputSpec
 
 N_MOVES = 4096
-_CASTLE_FEN = (("K", 1), ("Q", 2), ("k", 4), ("q", 8))
-# our square index (a8 = 0) -> python-chess square (a1 = 0)
-_TO_CHESS = np.array([(7 - i // 8) * 8 + i % 8 for i in range(64)])
-_FROM_CHESS = np.argsort(_TO_CHESS)
 
 
-def _bitboards(squares: np.ndarray) -> np.ndarray:
-    """``(N, 8)`` python ints' worth of uint64 bitboards: P N B R Q K, White, Black."""
-    sq = np.asarray(squares)[:, _FROM_CHESS]            # columns now in python-chess order
-    kinds = np.abs(sq)
-    masks = [kinds == k for k in range(1, 7)] + [sq > 0, sq < 0]
-    packed = np.packbits(np.stack(masks, axis=1), axis=2, bitorder="little")  # (N, 8, 8) uint8
-    return packed.view("<u8")[..., 0]
-
-
-def boards(block: Encoded) -> Iterator["chess.Board"]:
-    """python-chess boards of the cached positions, the same as
-    :func:`knights.board.board_from_arrays` gives, built from bitboards (faster)."""
-    import chess
-
-    bbs = _bitboards(block.squares).tolist()
-    for row, white, castling, ep in zip(bbs, np.asarray(block.white).tolist(),
-                                        np.asarray(block.castling).tolist(), np.asarray(block.ep).tolist()):
-        b = chess.Board(None)
-        b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings, w, k = row
-        b.occupied_co[chess.WHITE], b.occupied_co[chess.BLACK] = w, k
-        b.occupied = w | k
-        b.turn = bool(white)
-        b.set_castling_fen("".join(c for c, bit in _CASTLE_FEN if castling & bit) or "-")
-        b.ep_square = ep if ep >= 0 else None
-        yield b
+def boards(block: Encoded) -> list["chess.Board"]:
+    """python-chess boards of the cached positions."""
+    return boards_from_arrays(block.squares, block.white, block.castling, block.ep)
 
 
 def _keys(block: Encoded) -> list[bytes]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import chess
 import numpy as np
 
-from knights.board import board_from_arrays
+from knights.board import boards_from_arrays
 from knights.evaluator import THREATS_SUFFIX, BoardsMixin, Evaluator, Positions
 
 VALUES = {chess.PAWN: 1.0, chess.KNIGHT: 3.0, chess.BISHOP: 3.0, chess.ROOK: 5.0, chess.QUEEN: 9.0, chess.KING: 0.0}
@@ -52,10 +52,8 @@ class ThreatAwareEvaluator(BoardsMixin):
 
     def evaluate(self, positions: Positions) -> np.ndarray:
         values = np.asarray(self.base.evaluate(positions), dtype=np.float32).copy()
-        for i in range(len(values)):
-            white = bool(positions.white[i])
-            board = board_from_arrays(positions.squares[i], white)
+        for i, board in enumerate(boards_from_arrays(positions.squares, positions.white)):
             threat = capture_threat(board)
             if threat:
-                values[i] += self.weight * threat if white else -self.weight * threat
+                values[i] += self.weight * threat if board.turn else -self.weight * threat
         return values
