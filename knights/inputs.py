@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 import numpy as np
 import torch
 
-from knights import board
+from knights import attacks, board
 
 SCALARS = ("turn", "check", "capture")
 
@@ -37,12 +37,19 @@ class InputSpec:
     ``plane_values`` (for ``"six"``): ``"ones"`` (+-1, the paper) or ``"codes"`` (+-1..6,
     the shipped code). ``scalars``: any of ``turn`` (1 White to move, 0 Black),
     ``check`` and ``capture``. ``counts``: append the ten piece counts.
+    ``attacks``: four more planes from :func:`knights.attacks.attack_maps`: how many
+    White and Black pieces attack each square (halved), and the pressure of the
+    cheapest attacker of each colour, 1 / its value (pawn 1, queen 1/9, none 0).
+    ``gains``: append each side's best one-capture gain in pawns
+    (:func:`knights.attacks.capture_gains`), White's positive, Black's negative.
     """
 
     planes: Literal["signed", "six", "three", "none"] = "six"
     plane_values: Literal["ones", "codes"] = "ones"
     scalars: tuple[str, ...] = ()
     counts: bool = False
+    attacks: bool = False
+    gains: bool = False
 
     def __post_init__(self) -> None:
         unknown = set(self.scalars) - set(SCALARS)
@@ -51,11 +58,12 @@ class InputSpec:
 
     @property
     def n_planes(self) -> int:
-        return {"signed": 1, "six": 6, "three": 3, "none": 0}[self.planes]
+        return {"signed": 1, "six": 6, "three": 3, "none": 0}[self.planes] + (4 if self.attacks else 0)
 
     @property
     def n_extra(self) -> int:
-        return len(self.scalars) + (10 if self.counts else 0) + (64 if self.planes == "none" else 0)
+        return (len(self.scalars) + (10 if self.counts else 0) + (64 if self.planes == "none" else 0)
+                + (2 if self.gains else 0))
 
     def encode(self, pos: Positions) -> tuple[np.ndarray, np.ndarray]:
         """``(planes float32 (N, P, 8, 8), extra float32 (N, E))``."""
@@ -70,6 +78,12 @@ class InputSpec:
             planes = np.concatenate([np.maximum(s, 0), np.maximum(-s, 0), (s == 0).astype(np.float32)], axis=1)
         else:
             planes = np.zeros((n, 0, 8, 8), np.float32)
+        maps = attacks.attack_maps(sq) if (self.attacks or self.gains) else None
+        if self.attacks:
+            counts, cheapest = maps
+            pressure = np.where(cheapest > 0, 1.0 / np.maximum(cheapest, 1), 0.0).astype(np.float32)
+            extra_planes = np.concatenate([counts.astype(np.float32) * 0.5, pressure], axis=1)
+            planes = np.concatenate([planes, extra_planes.reshape(n, 4, 8, 8)], axis=1)
         extras = []
         if self.planes == "none":
             extras.append(sq.astype(np.float32))
@@ -78,6 +92,8 @@ class InputSpec:
             extras.append(np.asarray(columns[name], dtype=np.float32).reshape(n, 1))
         if self.counts:
             extras.append(board.piece_counts(sq))
+        if self.gains:
+            extras.append(attacks.capture_gains(sq, maps) * np.array([1.0, -1.0], np.float32))
         extra = np.concatenate(extras, axis=1) if extras else np.zeros((n, 0), np.float32)
         return planes, extra
 
@@ -88,4 +104,5 @@ class InputSpec:
 
     def describe(self) -> dict:
         return {"planes": self.planes, "plane_values": self.plane_values,
-                "scalars": list(self.scalars), "counts": self.counts}
+                "scalars": list(self.scalars), "counts": self.counts,
+                **({"attacks": True} if self.attacks else {}), **({"gains": True} if self.gains else {})}

@@ -26,6 +26,7 @@ RUNS: dict[str, dict] = {
     "EL/v7": {"epochs": 5},
     "EL/v8": {"epochs": 10},
     "EL/v9": {"epochs": 8},   # ours: V8 + side to move and check, 3x3 convolutions
+    "EL/v10": {"epochs": 20},  # ours: V9 + attack maps and capture gains, cosine schedule, mirrored batches
     # SL: 4096-wide outputs are slow on a CPU: one epoch over nine chunks (~35k positions,
     # the last chunk of each letter a-i), validated on nine others, tested on all of j
     **{f"SL/v{n}": {"epochs": 1, "batch_size": 64, "train_letters": "every 26th except j",

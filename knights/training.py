@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import platform
 import random
@@ -33,7 +34,14 @@ from knights.inputs import InputSpec
 # -- configuration ------------------------------------------------------------------
 @dataclass(frozen=True)
 class TrainConfig:
-    """How to train: optimiser, learning rate, epochs, batch size, seed."""
+    """How to train: optimiser, learning rate, epochs, batch size, seed.
+
+    The original trained at a constant learning rate and kept the last epoch; those
+    are the defaults. ``schedule="cosine"`` lowers the rate step by step along half a
+    cosine to ``lr * min_lr_ratio`` by the last epoch; ``keep_best`` ends with the
+    weights of the epoch with the lowest validation loss; ``mirror`` flips a random
+    half of every evaluation batch to the other colour (:meth:`Encoded.mirrored`).
+    """
 
     epochs: int = 10
     batch_size: int = 15_000
@@ -42,6 +50,21 @@ class TrainConfig:
     momentum: float = 0.0     # SGD only
     seed: int = 0
     eval_batch_size: int = 50_000
+    schedule: str = "constant"  # "constant" or "cosine"
+    min_lr_ratio: float = 0.02
+    keep_best: bool = False
+    mirror: bool = False
+
+    def __post_init__(self) -> None:
+        if self.schedule not in ("constant", "cosine"):
+            raise ValueError(f"unknown schedule {self.schedule!r}: use 'constant' or 'cosine'")
+
+    def lr_at(self, progress: float) -> float:
+        """The learning rate after ``progress`` (0..1) of the whole run."""
+        if self.schedule == "constant":
+            return self.lr
+        floor = self.lr * self.min_lr_ratio
+        return floor + (self.lr - floor) * 0.5 * (1.0 + math.cos(math.pi * min(max(progress, 0.0), 1.0)))
 
     def replace(self, **changes: object) -> "TrainConfig":
         return TrainConfig(**{**asdict(self), **changes})
@@ -84,9 +107,13 @@ class Task(Protocol):
 @dataclass(frozen=True)
 class EvalTask:
     """Evaluation networks: predict pawns from White's side, L1 loss (reads as the
-    average error in pawns)."""
+    average error in pawns). Their targets flip sign with the colours, so
+    :meth:`augment` can mirror rows."""
 
     spec: InputSpec
+
+    def augment(self, block: Encoded, rng: np.random.Generator) -> Encoded:
+        return block.mirrored(rng.random(len(block)) < 0.5)
 
     def inputs(self, block: Encoded, device: torch.device) -> tuple[torch.Tensor, ...]:
         return self.spec.tensors(block, device)
@@ -104,6 +131,7 @@ class History:
     epoch_seconds: list[float] = field(default_factory=list)
     rows_per_second: list[float] = field(default_factory=list)
     device: str = ""
+    best_epoch: int | None = None   # 1-based; set when the run keeps its best epoch
 
     @property
     def epochs(self) -> int:
@@ -113,25 +141,37 @@ class History:
         return asdict(self)
 
 
+_LATER_SETTINGS = ("schedule", "min_lr_ratio", "keep_best", "mirror")
+
+
 def config_key(cfg: TrainConfig, model: nn.Module, n_train: int) -> str:
     """A short hash that ties a checkpoint to one run's settings (all but the epoch
-    count, so a finished run can also be extended)."""
+    count, so a finished constant-rate run can also be extended; a scheduled run's
+    rate depends on its length, so there the count is part of the key). Settings
+    left at their defaults that older checkpoints did not have are not hashed, so
+    those checkpoints still resume."""
     shapes = {k: list(v.shape) for k, v in model.state_dict().items()}
-    settings = {k: v for k, v in asdict(cfg).items() if k != "epochs"}
+    defaults = TrainConfig()
+    settings = {k: v for k, v in asdict(cfg).items()
+                if not (k == "epochs" and cfg.schedule == "constant")
+                and not (k in _LATER_SETTINGS and v == getattr(defaults, k))}
     text = json.dumps([settings, shapes, n_train], sort_keys=True)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
-def save_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, history: History, key: str) -> None:
+def save_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, history: History, key: str,
+                    best: dict | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
-                "history": history.as_dict(), "key": key}, tmp)
+                "history": history.as_dict(), "key": key, "best": best}, tmp)
     os.replace(tmp, path)
 
 
-def load_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, key: str) -> History | None:
-    """Restore a checkpoint of the same run; None when there is none (or it is of another run)."""
+def load_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer,
+                    key: str) -> tuple[History, dict | None] | None:
+    """Restore a checkpoint of the same run: its history and the best epoch's weights
+    (if it keeps them); None when there is none (or it is of another run)."""
     if not path.is_file():
         return None
     state = torch.load(path, map_location="cpu", weights_only=True)
@@ -139,7 +179,7 @@ def load_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, ke
         return None
     model.load_state_dict(state["model"])
     opt.load_state_dict(state["optimizer"])
-    return History(**state["history"])
+    return History(**state["history"]), state.get("best")
 
 
 # -- the loop ---------------------------------------------------------------------------
@@ -171,18 +211,28 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
     opt = make_optimizer(model, cfg)
     key = config_key(cfg, model, len(train))
     ckpt = Path(checkpoint) if checkpoint else None
-    history = (load_checkpoint(ckpt, model, opt, key) if ckpt else None) or History()
+    restored = load_checkpoint(ckpt, model, opt, key) if ckpt else None
+    history, best = restored if restored else (History(), None)
     history.device = str(device)
     if history.epochs and progress:
         print(f"resuming from {ckpt} after epoch {history.epochs}")
+    augment = getattr(task, "augment", None) if cfg.mirror else None
+    if cfg.mirror and augment is None:
+        raise ValueError(f"mirror=True, but {type(task).__name__} cannot mirror its batches")
+    steps_per_epoch = -(-len(train) // cfg.batch_size)
     for epoch in range(history.epochs, cfg.epochs):
         model.train()
         t0 = time.perf_counter()
         total, n = 0.0, 0
+        rng = np.random.default_rng(cfg.seed * 1000 + epoch + 7919)
         bar = tqdm(iter_batches(train, cfg.batch_size, seed=cfg.seed * 1000 + epoch),
-                   total=-(-len(train) // cfg.batch_size), desc=f"epoch {epoch + 1}/{cfg.epochs}",
+                   total=steps_per_epoch, desc=f"epoch {epoch + 1}/{cfg.epochs}",
                    unit="batch", disable=not progress, leave=False)
-        for block in bar:
+        for step, block in enumerate(bar):
+            if augment is not None:
+                block = augment(block, rng)
+            for group in opt.param_groups:
+                group["lr"] = cfg.lr_at((epoch * steps_per_epoch + step) / (cfg.epochs * steps_per_epoch))
             out = model(*task.inputs(block, device))
             loss = task.loss(out, block, device)
             opt.zero_grad(set_to_none=True)
@@ -196,11 +246,19 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
         history.val_loss.append(evaluate_loss(model, task, val, cfg, device) if val is not None and len(val) else float("nan"))
         history.epoch_seconds.append(seconds)
         history.rows_per_second.append(n / seconds if seconds > 0 else float("nan"))
+        if cfg.keep_best and (history.best_epoch is None
+                              or history.val_loss[-1] < history.val_loss[history.best_epoch - 1]):
+            history.best_epoch = history.epochs
+            best = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
         if progress:
             print(f"epoch {epoch + 1}/{cfg.epochs}: train {history.train_loss[-1]:.4f}  "
                   f"val {history.val_loss[-1]:.4f}  ({history.rows_per_second[-1]:,.0f} rows/s)")
         if ckpt:
-            save_checkpoint(ckpt, model, opt, history, key)
+            save_checkpoint(ckpt, model, opt, history, key, best)
+    if cfg.keep_best and best is not None:
+        model.load_state_dict(best)
+        if progress:
+            print(f"kept epoch {history.best_epoch} (validation {history.val_loss[history.best_epoch - 1]:.4f})")
     model.eval()
     return history
 

@@ -44,7 +44,7 @@ def test_registry_names_and_paths():
         registry.get("v8")
     with pytest.raises(ValueError, match="unknown version EL/v99"):
         registry.get("EL/v99")
-    assert [v.number for v in registry.all_versions("EL")] == list(range(1, 10))
+    assert [v.number for v in registry.all_versions("EL")] == list(range(1, 11))
 
 
 def test_model_file_roundtrip_and_refusals(tmp_path):
@@ -154,3 +154,44 @@ def test_quantized_files_are_plain_tensors_and_close(tmp_path):
     w0 = big.state_dict()["head.0.weight"]
     assert torch.allclose(loaded.state_dict()["head.0.weight"], w0, atol=float(w0.abs().max()) / 7)
     assert torch.equal(loaded.state_dict()["head.2.weight"], big.state_dict()["head.2.weight"])  # small: exact
+
+
+def test_cosine_schedule_and_checkpoint_keys():
+    cfg = TrainConfig(lr=0.01, schedule="cosine", min_lr_ratio=0.1)
+    assert cfg.lr_at(0.0) == pytest.approx(0.01) and cfg.lr_at(1.0) == pytest.approx(0.001)
+    assert cfg.lr_at(0.5) == pytest.approx(0.0055)
+    assert all(cfg.lr_at(a) >= cfg.lr_at(b) for a, b in zip(np.linspace(0, 1, 20), np.linspace(0, 1, 20)[1:]))
+    assert TrainConfig(lr=0.01).lr_at(0.7) == 0.01
+    with pytest.raises(ValueError, match="unknown schedule"):
+        TrainConfig(schedule="step")
+    from knights.training import config_key
+    model = ConvNet(6, [(8, 3)], [16])
+    constant = TrainConfig(lr=0.01)
+    # a constant-rate run can be extended; a scheduled one depends on its length
+    assert config_key(constant, model, 100) == config_key(constant.replace(epochs=30), model, 100)
+    assert config_key(cfg, model, 100) != config_key(cfg.replace(epochs=30), model, 100)
+    assert config_key(constant, model, 100) != config_key(constant.replace(mirror=True), model, 100)
+
+
+def test_keep_best_mirror_and_schedule_train(sample, tmp_path):
+    train, val = sample
+    spec = InputSpec(planes="six", scalars=("turn",), counts=True, attacks=True, gains=True)
+    cfg = TrainConfig(epochs=3, batch_size=1024, lr=0.02, schedule="cosine", keep_best=True, mirror=True)
+    torch.manual_seed(1)
+    model = ConvNet(spec.n_planes, [(8, 3)], [32], n_extra=spec.n_extra)
+    task = EvalTask(spec)
+    h = fit(model, task, train, val, cfg, checkpoint=tmp_path / "c.ckpt", device="cpu", progress=False)
+    assert h.best_epoch == int(np.argmin(h.val_loss)) + 1
+    from knights.training import evaluate_loss
+    # the model ends with its best epoch's weights, whichever epoch that was
+    assert evaluate_loss(model, task, val, cfg, "cpu") == pytest.approx(min(h.val_loss), rel=1e-5)
+    # resuming the finished run restores the best weights from the checkpoint
+    again = ConvNet(spec.n_planes, [(8, 3)], [32], n_extra=spec.n_extra)
+    h2 = fit(again, task, train, val, cfg, checkpoint=tmp_path / "c.ckpt", device="cpu", progress=False)
+    assert h2.best_epoch == h.best_epoch
+    for a, b in zip(model.state_dict().values(), again.state_dict().values()):
+        assert torch.equal(a, b)
+    from knights.moves import MoveTask
+    with pytest.raises(ValueError, match="cannot mirror"):
+        fit(ConvNet(6, [(8, 3)], [16], out=4096), MoveTask(InputSpec(), 1.0), train, val,
+            TrainConfig(epochs=1, mirror=True), device="cpu", progress=False)

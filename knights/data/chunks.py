@@ -143,6 +143,25 @@ class Encoded:
     def take(self, index: np.ndarray | slice) -> "Encoded":
         return Encoded(*(np.asarray(getattr(self, f)[index]) for f in self.FIELDS))
 
+    def mirrored(self, rows: np.ndarray | None = None) -> "Encoded":
+        """The colour-flipped positions: board upside down, White and Black swapped,
+        side to move, castling rights, en-passant square and move mirrored, and the
+        evaluation negated (it is from White's side). A position and its mirror are the
+        same chess, so an evaluation must agree on both; training on mirrors is free data.
+        ``rows``: a boolean mask of the rows to flip (default: all)."""
+        flipped = Encoded(
+            squares=-np.asarray(self.squares).reshape(-1, 8, 8)[:, ::-1, :].reshape(-1, 64),
+            white=(1 - np.asarray(self.white)).astype(np.asarray(self.white).dtype),
+            check=self.check, capture=self.capture, target=-np.asarray(self.target),
+            move=np.where(self.move >= 0, self.move ^ (56 * 64 + 56), self.move).astype(self.move.dtype),
+            castling=(((self.castling & 3) << 2) | ((self.castling >> 2) & 3)).astype(self.castling.dtype),
+            ep=np.where(self.ep >= 0, self.ep ^ 56, self.ep).astype(self.ep.dtype))
+        if rows is None:
+            return flipped
+        mask = np.asarray(rows, dtype=bool)
+        return Encoded(*(np.where(mask.reshape(-1, *([1] * (np.ndim(getattr(self, f)) - 1))),
+                                  getattr(flipped, f), getattr(self, f)) for f in self.FIELDS))
+
     @staticmethod
     def concat(blocks: Sequence["Encoded"]) -> "Encoded":
         return Encoded(*(np.concatenate([getattr(b, f) for b in blocks]) for f in Encoded.FIELDS))

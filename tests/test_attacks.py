@@ -1,0 +1,113 @@
+"""Attack maps and capture gains, checked square by square against python-chess;
+the colour mirror of encoded positions; the inputs built from them."""
+
+from __future__ import annotations
+
+import chess
+import numpy as np
+import pytest
+from test_board import random_positions
+
+from knights.attacks import attack_maps, capture_gains
+from knights.board import boards_from_arrays, material_balance, parse_fens, squares_from_board
+from knights.data.chunks import Encoded
+from knights.inputs import InputSpec
+from knights.threats import capture_threat
+
+VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 12}
+OUR_TO_CHESS = [(7 - i // 8) * 8 + i % 8 for i in range(64)]
+
+
+def encoded(boards: list[chess.Board]) -> Encoded:
+    n = len(boards)
+    return Encoded(squares=np.stack([squares_from_board(b) for b in boards]),
+                   white=np.array([b.turn for b in boards], np.int8),
+                   check=np.array([b.is_check() for b in boards], np.int8),
+                   capture=np.zeros(n, np.int8), target=np.linspace(-3, 3, n).astype(np.float32),
+                   move=np.array([m.from_square * 64 + m.to_square if m else -1
+                                  for m in (next(iter(b.legal_moves), None) for b in boards)], np.int16),
+                   castling=np.array([(b.has_kingside_castling_rights(chess.WHITE) * 1
+                                       | b.has_queenside_castling_rights(chess.WHITE) * 2
+                                       | b.has_kingside_castling_rights(chess.BLACK) * 4
+                                       | b.has_queenside_castling_rights(chess.BLACK) * 8) for b in boards], np.int8),
+                   ep=np.array([b.ep_square if b.ep_square is not None else -1 for b in boards], np.int8))
+
+
+@pytest.fixture(scope="module")
+def boards():
+    return random_positions(400, seed=77)
+
+
+def test_attack_maps_agree_with_python_chess(boards):
+    sq = np.stack([squares_from_board(b) for b in boards])
+    counts, cheapest = attack_maps(sq)
+    assert counts.shape == cheapest.shape == (len(boards), 2, 64) and counts.dtype == np.int8
+    for i, b in enumerate(boards):
+        for ours, theirs in enumerate(OUR_TO_CHESS):
+            for side, colour in ((0, chess.WHITE), (1, chess.BLACK)):
+                attackers = b.attackers(colour, theirs)
+                assert counts[i, side, ours] == len(attackers), (b.fen(), chess.square_name(theirs))
+                expected = min((VALUE[b.piece_type_at(a)] for a in attackers), default=0)
+                assert cheapest[i, side, ours] == expected, (b.fen(), chess.square_name(theirs))
+    assert counts.max() >= 3          # batteries and crowded squares occur in the sample
+
+
+@pytest.mark.parametrize("fen, gains", [
+    ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", [1, 1]),        # two pawns attack each other, both undefended
+    ("4k3/2p5/3r4/8/8/3Q4/8/4K3 w - - 0 1", [0, 9]),      # Qxd6 loses the queen to c7 (5 - 9 < 0); Rxd3 wins it
+    ("4k3/8/3r4/8/8/3Q4/8/4K3 b - - 0 1", [5, 9]),         # both hang: each side may take
+    ("4k3/8/8/8/8/8/3q4/3QK3 w - - 0 1", [9, 0]),          # d2 hangs; d1 is defended by the king (9 - 9)
+    ("8/8/8/8/8/2k5/3q4/3QK3 w - - 0 1", [0, 0]),          # d2 defended too: Qxd2 only trades, Kxd2 loses
+])
+def test_capture_gains_by_hand(fen, gains):
+    sq, _, ok = parse_fens([fen])
+    assert ok.all()
+    assert capture_gains(sq)[0].tolist() == gains
+
+
+def test_capture_gains_match_the_threat_term(boards):
+    """The vectorised gain is the threat term's one-step exchange without legality:
+    they agree except where a pin, a check or en passant changes the legal captures."""
+    sq = np.stack([squares_from_board(b) for b in boards])
+    gains = capture_gains(sq)
+    quiet = [i for i, b in enumerate(boards) if not b.is_check() and b.ep_square is None]
+    agree = [gains[i, 0 if boards[i].turn else 1] == capture_threat(boards[i]) for i in quiet]
+    assert len(quiet) > 300 and np.mean(agree) > 0.97
+    assert gains.max() >= 5
+
+
+def test_mirror_is_python_chess_mirror(boards):
+    data = encoded(boards)
+    flipped = data.mirrored()
+    rebuilt = boards_from_arrays(flipped.squares, flipped.white, flipped.castling, flipped.ep)
+    for b, m, move in zip(boards, rebuilt, flipped.move):
+        expected = b.mirror()
+        assert m.board_fen() == expected.board_fen() and m.turn == expected.turn
+        assert m.castling_rights == expected.castling_rights and m.ep_square == expected.ep_square
+        last = next(iter(b.legal_moves), None)
+        assert last is None or move == chess.square_mirror(last.from_square) * 64 + chess.square_mirror(last.to_square)
+    np.testing.assert_array_equal(material_balance(flipped.squares), -material_balance(data.squares))
+    np.testing.assert_array_equal(flipped.target, -data.target)
+    twice = flipped.mirrored()
+    for f in Encoded.FIELDS:
+        np.testing.assert_array_equal(getattr(twice, f), getattr(data, f))
+    # a row mask flips only those rows
+    rows = np.arange(len(data)) % 3 == 0
+    part = data.mirrored(rows)
+    np.testing.assert_array_equal(part.squares[rows], flipped.squares[rows])
+    np.testing.assert_array_equal(part.squares[~rows], data.squares[~rows])
+    assert part.squares.dtype == np.int8 and part.target.dtype == np.float32
+
+
+def test_attack_inputs_follow_the_mirror(boards):
+    data = encoded(boards)
+    spec = InputSpec(planes="six", scalars=("turn",), counts=True, attacks=True, gains=True)
+    assert spec.n_planes == 10 and spec.n_extra == 13
+    planes, extra = spec.encode(data)
+    assert planes.shape == (len(boards), 10, 8, 8) and extra.shape == (len(boards), 13)
+    m_planes, m_extra = spec.encode(data.mirrored())
+    # the mirror swaps the White and Black attack planes and turns the board upside down
+    np.testing.assert_array_equal(m_planes[:, 6], planes[:, 7, ::-1, :])
+    np.testing.assert_array_equal(m_planes[:, 9], planes[:, 8, ::-1, :])
+    np.testing.assert_array_equal(m_extra[:, -2:], -extra[:, :-3:-1])
+    assert spec.describe()["attacks"] and spec.describe()["gains"]
