@@ -26,6 +26,7 @@ is expanded with ``str.translate`` and decoded for the whole batch at once.
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Literal, Sequence
 
 import numpy as np
@@ -45,6 +46,7 @@ for _ch, _code in PIECE_CODES.items():
     _LUT[ord(_ch.lower())] = -_code
 
 
+_ADJACENT_DIGITS = re.compile(rb"[0-9][0-9]")
 _EXPAND = str.maketrans({str(n): "." * n for n in range(1, 9)})
 _CASTLE_BITS = {"K": 1, "Q": 2, "k": 4, "q": 8}
 _EP = {f"{f}{r}": (ord(f) - 97) + 8 * (r - 1) for f in "abcdefgh" for r in (3, 6)}
@@ -90,9 +92,10 @@ def _expanded_placements(placements: list[str]) -> np.ndarray:
     characters) and a newline; rows that do not expand to 71 characters become '?'."""
     n = len(placements)
     joined = ("\n".join(placements) + "\n").encode("ascii", "replace")
+    adjacent = _ADJACENT_DIGITS.search(joined) is not None   # "44" is not a FEN (python-chess agrees)
     for d in "87654321":   # one C-speed pass per digit over the whole batch
         joined = joined.replace(d.encode(), b"." * int(d))
-    if len(joined) == n * (_ROW_LEN + 1):
+    if not adjacent and len(joined) == n * (_ROW_LEN + 1):
         rows = np.frombuffer(joined, dtype=np.uint8).reshape(n, _ROW_LEN + 1)
         if (rows[:, _ROW_LEN] == 10).all():
             return rows
@@ -100,7 +103,8 @@ def _expanded_placements(placements: list[str]) -> np.ndarray:
     fixed = []
     for p in placements:
         row = p.translate(_EXPAND)
-        fixed.append(row if len(row) == _ROW_LEN and "\n" not in row else "?" * _ROW_LEN)
+        ok = len(row) == _ROW_LEN and "\n" not in row and not _ADJACENT_DIGITS.search(p.encode("ascii", "replace"))
+        fixed.append(row if ok else "?" * _ROW_LEN)
     return np.frombuffer(("\n".join(fixed) + "\n").encode("ascii", "replace"),
                          dtype=np.uint8).reshape(n, _ROW_LEN + 1)
 

@@ -143,6 +143,7 @@ INVALID = {
     "two spaces before side": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR  w KQkq - 0 1",
     "trailing slash": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/ w KQkq - 0 1",
     "side only": "w",
+    "adjacent digits": "rnbqkbnr/pppppppp/44/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
 }
 
 
@@ -360,9 +361,8 @@ def oracle(fen: str) -> tuple[bool | None, np.ndarray | None]:
     """Validity and squares by python-chess's own placement parser plus our extra rules.
 
     Validity is ``None`` where our rules leave the answer open (a FEN that is valid
-    once tidied, but has surrounding whitespace or adjacent digits such as "44",
-    which python-chess refuses though they are unambiguous); the squares are then
-    those of the tidied FEN. A FEN that is invalid even when tidied is invalid."""
+    once stripped of surrounding whitespace); the squares are then those of the
+    stripped FEN. Adjacent digits such as "44" are refused, as python-chess does."""
     open_question = fen != fen.strip()
     fen = fen.strip()
     placement, sep, rest = fen.partition(" ")
@@ -370,11 +370,8 @@ def oracle(fen: str) -> tuple[bool | None, np.ndarray | None]:
         return False, None
     if placement != placement.strip():       # python-chess would forgive a tab here; we do not
         return False, None
-    tidy = re.sub(r"[1-8]{2,}", lambda m: str(sum(map(int, m.group()))), placement)
-    if tidy != placement:
-        open_question = True
     try:
-        board = chess.BaseBoard(tidy)
+        board = chess.BaseBoard(placement)
     except ValueError:
         return False, None
     if "~" in placement or len(board.pieces(chess.KING, chess.WHITE)) != 1 \
