@@ -116,7 +116,7 @@ fig.tight_layout()''')],
     },
 }
 
-ENSEMBLE_PARAMETERS = '''networks = None        # EL versions to include, e.g. ["EL/v8"]; None: EL/v8 when trained
+ENSEMBLE_PARAMETERS = '''networks = None        # EL versions to include, e.g. ["EL/v8"]; None: the best network (DEFAULT_NETWORK) when trained
 models_dir = None      # where the networks' weights are; None: models_EL/
 quick_network = None   # e.g. "EL/v8": train it for one epoch on the sample first (no trained network yet)
 out_dir = None         # shipped models; None: ensemble/models/ (a temporary folder when quick)

@@ -171,6 +171,10 @@ def load_data(plan: Plan, networks: list[str] = (), models_dir: str | Path | Non
     overlap = set(files["test"]) & (set(files["train"]) | set(files["val"]))
     if overlap:
         raise ValueError(f"test chunks {sorted(p.name for p in overlap)} are also in training or validation")
+    shared = set(files["train"]) & set(files["val"])
+    if shared:
+        raise ValueError(f"validation chunks {sorted(p.name for p in shared)[:5]} (of {len(shared)}) are also "
+                         "training chunks of the learners: the blend would favour them")
     excluded: set[str] = set()
     for net in networks:
         net_folder, names = network_training_chunks(net, models_dir)
@@ -375,11 +379,11 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
         run_version(quick_network, quick=True, out_dir=models_dir, progress=False)
         networks = list(networks or []) + [quick_network]
     if networks is None:
-        from knights.evaluator import DEFAULT_EVALUATOR
+        from knights.evaluator import DEFAULT_NETWORK
 
-        networks = [DEFAULT_EVALUATOR] if registry.get(DEFAULT_EVALUATOR).is_trained(models_dir) else []
+        networks = [DEFAULT_NETWORK] if registry.get(DEFAULT_NETWORK).is_trained(models_dir) else []
         if not networks:
-            _say(progress, f"note: {DEFAULT_EVALUATOR} is not trained: the democracy has no network member")
+            _say(progress, f"note: {DEFAULT_NETWORK} is not trained: the democracy has no network member")
     networks = list(dict.fromkeys(networks))
 
     data = load_data(plan, networks, models_dir, progress=progress)
@@ -650,7 +654,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--train", help='training letters (default "a-h")')
     p.add_argument("--val", help='validation letters (default "i"; quick "i,j")')
     p.add_argument("--test", help='test letters (default "j"; quick "k-m")')
-    p.add_argument("--networks", help="comma-separated EL versions to include (default: EL/v8 if trained; "
+    p.add_argument("--networks", help="comma-separated EL versions to include (default: the best network, "
+                                      "knights.evaluator.DEFAULT_NETWORK, if trained; "
                                       "'' for none)")
     p.add_argument("--models-dir", help="where the network weights are (default models_EL/)")
     p.add_argument("--quick-network", metavar="VERSION", help="train VERSION for one epoch on the sample first "

@@ -100,7 +100,7 @@ def network_evaluator(name: str, models_dir: str | None = None) -> NetworkEvalua
 THREATS_SUFFIX = "+threats"
 """Appended to any evaluator name: the same evaluator plus the static capture-threat term."""
 
-DEFAULT_NETWORK = "EL/v8"
+DEFAULT_NETWORK = "EL/v10"
 """The best network alone by held-out MAE (models_EL/RESULTS.md): what "network alone"
 benchmarks time, and the ensemble's main member."""
 

@@ -322,6 +322,17 @@ def trained(quick_net, tmp_path_factory):
     return result
 
 
+def test_default_network_member_is_the_best_network(quick_net, tmp_path, monkeypatch):
+    """Without --networks the democracy takes knights.evaluator.DEFAULT_NETWORK when it is trained."""
+    import knights.evaluator
+    from ensemble.train import quick_plan, train_all
+
+    monkeypatch.setattr(knights.evaluator, "DEFAULT_NETWORK", "EL/v8")   # the one trained in quick_net
+    result = train_all(quick_plan(**TINY), models_dir=quick_net, out_dir=tmp_path / "models",
+                       results_md=tmp_path / "RESULTS.md", results_json=tmp_path / "ensemble.json", progress=False)
+    assert list(result.report["members"])[0] == "EL/v8"
+
+
 def test_train_all_quick_with_a_network(trained, quick_net):
     r = trained.report
     names = ["EL/v8", *L.LEARNERS]
@@ -421,6 +432,9 @@ def test_test_letters_never_overlap(tmp_path):
 
     with pytest.raises(ValueError, match="test chunks"):
         load_data(quick_plan(val="i,k"))
+    # validation rows the learners trained on would make the blend favour the learners
+    with pytest.raises(ValueError, match="also training chunks of the learners"):
+        load_data(quick_plan(val="h,i"))
 
 
 # ---------------------------------------------------------------------------- notebooks
