@@ -641,14 +641,15 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
     if engines:
         names = [canonical(e) for e in engines]
     else:
-        from knights.evaluator import DEFAULT_EVALUATOR, available_evaluators, trained_networks
+        from knights.evaluator import (DEFAULT_EVALUATOR, available_evaluators, default_evaluator_name,
+                                       trained_networks)
 
         available = available_evaluators()
         trained = trained_networks(available)  # the versions alone
         # the shipped bot plays the default evaluator; without its weights (a fresh
-        # clone) the bot falls back to the newest trained version, else material,
-        # and so does this ladder, under the evaluator's real name
-        default = DEFAULT_EVALUATOR if DEFAULT_EVALUATOR in available else (trained or ["material"])[-1]
+        # clone) the bot falls back as the engine does, and so does this ladder,
+        # under the evaluator's real name
+        default = default_evaluator_name(available)
         if default != DEFAULT_EVALUATOR:
             print(f"note: {DEFAULT_EVALUATOR} is not trained; the shipped bot is rated with '{default}'",
                   file=sys.stderr)

@@ -683,14 +683,13 @@ def select_evaluator(name: str | None = None, *,
     (a fresh clone) the newest trained EL version is used, else ``"material"``, and
     ``notice`` gets one line saying so. A named evaluator that is not available is an
     :class:`EngineError` listing the available ones."""
-    from knights.evaluator import DEFAULT_EVALUATOR, available_evaluators, load_evaluator, trained_networks
+    from knights.evaluator import DEFAULT_EVALUATOR, available_evaluators, default_evaluator_name, load_evaluator
 
     available = available_evaluators()
     if name is None or name.strip().lower() in ("", "default"):
-        if DEFAULT_EVALUATOR in available:
+        fallback = default_evaluator_name(available)
+        if fallback == DEFAULT_EVALUATOR:
             return load_evaluator(DEFAULT_EVALUATOR)
-        trained = trained_networks(available)
-        fallback = trained[-1] if trained else "material"
         if notice is not None:
             notice(f"note: {DEFAULT_EVALUATOR} has no trained weights yet (models_EL/ is empty "
                    f"or incomplete); playing with the '{fallback}' evaluator instead")

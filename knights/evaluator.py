@@ -129,6 +129,16 @@ def trained_networks(names: list[str]) -> list[str]:
     return [n for n in names if n.startswith("EL/") and not n.endswith(THREATS_SUFFIX)]
 
 
+def default_evaluator_name(available: list[str]) -> str:
+    """What the bot plays with when not told: :data:`DEFAULT_EVALUATOR` when its files
+    are among ``available``; otherwise (a fresh clone) the newest trained EL version,
+    else ``"material"``."""
+    if DEFAULT_EVALUATOR in available:
+        return DEFAULT_EVALUATOR
+    trained = trained_networks(available)
+    return trained[-1] if trained else "material"
+
+
 def load_evaluator(name: str | None = None) -> Evaluator:
     """An evaluator by name: ``"EL/v8"`` (any trained EL version), ``"democracy"``
     (the shipped ensemble) or ``"material"`` (counting material), each optionally with

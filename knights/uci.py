@@ -65,17 +65,13 @@ class UciSession:
 
     # -- engine ------------------------------------------------------------------------------
     def _choices(self) -> tuple[list[str], str]:
-        from knights.evaluator import DEFAULT_EVALUATOR, available_evaluators
+        from knights.evaluator import available_evaluators, default_evaluator_name
 
         names = available_evaluators()
         if self.evaluator_name and self.evaluator_name in names:
-            default = self.evaluator_name
-        elif DEFAULT_EVALUATOR in names:
-            default = DEFAULT_EVALUATOR
-        else:
-            trained = [n for n in names if n.startswith("EL/")]
-            default = trained[-1] if trained else "material"
-        return names, default
+            return names, self.evaluator_name
+        # the engine built without a named evaluator plays this one (engine.select_evaluator)
+        return names, default_evaluator_name(names)
 
     def ensure_engine(self) -> None:
         """Build (or rebuild after setoption Evaluator) the engine; a failure to load

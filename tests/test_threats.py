@@ -58,3 +58,9 @@ def test_fallback_is_a_plain_network_never_a_variant(monkeypatch):
     notes: list[str] = []
     assert select_evaluator(None, notice=notes.append).name == "EL/v3"
     assert "'EL/v3'" in notes[0]
+    # the UCI front end advertises the evaluator the engine will really play
+    from knights.uci import UciSession
+
+    lines: list[str] = []
+    UciSession(lines.append).handle("uci")
+    assert "option name Evaluator type combo default EL/v3 " in next(x for x in lines if "Evaluator" in x) + " "
