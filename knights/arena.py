@@ -169,12 +169,12 @@ _EVALUATORS: dict[str, object] = {}
 
 class OursPlayer:
     """Our one-ply engine (``knights.engine``) with a named evaluator; :meth:`reseed`
-    builds a fresh engine with a new seed (the evaluator is loaded once per process)."""
+    restarts its opening randomness (the evaluator is loaded once per process)."""
 
     def __init__(self, evaluator: str, stochastic: bool = True, seed: int | None = None,
                  name: str | None = None) -> None:
         try:
-            from knights.engine import EnginePlayer, OnePlyEngine  # noqa: F401
+            from knights.engine import EnginePlayer, OnePlyEngine
         except ImportError as exc:
             raise RuntimeError(f"our engine is not available (knights.engine: {exc})") from exc
         if evaluator not in _EVALUATORS:
@@ -188,16 +188,10 @@ class OursPlayer:
         self.evaluator = _EVALUATORS[evaluator]
         self.stochastic = stochastic
         self.name = name or f"ours:{evaluator}" + ("" if stochastic else ":det")
-        self._player = None
-        self.reseed(seed)
+        self._player = EnginePlayer(OnePlyEngine(self.evaluator, stochastic=stochastic, seed=seed), self.name)
 
     def reseed(self, seed: int | None) -> None:
-        from knights.engine import EnginePlayer, OnePlyEngine
-
-        if self._player is not None:
-            self._player.close()
-        engine = OnePlyEngine(self.evaluator, stochastic=self.stochastic, seed=seed)
-        self._player = EnginePlayer(engine, self.name)
+        self._player.engine.reseed(seed)
 
     def choose_move(self, board: chess.Board) -> chess.Move:
         return self._player.choose_move(board)
@@ -206,8 +200,7 @@ class OursPlayer:
         self._player.new_game()
 
     def close(self) -> None:
-        if self._player is not None:
-            self._player.close()
+        self._player.close()
 
 
 def build_player(spec: str, settings: Settings = Settings(), seed: int | None = None) -> Player:

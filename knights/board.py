@@ -146,14 +146,17 @@ def parse_fens(fens: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return out["squares"], out["white"], out["valid"]
 
 
+_SIGNED_CODES = np.array([1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6], np.int8)[:, None]
+
+
 def squares_from_board(board: "chess.Board") -> np.ndarray:
-    """The signed squares (64,) of a python-chess board, without going through FEN."""
-    out = np.zeros(64, dtype=np.int8)
-    for square, piece in board.piece_map().items():
-        # python-chess squares count from a1; ours from a8
-        idx = (7 - (square >> 3)) * 8 + (square & 7)
-        out[idx] = piece.piece_type if piece.color else -piece.piece_type
-    return out
+    """The signed squares (64,) int8 of a python-chess board, read from its bitboards
+    (no FEN, no loop over pieces: the engine calls it for every position it judges)."""
+    white, black = board.occupied_co[True], board.occupied_co[False]
+    kinds = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+    bitboards = np.array([k & white for k in kinds] + [k & black for k in kinds], dtype="<u8")
+    bits = np.unpackbits(bitboards.view(np.uint8), bitorder="little").reshape(12, 64)   # python-chess order
+    return (bits * _SIGNED_CODES).sum(axis=0, dtype=np.int8)[_TO_CHESS]
 
 
 def signed_plane(squares: np.ndarray) -> np.ndarray:

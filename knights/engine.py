@@ -76,7 +76,6 @@ draw. Each engine has its own seeded ``numpy.random.Generator``.
 
 from __future__ import annotations
 
-import random
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -85,7 +84,9 @@ from typing import Callable, Iterable, Sequence
 import chess
 import numpy as np
 
+from knights.board import squares_from_board
 from knights.evaluator import Evaluator, Positions
+from knights import opponents
 from knights.opponents import Player  # noqa: F401  (the protocol every player follows; re-exported)
 
 MATE_SCORE = 100.0
@@ -157,19 +158,7 @@ def _king_table(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 _KING_TABLES = [_king_table(k) for k in range(64)]
-_PIECE_CODES = np.array([1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6], np.int8)[:, None]
-_FLIP = np.arange(64) ^ 56   # our square i (a8 = 0) is python-chess square i ^ 56 (a1 = 0)
 _RAY_OFFSETS = np.arange(0, 56, 7)
-
-
-def board_squares(board: chess.Board) -> np.ndarray:
-    """The signed squares (64,) int8 of a board, from its bitboards (the same array as
-    :func:`knights.board.squares_from_board`, a few times faster)."""
-    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
-    kinds = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
-    bitboards = np.array([k & white for k in kinds] + [k & black for k in kinds], dtype="<u8")
-    bits = np.unpackbits(bitboards.view(np.uint8), bitorder="little").reshape(12, 64)
-    return (bits * _PIECE_CODES).sum(axis=0, dtype=np.int8)[_FLIP]
 
 
 @dataclass
@@ -195,7 +184,7 @@ def expand(board: chess.Board, moves: Sequence[chess.Move] | None = None) -> Chi
     moves = list(board.legal_moves) if moves is None else list(moves)
     n = len(moves)
     sign = 1 if board.turn == chess.WHITE else -1
-    parent = board_squares(board)
+    parent = squares_from_board(board)
     kids = np.empty((n, 65), np.int8)
     kids[:, :64] = parent
     kids[:, _PAD] = 0
@@ -305,13 +294,13 @@ def _history(board: chess.Board) -> History:
     repeat) and those with the side to move, the current one included (what the
     opponent's reply to a child could repeat)."""
     theirs: Counter = Counter()
-    ours: Counter = Counter({board_squares(board).tobytes(): 1})
+    ours: Counter = Counter({squares_from_board(board).tobytes(): 1})
     past = _recent(board)
     while past.move_stack:
         move = past.pop()
         if past.is_irreversible(move):
             break
-        (theirs if past.turn != board.turn else ours)[board_squares(past).tobytes()] += 1
+        (theirs if past.turn != board.turn else ours)[squares_from_board(past).tobytes()] += 1
     return theirs, ours
 
 
@@ -721,24 +710,14 @@ class EnginePlayer:
         pass
 
 
-class RandomPlayer:
-    """A uniformly random legal mover (seedable)."""
-
-    def __init__(self, seed: int | None = None, name: str = "random") -> None:
-        self.name = name
-        self._rng = random.Random(seed)
+class RandomPlayer(opponents.RandomPlayer):
+    """The arena's uniformly random legal mover (seedable), with the engine's error
+    for a finished game instead of an IndexError."""
 
     def choose_move(self, board: chess.Board) -> chess.Move:
-        moves = list(board.legal_moves)
-        if not moves:
+        if not any(board.legal_moves):
             raise EngineError(f"no legal moves: the game is over in {board.fen()}")
-        return self._rng.choice(moves)
-
-    def new_game(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
+        return super().choose_move(board)
 
 
 @dataclass

@@ -279,7 +279,7 @@ class UciSession:
         if decision.mates:
             score = "mate 1"
         else:
-            pov = decision.score if board.turn == chess.WHITE else -decision.score
+            pov = decision.score_for(board.turn)
             score = f"cp {int(round(pov * 100))}"
         nodes = len(decision.candidates)
         nps = int(nodes * 1000 / ms) if ms > 0 else nodes * 1000

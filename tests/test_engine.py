@@ -10,9 +10,9 @@ import chess
 import numpy as np
 import pytest
 
-from knights.board import squares_from_board
+from knights.board import parse_fens, squares_from_board
 from knights.engine import (CHECKMATE, FIFTY, INSUFFICIENT, MATE_SCORE, OPPONENT_FIFTY, OPPONENT_REPETITION,
-                            REPETITION, STALEMATE, Decision, board_squares, opponent_claims,
+                            REPETITION, STALEMATE, Decision, opponent_claims,
                             EngineError, EnginePlayer, OnePlyEngine, Player, RandomPlayer, board_from_fen,
                             expand, game_over, opening_weights, play_game, select_evaluator,
                             terminal_outcomes)
@@ -73,7 +73,7 @@ def reference_claim(board: chess.Board, move: chess.Move) -> str | None:
 
 
 def assert_children_match(board: chess.Board) -> Counter:
-    assert np.array_equal(board_squares(board), squares_from_board(board)), board.fen()
+    assert np.array_equal(squares_from_board(board), parse_fens([board.fen()])[0][0]), board.fen()
     children = expand(board)
     outcomes = terminal_outcomes(board, children)
     claims = opponent_claims(board, children, outcomes)
