@@ -43,12 +43,6 @@ def _check_weights(weights: Sequence[float], n: int) -> np.ndarray:
     return w / w.sum()
 
 
-def combine(predictions: np.ndarray | Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
-    """The weighted average of member predictions, ``(members, N)`` -> ``(N,)`` float32."""
-    p = np.asarray(predictions, dtype=np.float64)
-    w = _check_weights(weights, p.shape[0])
-    return (w @ p).astype(np.float32)
-
 
 def predict_cp_democracy(inputs, models: Sequence, weights: Sequence[float] | Mapping[str, float]) -> np.ndarray:
     """The members' weighted average evaluation of ``inputs`` (any Positions-like

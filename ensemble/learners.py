@@ -149,10 +149,6 @@ class KNNModel:
         return cls(sq, t, k)
 
 
-def fit_knn(squares: np.ndarray, target: np.ndarray, k: int) -> KNNModel:
-    return KNNModel(squares, target, k)
-
-
 # ---------------------------------------------------------------------------- forest
 class ForestModel:
     """A regression forest as flat node arrays (all trees concatenated).
@@ -212,13 +208,14 @@ class ForestModel:
         node = np.tile(self.roots.astype(np.int64), n)          # pair p = row p // t, tree p % t
         row = np.repeat(np.arange(n, dtype=np.int64), t)
         active = np.flatnonzero(self.left[node] >= 0)
-        threshold = self.threshold.astype(np.float64)
         flat = X.reshape(-1)
         width = X.shape[1]
         while active.size:
             cur = node[active]
             x = flat[row[active] * width + self.feature[cur]]
-            nxt = np.where(x <= threshold[cur], self.left[cur], self.right[cur])
+            # float32 thresholds are the float64 ones exactly (from_sklearn), so comparing
+            # in float32 decides as scikit-learn does; no per-call float64 copy of them
+            nxt = np.where(x <= self.threshold[cur], self.left[cur], self.right[cur])
             node[active] = nxt
             active = active[self.left[nxt] >= 0]
         return node.reshape(n, t)
@@ -441,10 +438,10 @@ class LearnerEvaluator:
         return self.evaluate(positions_from_boards(boards))
 
 
-def shipped_model(name: str, est, train_squares: np.ndarray | None = None, target=None, k: int | None = None):
-    """The shipped (own-predict) form of a fitted scikit-learn learner."""
-    if name == "knn":
-        return KNNModel(train_squares, target, k)
+def shipped_model(name: str, est, train_squares: np.ndarray | None = None):
+    """The shipped (own-predict) form of a fitted scikit-learn learner; the SVR keeps
+    its support vectors as ``train_squares`` rows. (KNN has no scikit-learn estimator:
+    its shipped form is built directly, :class:`KNNModel`.)"""
     if name == "random_forest":
         return ForestModel.from_sklearn(est)
     if name == "svr":

@@ -76,13 +76,3 @@ def ms_per_decision(evaluate: Callable, batches: list, repeats: int = 5) -> floa
                 best = min(best, time.perf_counter() - t0)
             per.append(best)
     return float(np.median(per) * 1000)
-
-
-def seconds(fn: Callable[[], object], repeats: int = 3) -> tuple[float, object]:
-    """Best wall time of ``repeats`` calls and the last value."""
-    best, value = float("inf"), None
-    for _ in range(max(1, repeats)):
-        t0 = time.perf_counter()
-        value = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, value

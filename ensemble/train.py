@@ -36,8 +36,9 @@ from ensemble import learners as L
 from ensemble import store
 from ensemble.democracy import (MANIFEST, MODELS_DIR, Democracy, equal_weights, fit_weights, load_shipped,
                                 original_weights, write_manifest)
-from ensemble.timing import decision_batches, ms_per_decision, seconds
+from ensemble.timing import decision_batches, ms_per_decision
 from knights import registry
+from knights.bench import timed
 from knights.data.chunks import ChunkCache, Encoded, load_encoded, select_chunks
 from knights.experiment import FULL_DATA, SAMPLE_DATA, TEST_LETTERS
 from knights.metrics import regression_metrics
@@ -121,10 +122,6 @@ class Data:
     order: np.ndarray
     excluded_val: list[str] = field(default_factory=list)
     _X: np.ndarray | None = None
-
-    def train_subset(self, rows: int | None) -> Encoded:
-        n = len(self.order) if rows is None else min(int(rows), len(self.order))
-        return self.train.take(self.order[:n])
 
     def train_xy(self, rows: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Features, targets and squares of the first ``rows`` shuffled training rows
@@ -241,7 +238,7 @@ def fit_learner(name: str, data: Data, plan: Plan, k: int | None = None, verify_
         if k is None:
             raise ValueError("KNN needs K: run the sweep first")
         est = None
-        model = L.fit_knn(sq, y, k)
+        model = L.KNNModel(sq, y, k)
         params = {"k": int(k), "weights": "distance"}
     elif name == "random_forest":
         est = L.fit_random_forest(X, y, max_leaf_nodes=plan.rf_max_leaf_nodes)
@@ -260,7 +257,7 @@ def fit_learner(name: str, data: Data, plan: Plan, k: int | None = None, verify_
         raise ValueError(f"unknown learner {name!r}; known: {', '.join(L.LEARNERS)}")
     fit_s = time.perf_counter() - t0
     if est is not None:
-        model = L.shipped_model(name, est, sq, y)
+        model = L.shipped_model(name, est, sq)
     rec = L.FitRecord(name, len(X), fit_s, params)
     if est is not None:
         Xv = L.features(data.val.squares[:verify_rows])
@@ -278,13 +275,11 @@ def predict_block(evaluator, block: Encoded, batch: int = 20_000) -> np.ndarray:
 
 
 def network_member(name: str, models_dir: str | Path | None = None):
-    from knights.evaluator import NetworkEvaluator
+    """An EL version as a member (:func:`knights.evaluator.network_evaluator`; torch is
+    imported only when a network joins)."""
+    from knights.evaluator import network_evaluator
 
-    version = registry.get(name)
-    if version.family != "EL":
-        raise ValueError(f"{name} is a move network, not an evaluator")
-    model, _ = version.load(models_dir)
-    return NetworkEvaluator(model, version.library.INPUTS, version.name)
+    return network_evaluator(name, models_dir)
 
 
 def plot_predictions(pred: np.ndarray, target: np.ndarray, title: str = "", path: str | Path | None = None):
@@ -414,14 +409,13 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
              f"(cap {plan.svr_max_rows:,}: support vectors cost decision time)")
 
     # -- learners
-    fitted: dict[str, tuple] = {}
+    fitted: dict[str, tuple] = {}   # name -> (shipped model, record); the scikit-learn estimators are let go
     for name in L.LEARNERS:
-        est, model, rec = fit_learner(name, data, plan, k=sweep.best_k)
-        fitted[name] = (est, model, rec)
+        _, model, rec = fit_learner(name, data, plan, k=sweep.best_k)
+        fitted[name] = (model, rec)
         _say(progress, f"{name}: {rec.train_rows:,} rows, fit {rec.fit_seconds:.1f}s"
              + (f", shipped predict within {rec.verify_max_abs_diff:.1e} of scikit-learn"
                 if rec.verify_max_abs_diff is not None else ""))
-        del est
 
     # -- write every learner, load it back (the shipped form), check the round trip
     stage = Path(tempfile.mkdtemp(prefix="knights-ensemble-stage-"))
@@ -429,7 +423,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     sizes: dict[str, float] = {}
     files: dict[str, list[Path]] = {}
     probe = L.features(data.val.squares[:500])
-    for name, (_, model, rec) in fitted.items():
+    for name, (model, rec) in fitted.items():
         side = L.save_model(model, stage / name, {"learner": name, **rec.as_dict()})
         loaded = L.load_model(side)
         if not np.array_equal(loaded.predict(probe), model.predict(probe)):
@@ -457,7 +451,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
             "test": regression_metrics(pred["test"][name], data.test.target),
             "ms_per_decision": round(ms_per_decision(members[name].evaluate, batches, plan.timing_repeats), 3),
             "mb": round(sizes[name], 3),
-            **({"fit": fitted[name][2].as_dict()} if name in fitted else {}),
+            **({"fit": fitted[name][1].as_dict()} if name in fitted else {}),
         }
         _say(progress, f"  {name:<14} val MAE {member_report[name]['val']['mae']:.3f}  "
              f"test MAE {member_report[name]['test']['mae']:.3f}  {member_report[name]['ms_per_decision']:.2f} ms")
@@ -536,7 +530,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
         "data": data.describe(), "quick": plan.quick,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")})
     shutil.rmtree(stage, ignore_errors=True)
-    load_s, ens = seconds(lambda: load_shipped(out_dir), repeats=3)
+    load_s, ens = timed(lambda: load_shipped(out_dir), repeats=3)
     shipped_ms = ms_per_decision(ens.evaluate, batches)
     shipped_mb = _files_mb(p for p in out_dir.iterdir() if p.is_file())
 

@@ -94,14 +94,13 @@ def _cold_load_seconds(folder: Path | None = None, network: tuple | None = None)
 @benchmark("ensemble_load")
 def bench_ensemble_load(quick: bool) -> list[dict]:
     from ensemble.democracy import load_shipped
-    from ensemble.timing import seconds
 
     ctx = _context(quick)
     if "skip" in ctx:
         return [make_skip("ensemble_load", ctx["skip"], target=1 / LOAD_TARGET_S, metric="rate", unit="loads/s")]
     repeats = 3 if quick else 5
-    ens_s, ens = seconds(lambda: load_shipped(ctx["folder"]), repeats)
-    net_s = seconds(lambda: _load_network(ctx), repeats)[0] if ctx["networks"] else None
+    ens_s, ens = bench.timed(lambda: load_shipped(ctx["folder"]), repeats)
+    net_s = bench.timed(lambda: _load_network(ctx), repeats)[0] if ctx["networks"] else None
     cold = _cold_load_seconds(ctx["folder"])
     cold_net = _cold_load_seconds(network=ctx["networks"][0]) if ctx["networks"] else None
     return [make_result("ensemble_load", 1.0 / ens_s, 1.0 / net_s if net_s else None, target=1 / LOAD_TARGET_S,
