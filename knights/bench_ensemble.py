@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from knights import bench
@@ -130,7 +129,6 @@ def bench_ensemble_decision(quick: bool) -> list[dict]:
     ens_ms = ms_per_decision(ens.evaluate, batches, repeats)
     nets = _load_network(ctx)
     net_ms = ms_per_decision(nets[0].evaluate, batches, repeats) if nets else None
-    t0 = time.perf_counter()
     sizes = [len(b) for b in batches]
     return [make_result("ensemble_decision", 1000.0 / ens_ms, 1000.0 / net_ms if net_ms else None,
                         target=1000 / DECISION_TARGET_MS, metric="rate", unit="decisions/s",
@@ -140,4 +138,4 @@ def bench_ensemble_decision(quick: bool) -> list[dict]:
                                  "network_ms_per_decision": None if net_ms is None else round(net_ms, 3),
                                  "positions_per_decision": float(np.mean(sizes)), "decisions": len(batches),
                                  "threads": 1, "members": ctx["members"], "ensemble": ctx["source"],
-                                 "target_ms": DECISION_TARGET_MS, "setup_seconds": round(time.perf_counter() - t0, 3)})]
+                                 "target_ms": DECISION_TARGET_MS})]

@@ -27,9 +27,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Literal, Sequence
+from typing import TYPE_CHECKING, Literal, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:   # annotations only: parsing needs no python-chess
+    import chess
 
 PIECE_CODES = {"P": 1, "N": 2, "B": 3, "R": 4, "Q": 5, "K": 6}
 START_COUNTS = np.array([8, 2, 2, 2, 1], dtype=np.float32)

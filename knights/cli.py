@@ -41,6 +41,8 @@ def _data_convert(args: argparse.Namespace) -> int:
 
     report = convert_file(args.src, args.dst, args.format, progress=not args.quiet, limit=args.limit)
     print(report.summary())
+    for message in report.first_errors:
+        print(f"  {message}")
     return 0
 
 
@@ -138,6 +140,8 @@ def _models_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from knights.data.convert import FORMATS
+
     parser = argparse.ArgumentParser(prog="knights", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -157,9 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     gen.set_defaults(func=_data_generate)
 
     conv = data.add_parser("convert", help="convert Lichess JSONL(.zst), Kaggle CSV or PGN to CSSLab CSV")
-    conv.add_argument("src")
-    conv.add_argument("dst")
-    conv.add_argument("--format", choices=("lichess-jsonl", "kaggle-csv", "pgn"), default=None)
+    conv.add_argument("src", help="input file (.jsonl, .jsonl.zst, .csv, .pgn, .pgn.zst)")
+    conv.add_argument("dst", help="output CSV")
+    conv.add_argument("--format", choices=FORMATS, default=None, help="input format (default: from the name)")
     conv.add_argument("--limit", type=int, default=None, help="stop after this many rows")
     conv.add_argument("--quiet", action="store_true")
     conv.set_defaults(func=_data_convert)

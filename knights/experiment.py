@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from knights import modelfile, registry
-from knights.data.chunks import ChunkCache, Encoded, file_checksum, load_encoded, select_chunks
+from knights.data.chunks import ChunkCache, Encoded, iter_batches, load_encoded, select_chunks
 from knights.metrics import regression_metrics
 from knights.nets import parameter_count
 from knights.training import EvalTask, History, TrainConfig, choose_device, environment, fit
@@ -51,11 +51,12 @@ def _resolve(path: str | Path) -> Path:
     return p if p.is_absolute() else registry.REPO_ROOT / p
 
 
-def data_recipe(folder: Path, files: list[Path], n_rows: int, letters: str) -> dict:
-    """What data a run used: folder, letters, rows, and a checksum over the chunk files."""
-    digest = hashlib.sha1("".join(file_checksum(f) for f in files).encode()).hexdigest()
+def data_recipe(folder: Path, checksums: list[str], n_rows: int, letters: str) -> dict:
+    """What data a run used: folder, letters, rows, and a checksum over the chunk files'
+    own checksums (``checksums``, in file order)."""
+    digest = hashlib.sha1("".join(checksums).encode()).hexdigest()
     recipe = {"folder": str(folder.relative_to(registry.REPO_ROOT) if folder.is_relative_to(registry.REPO_ROOT)
-                            else folder), "letters": letters, "chunks": len(files), "rows": n_rows,
+                            else folder), "letters": letters, "chunks": len(checksums), "rows": n_rows,
               "sha1": digest}
     source = folder.parent / "generated" / "games.csv.parts" / "recipe.json"
     if source.exists():
@@ -75,7 +76,7 @@ def warm_start(model: nn.Module, parent: str, models_dir: Path) -> list[str]:
         path = version.weights()
     if not path.is_file():
         return []
-    state = modelfile.load_state(path)
+    state = modelfile.expand_state(modelfile.load_state(path))   # a 4-bit stored parent too
     own = model.state_dict()
     copied = [k for k, v in state.items() if k in own and own[k].shape == v.shape]
     own.update({k: state[k] for k in copied})
@@ -88,8 +89,7 @@ def predict(model: nn.Module, spec, data: Encoded, batch: int = 50_000) -> np.nd
     out = []
     model.eval()
     with torch.inference_mode():
-        for start in range(0, len(data), batch):
-            block = data.take(slice(start, start + batch))
+        for block in iter_batches(data, batch, shuffle=False):
             out.append(model(*spec.tensors(block)).float().cpu().numpy().reshape(-1))
     return np.concatenate(out) if out else np.zeros(0, np.float32)
 
@@ -166,7 +166,7 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
         "warm_started_layers": copied,
         "train_config": cfg.__dict__,
         "quick": quick,
-        "data": {k: data_recipe(folder, files[k], len(data[k]), s)
+        "data": {k: data_recipe(folder, [cache.checksums[str(f)] for f in files[k]], len(data[k]), s)
                  for k, s in (("train", train), ("val", val), ("test", test))},
         "history": history.as_dict(),
         "train_seconds": time.perf_counter() - t0,

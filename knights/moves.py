@@ -28,6 +28,7 @@ indices), so epochs after the first, and validation, only look them up.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -36,6 +37,9 @@ from torch import nn
 from knights.board import boards_from_arrays
 from knights.data.chunks import Encoded
 from knights.inputs import InputSpec
+
+if TYPE_CHECKING:
+    import chess
 
 N_MOVES = 4096
 

@@ -34,6 +34,7 @@ def stockfish_depth1(data: Encoded, depth: int = 1, progress: bool = True) -> np
     """Stockfish's evaluation of every position at ``depth``, as a target in pawns."""
     from tqdm import tqdm
 
+    from knights.data.generate import rel_text
     from knights.stockfish import Stockfish
 
     out = np.zeros(len(data), dtype=np.float32)
@@ -41,8 +42,7 @@ def stockfish_depth1(data: Encoded, depth: int = 1, progress: bool = True) -> np
         for i in tqdm(range(len(data)), desc=f"stockfish depth {depth}", unit="pos", disable=not progress):
             board = board_from_arrays(data.squares[i], bool(data.white[i]), int(data.castling[i]), int(data.ep[i]))
             a = sf.analyse(board.fen(), depth=depth).white_pov(board.turn)
-            text = csslab.format_eval(mate=a.mate) if a.mate else csslab.format_eval(cp=a.cp or 0)
-            out[i] = csslab.eval_to_pawns(text)
+            out[i] = csslab.eval_to_pawns(rel_text(a))
     return out
 
 

@@ -180,8 +180,8 @@ class ReadReport:
     def total_skipped(self) -> int:
         return sum(self.skipped.values())
 
-    def skip(self, reason: str, line_no: int, count: int = 1) -> None:
-        self.skipped[reason] += count
+    def skip(self, reason: str, line_no: int) -> None:
+        self.skipped[reason] += 1
         if len(self.examples) < 5:
             self.examples.append(f"{self.path}:{line_no}: {reason}")
 
@@ -315,8 +315,8 @@ def _read_header(path: Path, header_line: str) -> list[str]:
     return header
 
 
-_BOOL_TRUE = (b"True", b"true", b"1")
-_BOOL_FALSE = (b"False", b"false", b"0", b"")
+_BOOL_TRUE = [text for text, value in _TRUE.items() if value]       # the line reader's words, as str
+_BOOL_FALSE = [text for text, value in _TRUE.items() if not value]
 _REASONS = {1: "wrong column count", 2: "bad cp", 3: "bad boolean", 4: "bad move", 5: "bad FEN"}
 
 
@@ -371,8 +371,8 @@ def _read_chunk_columns(path: Path, raw: bytes) -> tuple[Encoded, ReadReport]:
     for name in ("is_check", "is_capture"):
         if name in df:
             # compared as str, exactly: non-ASCII text must not raise
-            is_true = df[name].isin([t.decode() for t in _BOOL_TRUE]).to_numpy()
-            is_false = df[name].isin([t.decode() for t in _BOOL_FALSE]).to_numpy()
+            is_true = df[name].isin(_BOOL_TRUE).to_numpy()
+            is_false = df[name].isin(_BOOL_FALSE).to_numpy()
             reason[(reason == 0) & ~(is_true | is_false)] = 3
             flags[name] = is_true
         else:
@@ -425,6 +425,8 @@ class ChunkCache:
 
     def __init__(self, root: str | Path | None = None) -> None:
         self.root = Path(root or os.environ.get("KNIGHTS_CACHE", "data/cache"))
+        self.checksums: dict[str, str] = {}
+        """The SHA-1 of every chunk read through :meth:`records` (by path, as of that read)."""
 
     def path_for(self, checksum: str) -> Path:
         return self.root / f"v{self.VERSION}-{checksum}.npy"
@@ -432,7 +434,8 @@ class ChunkCache:
     def records(self, chunk: str | Path, report: Callable[[str], None] | None = None) -> np.ndarray:
         """The chunk's rows as a memory-mapped structured array, parsing and caching
         the chunk on first use."""
-        path = self.path_for(file_checksum(chunk))
+        checksum = self.checksums[str(chunk)] = file_checksum(chunk)
+        path = self.path_for(checksum)
         if not path.exists():
             block, rep = read_chunk(chunk)
             if report and rep.skipped:
@@ -482,7 +485,9 @@ def load_encoded(files: Sequence[str | Path], cache: ChunkCache | None = None, *
 
     cache = cache or ChunkCache()
     records = [cache.records(f, report) for f in tqdm(files, desc="chunks", unit="file", disable=not progress)]
-    return ChunkCache.split(np.concatenate(records) if records else np.empty(0, ChunkCache.RECORD))
+    records = records or [np.empty(0, ChunkCache.RECORD)]
+    # field by field: one copy of the data, not a joined record array and then its fields
+    return Encoded(*(np.concatenate([r[f] for r in records]) for f in Encoded.FIELDS))
 
 
 def iter_batches(data: Encoded, batch_size: int, *, shuffle: bool = True,

@@ -44,13 +44,11 @@ interrupted run never leaves a truncated file behind.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
 import math
 import os
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,7 +73,7 @@ from knights.data.csslab import (
     winrate,
 )
 
-__all__ = ["FORMATS", "ConvertReport", "convert_file", "detect_format", "main"]
+__all__ = ["FORMATS", "ConvertReport", "convert_file", "detect_format"]
 
 FORMATS: tuple[str, ...] = ("lichess-jsonl", "kaggle-csv", "pgn")
 """The input formats :func:`convert_file` understands."""
@@ -693,32 +691,3 @@ def _convert_game(game: chess.pgn.Game, game_number: int, where: str, sink: _Sin
         clocks[mover] = node.clock()
         board = board_after
         before = after
-
-
-# --------------------------------------------------------------------------- command line
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m knights.data.convert SRC DST [--format F] [--limit N] [--quiet]``."""
-    parser = argparse.ArgumentParser(prog="python -m knights.data.convert",
-                                     description="Convert a Lichess eval JSONL, a Kaggle eval CSV "
-                                                 "or a PGN with [%eval] comments to the CSSLab CSV.")
-    parser.add_argument("src", help="input file (.jsonl, .jsonl.zst, .csv, .pgn, .pgn.zst)")
-    parser.add_argument("dst", help="output CSV")
-    parser.add_argument("--format", choices=FORMATS, default=None, help="input format (default: from the name)")
-    parser.add_argument("--limit", type=int, default=None, help="stop after this many rows")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    try:
-        report = convert_file(args.src, args.dst, args.format, progress=not args.quiet, limit=args.limit)
-    except (FileNotFoundError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(report.summary())
-    for message in report.first_errors:
-        print(f"  {message}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

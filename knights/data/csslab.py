@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import csv
 import math
-from typing import IO, Iterable, Mapping
+from typing import IO, TYPE_CHECKING, Iterable, Mapping
+
+if TYPE_CHECKING:
+    import chess
 
 COLUMNS: tuple[str, ...] = (
     "game_id", "type", "result", "white_player", "black_player", "white_elo",
@@ -123,10 +126,6 @@ def winrate(pawns_for_mover: float) -> float:
     curve Lichess uses for its accuracy figures (centipawns scaled by 0.00368208)."""
     centipawns = max(-1000.0, min(1000.0, pawns_for_mover * 100.0))
     return 1.0 / (1.0 + math.exp(-0.00368208 * centipawns))
-
-
-def header_line() -> str:
-    return HEADER_LINE
 
 
 class RowWriter:

@@ -174,11 +174,12 @@ def game_rows(index: int, white: str, black: str, plies, final_board: chess.Boar
     b = csslab.format_bool
     white_won, black_won = result == "1-0", result == "0-1"
     # value of every position from its mover's side, the final one included
-    rel_values = [csslab.eval_to_pawns(rel_text(a)) for _, _, a in plies] + [final_value]
+    texts = [rel_text(a) for _, _, a in plies]
+    rel_values = [csslab.eval_to_pawns(t) for t in texts] + [final_value]
     board = chess.Board()
     rows = []
-    for ply, (pos, move, analysis) in enumerate(plies):
-        cp_rel = rel_text(analysis)
+    for ply, (pos, move, _) in enumerate(plies):
+        cp_rel = texts[ply]
         cp_white = cp_rel if board.turn == chess.WHITE else csslab.negate_eval(cp_rel)
         before, after = rel_values[ply], -rel_values[ply + 1]
         loss = max(0.0, before - after)
