@@ -98,11 +98,6 @@ def make_plan(quick: bool = False, **overrides) -> Plan:
     return quick_plan(**overrides) if quick else Plan().replace(**overrides)
 
 
-def _resolve(path: str | Path) -> Path:
-    p = Path(path)
-    return p if p.is_absolute() else registry.REPO_ROOT / p
-
-
 def _say(progress: bool, *args) -> None:
     if progress:
         print(*args, flush=True)
@@ -133,8 +128,7 @@ class Data:
         return self._X[:n], self.train.target[idx], self.train.squares[idx]
 
     def describe(self) -> dict:
-        return {"folder": str(self.folder.relative_to(registry.REPO_ROOT)
-                              if self.folder.is_relative_to(registry.REPO_ROOT) else self.folder),
+        return {"folder": registry.repo_relative(self.folder),
                 **{k: {"chunks": len(v), "rows": len(getattr(self, k)), "first": v[0].name, "last": v[-1].name}
                    for k, v in self.files.items()},
                 "val_chunks_left_out_as_network_training": self.excluded_val}
@@ -151,7 +145,7 @@ def network_training_chunks(name: str, models_dir: str | Path | None) -> tuple[P
     folder, letters = recipe.get("folder"), recipe.get("letters")
     if not folder or not letters:
         return None, set()
-    folder = _resolve(folder)
+    folder = registry.repo_path(folder)
     try:
         return folder.resolve(), {p.name for p in select_chunks(folder, letters)}
     except (FileNotFoundError, ValueError):
@@ -163,7 +157,7 @@ def load_data(plan: Plan, networks: list[str] = (), models_dir: str | Path | Non
     """The plan's chunks, encoded (through the chunk cache). Validation chunks that a
     network member trained on are left out, so the blend's weights are fitted on
     positions no member has seen; the test letters must be in neither."""
-    folder = _resolve(plan.data_dir)
+    folder = registry.repo_path(plan.data_dir)
     files = {k: select_chunks(folder, getattr(plan, k)) for k in ("train", "val", "test")}
     overlap = set(files["test"]) & (set(files["train"]) | set(files["val"]))
     if overlap:

@@ -46,17 +46,11 @@ class Result:
     weights: Path
 
 
-def _resolve(path: str | Path) -> Path:
-    p = Path(path)
-    return p if p.is_absolute() else registry.REPO_ROOT / p
-
-
 def data_recipe(folder: Path, checksums: list[str], n_rows: int, letters: str) -> dict:
     """What data a run used: folder, letters, rows, and a checksum over the chunk files'
     own checksums (``checksums``, in file order)."""
     digest = hashlib.sha1("".join(checksums).encode()).hexdigest()
-    recipe = {"folder": str(folder.relative_to(registry.REPO_ROOT) if folder.is_relative_to(registry.REPO_ROOT)
-                            else folder), "letters": letters, "chunks": len(checksums), "rows": n_rows,
+    recipe = {"folder": registry.repo_relative(folder), "letters": letters, "chunks": len(checksums), "rows": n_rows,
               "sha1": digest}
     source = folder.parent / "generated" / "games.csv.parts" / "recipe.json"
     if source.exists():
@@ -134,7 +128,7 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
         defaults = {"data_dir": FULL_DATA, "test": TEST_LETTERS, "epochs": lib.TRAIN.epochs,
                     "batch_size": lib.TRAIN.batch_size, **lib.DATA}
         out = Path(out_dir) if out_dir else version.weights().parent
-    folder = _resolve(data_dir or defaults["data_dir"])
+    folder = registry.repo_path(data_dir or defaults["data_dir"])
     train, val = train or defaults["train"], val or defaults["val"]
     test = test or defaults["test"]
     cfg: TrainConfig = lib.TRAIN.replace(epochs=epochs or defaults["epochs"],

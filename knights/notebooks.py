@@ -101,5 +101,5 @@ def notebook_path(name: str) -> Path:
     """A version name ("EL/v8") or a notebook path to the notebook file."""
     p = Path(name)
     if p.suffix == ".ipynb":
-        return p if p.is_absolute() else registry.REPO_ROOT / p
+        return registry.repo_path(p)
     return registry.get(name).notebook

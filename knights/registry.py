@@ -23,6 +23,19 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 FAMILIES = {"EL": ("source_EL", "models_EL"), "SL": ("source_SL", "models_SL")}
 
 
+def repo_path(path: str | Path) -> Path:
+    """``path`` as given when absolute, else taken from the repository root."""
+    p = Path(path)
+    return p if p.is_absolute() else REPO_ROOT / p
+
+
+def repo_relative(path: str | Path) -> str:
+    """``path`` written relative to the repository root when it lies inside it (for
+    metadata that should read the same on every machine)."""
+    p = Path(path)
+    return str(p.relative_to(REPO_ROOT) if p.is_relative_to(REPO_ROOT) else p)
+
+
 @dataclass(frozen=True)
 class Version:
     family: str   # "EL" or "SL"

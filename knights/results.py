@@ -49,8 +49,7 @@ def stockfish_depth1(data: Encoded, depth: int = 1, progress: bool = True) -> np
 def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows: int | None = None,
                 with_stockfish: bool = True, progress: bool = True) -> dict:
     started = time.perf_counter()
-    folder = Path(data_dir)
-    folder = folder if folder.is_absolute() else registry.REPO_ROOT / folder
+    folder = registry.repo_path(data_dir)
     files = select_chunks(folder, test)
     data = load_encoded(files, ChunkCache(folder.parent / "cache"), progress=progress)
     if max_rows is not None and len(data) > max_rows:
@@ -72,8 +71,7 @@ def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, m
                  "epochs": len(meta.get("history", {}).get("train_loss", [])),
                  "train_rows": meta.get("data", {}).get("train", {}).get("rows")}
         (rows if version.family == "EL" else moves).append({**entry, **held_out_metrics(version, model, data)})
-    table = {"data": {"folder": str(folder.relative_to(registry.REPO_ROOT)) if folder.is_relative_to(registry.REPO_ROOT)
-                      else str(folder), "test_letters": test, "rows": len(data)},
+    table = {"data": {"folder": registry.repo_relative(folder), "test_letters": test, "rows": len(data)},
              "evaluation": rows, "move_networks": moves}
     table["seconds"] = round(time.perf_counter() - started, 1)
     best = min((r for r in rows if r["kind"] == "network"), key=lambda r: r["mae"], default=None)
