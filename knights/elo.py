@@ -152,10 +152,21 @@ def _components(games: np.ndarray) -> list[list[int]]:
     return out
 
 
-def _loglik(r: np.ndarray, n: np.ndarray, s: np.ndarray) -> float:
+def _loglik(r: np.ndarray, s: np.ndarray) -> float:
     d = K * (r[:, None] - r[None, :])
     # s_ij log p_ij with log p = -log(1 + exp(-d)); each pair counted from both sides
     return float(-(s * np.logaddexp(0.0, -d)).sum())
+
+
+def _expected_and_hessian(r: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Expected score p_ij of i against j, and the log-likelihood's Hessian in the
+    ratings (off-diagonal +K^2 n p q, diagonal minus the row sum); its negative is the
+    observed Fisher information."""
+    p = 1.0 / (1.0 + np.exp(-K * (r[:, None] - r[None, :])))
+    hess = K * K * n * p * (1.0 - p)
+    np.fill_diagonal(hess, 0.0)
+    np.fill_diagonal(hess, -hess.sum(axis=1))
+    return p, hess
 
 
 def fit_ratings(results: Iterable[tuple[str, str, float]] | Table, anchors: Mapping[str, float],
@@ -202,15 +213,10 @@ def fit_ratings(results: Iterable[tuple[str, str, float]] | Table, anchors: Mapp
                              "use prior_draws > 0")
     cov = np.zeros((0, 0))
     if len(free):
-        ll = _loglik(r, n, s)
+        ll = _loglik(r, s)
         for _ in range(max_iter):
-            d = K * (r[:, None] - r[None, :])
-            p = 1.0 / (1.0 + np.exp(-d))
+            p, hess = _expected_and_hessian(r, n)
             grad = K * (s - n * p).sum(axis=1)
-            w = K * K * n * p * (1.0 - p)
-            hess = w.copy()  # off-diagonal: +K^2 n p q ; diagonal: -sum
-            np.fill_diagonal(hess, 0.0)
-            np.fill_diagonal(hess, -hess.sum(axis=1))
             g, h = grad[free], hess[np.ix_(free, free)]
             try:
                 step = np.linalg.solve(h, -g)
@@ -221,7 +227,7 @@ def fit_ratings(results: Iterable[tuple[str, str, float]] | Table, anchors: Mapp
             while True:
                 trial = r.copy()
                 trial[free] += t * step
-                new_ll = _loglik(trial, n, s)
+                new_ll = _loglik(trial, s)
                 if new_ll >= ll - 1e-12 or t < 1e-6:
                     break
                 t /= 2
@@ -230,12 +236,7 @@ def fit_ratings(results: Iterable[tuple[str, str, float]] | Table, anchors: Mapp
                 break
         if np.abs(r[free]).max() > 1e5:
             raise ValueError("a rating is unbounded (perfectly separated results): use prior_draws > 0")
-        d = K * (r[:, None] - r[None, :])
-        p = 1.0 / (1.0 + np.exp(-d))
-        w = K * K * n * p * (1.0 - p)
-        info = -w.copy()
-        np.fill_diagonal(info, 0.0)
-        np.fill_diagonal(info, -info.sum(axis=1))  # observed Fisher information
+        info = -_expected_and_hessian(r, n)[1]   # observed Fisher information
         cov = np.linalg.pinv(info[np.ix_(free, free)])
 
     se = np.zeros(len(players))

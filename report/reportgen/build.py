@@ -202,9 +202,7 @@ def networks_section(b: Build) -> None:
     b.table("training_runs", tables.training_runs(libs_el + libs_sl, runs, hist))
     b.runs_total = sum((r["seconds"] or 0.0) for r in runs.values()) or None
     b.runs_count = sum(1 for r in runs.values() if r["seconds"])
-    v8 = hist.get("EL/v8") or {}
-    rps = [x for x in (v8.get("rows_per_second") or []) if x]
-    n.put("numVEightRowsPerSecond", (runs.get("EL/v8") or {}).get("rows_per_second") or (sum(rps) / len(rps) if rps else None),
+    n.put("numVEightRowsPerSecond", sources.training_rate(runs.get("EL/v8"), hist.get("EL/v8")),
           fmt_int, why="EL/v8 metadata")
 
 
@@ -351,7 +349,7 @@ def speed_section(b: Build) -> None:
     for name in ("encode", "cache", "generate", "train_vs_row", "train_vs_model"):
         e = sources.bench(src, name)
         w = f"bench.json {name} (make bench)"
-        m = camel(name.replace("_vs_", "_vs_"))
+        m = camel(name)
         n.put(f"num{m}Ratio", e and e["ratio"], fmt_sig, why=w)
         n.put(f"num{m}Rate", e and e["rate"], fmt_sig, why=w)
         n.put(f"num{m}Target", e and e["target"], fmt_sig, why=w)

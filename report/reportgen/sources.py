@@ -225,6 +225,19 @@ def data_recipe(src: Sources, versions: list[int]) -> dict:
 
 
 # -- training runs ------------------------------------------------------------------------
+def mean_rate(values) -> float | None:
+    """The mean of the numeric, non-zero rates in ``values`` (None when there are none)."""
+    xs = [number(x) for x in values or [] if number(x)]
+    return sum(xs) / len(xs) if xs else None
+
+
+def training_rate(run: dict | None, hist: dict | None) -> float | None:
+    """Training rows a second of a version: its runs-log mean (:func:`training_runs`),
+    else the mean of its metadata's per-epoch rates (:func:`history`)."""
+    rps = (run or {}).get("rows_per_second")
+    return rps if rps is not None else mean_rate((hist or {}).get("rows_per_second"))
+
+
 def training_runs(src: Sources) -> dict[str, dict]:
     """``{"EL/v8": {seconds, epochs, train_rows, rows_per_second (mean), device}}``."""
     doc = src.result("training_runs.json") or {}
@@ -234,10 +247,9 @@ def training_runs(src: Sources) -> dict[str, dict]:
         if not isinstance(r, dict):
             continue
         rps = r.get("rows_per_second")
-        rps = [number(x) for x in rps if number(x)] if isinstance(rps, list) else [number(rps)] if number(rps) else []
         out[str(r.get("version", name))] = {"seconds": number(r.get("seconds")), "epochs": number(r.get("epochs")),
                                             "train_rows": number(r.get("train_rows")),
-                                            "rows_per_second": sum(rps) / len(rps) if rps else None,
+                                            "rows_per_second": mean_rate(rps if isinstance(rps, list) else [rps]),
                                             "device": r.get("device")}
     return out
 

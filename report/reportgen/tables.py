@@ -7,6 +7,7 @@ command that will produce it.
 
 from __future__ import annotations
 
+from .sources import training_rate
 from .tex import PENDING, cell, code, esc, fmt, fmt_int, fmt_pct, fmt_seconds, fmt_sig, placeholder_table, tabular
 
 INPUT_WORDS = {"turn": "turn", "check": "check", "capture": "capture"}
@@ -153,10 +154,7 @@ def training_runs(libs: list[dict], runs: dict, hist: dict) -> str:
         r = r or {}
         seconds = r.get("seconds") or h.get("train_seconds")
         total += seconds or 0.0
-        rps = r.get("rows_per_second")
-        if rps is None and h.get("rows_per_second"):
-            vals = [x for x in h["rows_per_second"] if x]
-            rps = sum(vals) / len(vals) if vals else None
+        rps = training_rate(r, h)
         rows.append([esc(name), cell(r.get("epochs") or (len(h["train_loss"]) if h.get("train_loss") else None), fmt_int),
                      cell(r.get("train_rows") or h.get("train_rows"), fmt_int), cell(rps, fmt_int),
                      esc(r.get("device") or h.get("device") or "?"), cell(seconds, fmt_seconds)])
