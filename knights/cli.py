@@ -58,19 +58,19 @@ def _data_check(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from knights.play import main as play_main
+    from knights.play.terminal import main as play_main
 
     return play_main(args)
 
 
 def _uci(args: argparse.Namespace) -> int:
-    from knights.uci import main as uci_main
+    from knights.play.uci import main as uci_main
 
     return uci_main(args)
 
 
 def _notebook(args: argparse.Namespace) -> int:
-    from knights.notebooks import notebook_path, parse_value, run_notebook, write_notebooks
+    from knights.learn.notebooks import notebook_path, parse_value, run_notebook, write_notebooks
 
     if args.write:
         for path in write_notebooks():
@@ -88,7 +88,7 @@ def _notebook(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from knights.experiment import plot_history, run_version
+    from knights.learn.experiment import plot_history, run_version
 
     result = run_version(args.name, data_dir=args.data_dir, train=args.train, val=args.val,
                          test=args.test, epochs=args.epochs, batch_size=args.batch_size,
@@ -98,14 +98,15 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from knights.bench import main as bench_main
+    from knights.bench.core import main as bench_main
 
     return bench_main(args)
 
 
 def _arena_commands(sub: argparse._SubParsersAction) -> None:
-    """``knights match``, ``knights strength`` (knights.arena) and ``knights quality`` (knights.quality)."""
-    from knights import arena, quality
+    """``knights match``, ``knights strength`` (knights.arena.matches) and ``knights quality`` (knights.arena.quality)."""
+    from knights.arena import matches as arena
+    from knights.arena import quality
 
     arena.add_arguments(sub)
     quality.add_arguments(sub)
@@ -114,13 +115,13 @@ def _arena_commands(sub: argparse._SubParsersAction) -> None:
 def _models_commands(sub: argparse._SubParsersAction) -> None:
     """``knights ship-models`` (train every shipped version) and ``knights results`` (its table)."""
     def ship(args: argparse.Namespace) -> int:
-        from knights.pipeline import ship as run
+        from knights.learn.pipeline import ship as run
 
         run(args.names or None)
         return 0
 
     def results(args: argparse.Namespace) -> int:
-        from knights.results import build_table, write
+        from knights.learn.results import build_table, write
 
         table = build_table(args.data_dir, args.test, max_rows=args.max_rows,
                             with_stockfish=not args.no_stockfish)

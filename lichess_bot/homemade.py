@@ -13,7 +13,7 @@ to it), install the ``knights`` package into lichess-bot's Python environment
         Seed: -1               # -1: fresh randomness
         CaptureBonus: 0        # centipawns added to captures (the original: 15)
 
-The class is thin: every decision is :meth:`knights.engine.OnePlyEngine.choose`.
+The class is thin: every decision is :meth:`knights.play.engine.OnePlyEngine.choose`.
 It is one ply (a few milliseconds a move), so the clock (``time_limit``) never
 needs managing; ``ponder`` is ignored; a non-empty ``root_moves`` list (moves
 suggested by lichess-bot's endgame tablebase sources) restricts the candidates; a
@@ -37,7 +37,8 @@ if os.environ.get("KNIGHTS_HOME") and os.environ["KNIGHTS_HOME"] not in sys.path
     sys.path.insert(0, os.environ["KNIGHTS_HOME"])
 
 try:
-    from knights.engine import OnePlyEngine, select_evaluator
+    from knights.play.engine import OnePlyEngine
+    from knights.evaluate.names import select_evaluator
 except ImportError as exc:  # pragma: no cover - a setup problem, said clearly
     raise ImportError("KnightsKernels needs the 'knights' package in lichess-bot's environment: "
                       "pip install -e /path/to/knights-and-kernels (or set KNIGHTS_HOME to the checkout)") from exc

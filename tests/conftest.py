@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from knights.stockfish import INSTALL_HINT, StockfishMissing, find_stockfish
+from knights.data.stockfish import INSTALL_HINT, StockfishMissing, find_stockfish
 
 
 @pytest.fixture(scope="session")

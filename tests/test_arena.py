@@ -11,10 +11,10 @@ import chess
 import chess.pgn
 import pytest
 
-from knights import arena
-from knights.arena import OPENINGS, Settings, schedule
+from knights.arena import matches as arena
+from knights.arena.matches import OPENINGS, Settings, schedule
 from knights.cli import main as cli_main
-from knights.opponents import (AlphaBetaPlayer, GreedyPlayer, RandomPlayer, StockfishPlayer, UciPlayer,
+from knights.arena.players import (AlphaBetaPlayer, GreedyPlayer, RandomPlayer, StockfishPlayer, UciPlayer,
                                material_cp)
 
 
@@ -42,7 +42,7 @@ def test_openings_are_legal_distinct_and_level():
 
 
 def test_openings_are_balanced_for_stockfish(stockfish):
-    from knights.stockfish import Stockfish
+    from knights.data.stockfish import Stockfish
 
     with Stockfish(stockfish) as sf:
         for o in OPENINGS:
@@ -158,7 +158,7 @@ def test_stockfish_and_uci_players_move_legally(stockfish):
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory, request):
     request.getfixturevalue("stockfish")
-    pytest.importorskip("knights.engine")
+    pytest.importorskip("knights.play.engine")
     root = tmp_path_factory.mktemp("strength")
     code = cli_main(["strength", "--quick", "--workers", "1", "--quiet",  # parallel: see run_games test
                      "--results-dir", str(root / "results"), "--figures-dir", str(root / "figures"),

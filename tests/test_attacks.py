@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from test_board import random_positions
 
-from knights.attacks import attack_maps, capture_gains
-from knights.board import boards_from_arrays, material_balance, parse_fens, squares_from_board
+from knights.features.attacks import attack_maps, capture_gains
+from knights.board.arrays import boards_from_arrays, material_balance, parse_fens, squares_from_board
 from knights.data.chunks import Encoded
-from knights.inputs import InputSpec
-from knights.threats import capture_threat
+from knights.features.inputs import InputSpec
+from knights.evaluate.threats import capture_threat
 
 VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 12}
 OUR_TO_CHESS = [(7 - i // 8) * 8 + i % 8 for i in range(64)]

@@ -1,4 +1,4 @@
-"""Tests for knights.bench: the registry, the result structure and the JSON file.
+"""Tests for knights.bench.core: the registry, the result structure and the JSON file.
 
 Speed targets are *not* asserted here (they depend on the machine and its load);
 only that every benchmark runs, measures finite positive rates, computes its ratio
@@ -13,7 +13,7 @@ import math
 
 import pytest
 
-from knights import bench
+from knights.bench import core as bench
 from knights.cli import main as cli_main
 
 DATA_BENCHES = ("encode", "cache")
@@ -102,7 +102,7 @@ def test_generate_quick(stockfish, tmp_path, monkeypatch):
 
 
 def test_generate_skips_without_stockfish(tmp_path, monkeypatch):
-    import knights.stockfish as sf
+    import knights.data.stockfish as sf
 
     def missing() -> str:
         raise sf.StockfishMissing("Stockfish not found")

@@ -10,19 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knights.board import (
-    PIECE_VALUES,
-    START_COUNTS,
-    board_from_arrays,
-    flat_features,
-    material_balance,
-    parse_fens,
-    parse_fens_full,
-    piece_counts,
-    signed_plane,
-    six_planes,
-    squares_from_board,
-)
+from knights.features.planes import COUNT_WEIGHTS, START_COUNTS
+from knights.board.arrays import board_from_arrays, material_balance, parse_fens, parse_fens_full, squares_from_board
+from knights.features.planes import flat_features, piece_counts, signed_plane, six_planes
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
@@ -286,7 +276,7 @@ def test_piece_counts_many_queens():
 
 def test_piece_count_constants():
     assert START_COUNTS.tolist() == [8, 2, 2, 2, 1]
-    np.testing.assert_allclose(PIECE_VALUES, [1, 3, 3.1, 5, 9])
+    np.testing.assert_allclose(COUNT_WEIGHTS, [1, 3, 3.1, 5, 9])
 
 
 def test_flat_features():

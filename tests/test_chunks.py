@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knights.board import parse_fens
+from knights.board.arrays import parse_fens
 from knights.data import chunks
 from knights.data.chunks import (
     ChunkCache,

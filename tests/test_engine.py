@@ -10,15 +10,16 @@ import chess
 import numpy as np
 import pytest
 
-from knights.board import parse_fens, squares_from_board
-from knights.engine import (CHECKMATE, FIFTY, INSUFFICIENT, MATE_SCORE, OPPONENT_FIFTY, OPPONENT_REPETITION,
-                            REPETITION, STALEMATE, Decision, opponent_claims,
-                            EngineError, EnginePlayer, OnePlyEngine, Player, RandomPlayer, board_from_fen,
-                            expand, game_over, opening_weights, play_game, select_evaluator,
-                            terminal_outcomes)
-from knights.evaluator import MaterialEvaluator, NetworkEvaluator
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
+from knights.board.arrays import parse_fens, squares_from_board
+from knights.arena.game import play_game
+from knights.arena.players import EnginePlayer, Player, RandomPlayer
+from knights.evaluate.names import EvaluatorError, select_evaluator
+from knights.play.engine import (CHECKMATE, FIFTY, INSUFFICIENT, MATE_SCORE, OPPONENT_FIFTY, OPPONENT_REPETITION,
+                                 REPETITION, STALEMATE, Decision, EngineError, OnePlyEngine, board_from_fen, expand,
+                                 game_over, opening_weights, opponent_claims, terminal_outcomes)
+from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
 
 
 def material_engine(**kw) -> OnePlyEngine:
@@ -425,7 +426,7 @@ def test_root_moves_restrict_the_candidates():
 
 # -- evaluators by name ---------------------------------------------------------------------------
 def test_select_evaluator_fallback_is_announced(monkeypatch):
-    import knights.evaluator as ev
+    import knights.evaluate.names as ev
 
     monkeypatch.setattr(ev, "available_evaluators", lambda: ["material"])
     notes: list[str] = []
@@ -433,11 +434,11 @@ def test_select_evaluator_fallback_is_announced(monkeypatch):
     assert chosen.name == "material"
     assert len(notes) == 1 and ev.DEFAULT_EVALUATOR in notes[0] and "material" in notes[0]
     assert select_evaluator("material", notice=notes.append).name == "material" and len(notes) == 1
-    with pytest.raises(EngineError, match="not available.*available: material"):
+    with pytest.raises(EvaluatorError, match="not available.*available: material"):
         select_evaluator("EL/v3")
-    with pytest.raises(EngineError, match="unknown evaluator"):
+    with pytest.raises(EvaluatorError, match="unknown evaluator"):
         select_evaluator("EL/v99")
-    with pytest.raises(EngineError, match="unknown evaluator"):
+    with pytest.raises(EvaluatorError, match="unknown evaluator"):
         select_evaluator("stockfish")
 
 
@@ -511,8 +512,8 @@ def test_game_over_reasons():
 
 # -- the benchmarks' pieces (the timings themselves are `knights bench decision soak`) ----------------
 def test_bench_pieces_compare_like_with_like():
-    from knights.bench import make_result
-    from knights.bench_engine import middlegame_positions, per_move_loop, soak
+    from knights.bench.core import make_result
+    from knights.bench.engine import middlegame_positions, per_move_loop, soak
 
     boards = middlegame_positions(6)
     assert len(boards) == 6

@@ -11,10 +11,11 @@ import zipfile
 import numpy as np
 import pytest
 
-from ensemble import democracy as D
-from ensemble import learners as L
-from ensemble import store
-from ensemble.store import ModelFileError
+from knights.evaluate import democracy as D
+from knights.learn import learners as L
+from knights.evaluate.learner import LearnerEvaluator
+from knights.learn import store
+from knights.learn.store import ModelFileError
 
 
 def random_squares(n: int, seed: int) -> np.ndarray:
@@ -231,7 +232,7 @@ class Exploding:
 
 
 def test_predict_cp_democracy_is_the_weighted_average(models, toy):
-    from knights.evaluator import Positions
+    from knights.board.positions import Positions
 
     n = 12
     pos = Positions(toy["sq_test"][:n], np.ones(n, np.int8), np.zeros(n, np.int8), np.zeros(n, np.int8))
@@ -241,8 +242,8 @@ def test_predict_cp_democracy_is_the_weighted_average(models, toy):
     assert D.predict_cp_democracy(pos, [a, b], [3, 1]) == pytest.approx(np.full(n, 1.5))   # normalised
     assert D.predict_cp_democracy(pos, [a, b, Exploding()], {"a": 0.2, "b": 0.8}) == pytest.approx(np.full(n, 2.6))
     # a learner member: the same features go to every learner
-    rf = L.LearnerEvaluator("random_forest", models["random_forest"])
-    lin = L.LearnerEvaluator("linear", models["linear"])
+    rf = LearnerEvaluator("random_forest", models["random_forest"])
+    lin = LearnerEvaluator("linear", models["linear"])
     got = D.predict_cp_democracy(pos, [rf, lin, a], [0.5, 0.25, 0.25])
     want = 0.5 * models["random_forest"].predict(toy["X_test"][:n]) + 0.25 * models["linear"].predict(
         toy["X_test"][:n]) + 0.25
@@ -305,7 +306,7 @@ TINY = dict(knn_rows=2_000, sweep_val_rows=800, rf_rows=4_000, svr_rows=800, lin
 @pytest.fixture(scope="module")
 def quick_net(tmp_path_factory):
     """EL/v8 trained for one epoch on the sample, in a temporary folder."""
-    from knights.experiment import run_version
+    from knights.learn.experiment import run_version
 
     out = tmp_path_factory.mktemp("quicknet")
     run_version("EL/v8", quick=True, out_dir=out, progress=False)
@@ -314,7 +315,7 @@ def quick_net(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def trained(quick_net, tmp_path_factory):
-    from ensemble.train import quick_plan, train_all
+    from knights.evaluate.train_democracy import quick_plan, train_all
 
     out = tmp_path_factory.mktemp("ensemble")
     result = train_all(quick_plan(**TINY), networks=["EL/v8"], models_dir=quick_net, out_dir=out / "models",
@@ -323,11 +324,11 @@ def trained(quick_net, tmp_path_factory):
 
 
 def test_default_network_member_is_the_best_network(quick_net, tmp_path, monkeypatch):
-    """Without --networks the democracy takes knights.evaluator.DEFAULT_NETWORK when it is trained."""
-    import knights.evaluator
-    from ensemble.train import quick_plan, train_all
+    """Without --networks the democracy takes knights.evaluate.names.DEFAULT_NETWORK when it is trained."""
+    import knights.evaluate.names
+    from knights.evaluate.train_democracy import quick_plan, train_all
 
-    monkeypatch.setattr(knights.evaluator, "DEFAULT_NETWORK", "EL/v8")   # the one trained in quick_net
+    monkeypatch.setattr(knights.evaluate.names, "DEFAULT_NETWORK", "EL/v8")   # the one trained in quick_net
     result = train_all(quick_plan(**TINY), models_dir=quick_net, out_dir=tmp_path / "models",
                        results_md=tmp_path / "RESULTS.md", results_json=tmp_path / "ensemble.json", progress=False)
     assert list(result.report["members"])[0] == "EL/v8"
@@ -367,7 +368,9 @@ def test_train_all_quick_with_a_network(trained, quick_net):
 
 
 def test_shipped_ensemble_loads_as_an_evaluator(trained, monkeypatch):
-    from knights.evaluator import Evaluator, available_evaluators, load_evaluator, positions_from_boards
+    from knights.evaluate.names import Evaluator
+    from knights.evaluate.names import available_evaluators, load_evaluator
+    from knights.board.positions import positions_from_boards
 
     import chess
 
@@ -413,7 +416,7 @@ def test_shipped_ensemble_refuses_other_network_weights(trained, quick_net, tmp_
 
 
 def test_select_shipped_takes_the_best_within_budgets():
-    from ensemble.train import select_shipped
+    from knights.evaluate.train_democracy import select_shipped
 
     def blend(mae, ms, mb=1.0):
         return {"test": {"mae": mae}, "ms_per_decision": ms, "mb": mb}
@@ -428,7 +431,7 @@ def test_select_shipped_takes_the_best_within_budgets():
 
 
 def test_test_letters_never_overlap(tmp_path):
-    from ensemble.train import load_data, quick_plan
+    from knights.evaluate.train_democracy import load_data, quick_plan
 
     with pytest.raises(ValueError, match="test chunks"):
         load_data(quick_plan(val="i,k"))
@@ -451,8 +454,8 @@ NOTEBOOK_PARAMS = {
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(NOTEBOOK_PARAMS))
 def test_notebook_runs_quick(name, tmp_path):
-    from ensemble.notebooks import notebook_path
-    from knights.notebooks import run_notebook
+    from knights.learn.ensemble_notebooks import notebook_path
+    from knights.learn.notebooks import run_notebook
 
     params = {"quick": True, **NOTEBOOK_PARAMS[name]}
     if name == "ensemble":
@@ -474,7 +477,7 @@ def test_notebook_runs_quick(name, tmp_path):
 def test_committed_notebooks_match_the_template():
     import nbformat
 
-    from ensemble.notebooks import NOTEBOOKS, notebook_path
+    from knights.learn.ensemble_notebooks import NOTEBOOKS, notebook_path
 
     for name, build in NOTEBOOKS.items():
         committed = nbformat.read(notebook_path(name), as_version=4)
@@ -486,7 +489,7 @@ def test_committed_notebooks_match_the_template():
 
 # ---------------------------------------------------------------------------- benchmarks
 def test_ensemble_benchmarks(trained, monkeypatch):
-    from knights import bench
+    from knights.bench import core as bench
 
     monkeypatch.setattr(D, "MODELS_DIR", trained.out_dir)
     bench.load_plugins()

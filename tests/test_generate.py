@@ -9,7 +9,7 @@ import pytest
 
 from knights.data import csslab
 from knights.data.generate import Recipe, generate, play_game
-from knights.stockfish import Stockfish, parse_search_output
+from knights.data.stockfish import Stockfish, parse_search_output
 
 pytestmark = pytest.mark.stockfish
 

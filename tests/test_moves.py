@@ -10,11 +10,12 @@ import pytest
 import torch
 from torch import nn
 
-from knights import moves, registry
-from knights.board import board_from_arrays, parse_fens_full
+from knights.learn import moves
+from knights.learn import registry
+from knights.board.arrays import board_from_arrays, parse_fens_full
 from knights.data.chunks import Encoded, move_index
-from knights.experiment import SAMPLE_DATA, held_out_metrics, run_version, version_task
-from knights.inputs import InputSpec
+from knights.learn.experiment import SAMPLE_DATA, held_out_metrics, run_version, version_task
+from knights.features.inputs import InputSpec
 
 SAMPLE = registry.REPO_ROOT / SAMPLE_DATA
 START = chess.STARTING_FEN

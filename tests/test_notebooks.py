@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from knights import registry
-from knights.notebooks import run_notebook, version_notebook
+from knights.learn import registry
+from knights.learn.notebooks import run_notebook, version_notebook
 
 VERSIONS = registry.all_versions()
 
@@ -27,7 +27,7 @@ def test_notebook_runs_quick(version, tmp_path):
     assert meta["quick"] is True and meta["version"] == version.name
     assert (out_dir / f"v{version.number}_loss.png").stat().st_size > 1000
     from knights.data.chunks import ChunkCache, load_encoded, select_chunks
-    from knights.experiment import SAMPLE_DATA
+    from knights.learn.experiment import SAMPLE_DATA
 
     data = load_encoded(select_chunks(registry.REPO_ROOT / SAMPLE_DATA, "k"), ChunkCache(tmp_path / "c"))
     with torch.no_grad():

@@ -12,10 +12,10 @@ import chess
 import chess.pgn
 import pytest
 
-from knights import play
+from knights.play import terminal as play
 from knights.cli import main as cli_main
-from knights.engine import OnePlyEngine
-from knights.evaluator import MaterialEvaluator
+from knights.play.engine import OnePlyEngine
+from knights.evaluate.base import MaterialEvaluator
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -134,7 +134,7 @@ def test_whole_games_against_a_random_human(tmp_path, seed):
 
 
 def test_default_evaluator_falls_back_with_a_notice(tmp_path, monkeypatch):
-    import knights.evaluator as ev
+    import knights.evaluate.names as ev
 
     monkeypatch.setattr(ev, "available_evaluators", lambda: ["material"])
     output, _, _ = run_game(tmp_path, "quit\n", evaluator=None)

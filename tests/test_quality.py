@@ -9,7 +9,7 @@ import math
 import chess.pgn
 import pytest
 
-from knights import quality
+from knights.arena import quality
 from knights.cli import main as cli_main
 
 FOOLS_MATE = '[White "w"]\n[Black "b"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n'

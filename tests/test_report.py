@@ -111,7 +111,7 @@ def test_build_with_malformed_results(tmp_path):
 
 # -- results in their producers' shapes ------------------------------------------------------------
 def fake_results(root: Path) -> tuple[Path, dict]:
-    """Small results files shaped like knights results / ship-models / ensemble.train /
+    """Small results files shaped like knights results / ship-models / knights.evaluate.train_democracy /
     strength / quality / bench write them, and EL + SL metadata."""
     res, el, sl = root / "results", root / "models_EL", root / "models_SL"
     for d in (res, el, sl):

@@ -6,9 +6,11 @@ import chess
 import numpy as np
 import pytest
 
-from knights.engine import OnePlyEngine
-from knights.evaluator import MaterialEvaluator, load_evaluator, positions_from_boards
-from knights.threats import ThreatAwareEvaluator, capture_threat
+from knights.play.engine import OnePlyEngine
+from knights.evaluate.base import MaterialEvaluator
+from knights.evaluate.names import load_evaluator
+from knights.board.positions import positions_from_boards
+from knights.evaluate.threats import ThreatAwareEvaluator, capture_threat
 
 
 @pytest.mark.parametrize("fen, expected", [
@@ -49,8 +51,8 @@ def test_names_round_trip_through_the_loader():
 
 
 def test_fallback_is_a_plain_network_never_a_variant(monkeypatch):
-    import knights.evaluator as ev
-    from knights.engine import select_evaluator
+    import knights.evaluate.names as ev
+    from knights.evaluate.names import select_evaluator
 
     names = ["material", "EL/v3", "democracy", "material+threats", "EL/v3+threats"]
     assert ev.trained_networks(names) == ["EL/v3"]
@@ -59,7 +61,7 @@ def test_fallback_is_a_plain_network_never_a_variant(monkeypatch):
     assert select_evaluator(None, notice=notes.append).name == "EL/v3"
     assert "'EL/v3'" in notes[0]
     # the UCI front end advertises the evaluator the engine will really play
-    from knights.uci import UciSession
+    from knights.play.uci import UciSession
 
     lines: list[str] = []
     UciSession(lines.append).handle("uci")

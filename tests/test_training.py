@@ -9,13 +9,15 @@ import numpy as np
 import pytest
 import torch
 
-from knights import modelfile, registry
+from knights.learn import modelfile
+from knights.learn import registry
 from knights.data.chunks import ChunkCache, load_encoded, select_chunks
-from knights.evaluator import MaterialEvaluator, NetworkEvaluator, positions_from_boards
-from knights.experiment import SAMPLE_DATA, run_version
-from knights.inputs import InputSpec
-from knights.nets import ConvNet, parameter_count
-from knights.training import EvalTask, TrainConfig, choose_device, fit
+from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
+from knights.board.positions import positions_from_boards
+from knights.learn.experiment import SAMPLE_DATA, run_version
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet, parameter_count
+from knights.learn.training import EvalTask, TrainConfig, choose_device, fit
 
 SAMPLE = registry.REPO_ROOT / SAMPLE_DATA
 
@@ -137,7 +139,7 @@ def test_quick_run_writes_loadable_model(tmp_path):
 
 
 def test_quantized_files_are_plain_tensors_and_close(tmp_path):
-    from knights.modelfile import QUANT_MIN_ELEMENTS, dequantize4, quantize4
+    from knights.learn.modelfile import QUANT_MIN_ELEMENTS, dequantize4, quantize4
 
     torch.manual_seed(1)
     w = torch.randn(300, 77)
@@ -164,7 +166,7 @@ def test_cosine_schedule_and_checkpoint_keys():
     assert TrainConfig(lr=0.01).lr_at(0.7) == 0.01
     with pytest.raises(ValueError, match="unknown schedule"):
         TrainConfig(schedule="step")
-    from knights.training import config_key
+    from knights.learn.training import config_key
     model = ConvNet(6, [(8, 3)], [16])
     constant = TrainConfig(lr=0.01)
     # a constant-rate run can be extended; a scheduled one depends on its length
@@ -182,7 +184,7 @@ def test_keep_best_mirror_and_schedule_train(sample, tmp_path):
     task = EvalTask(spec)
     h = fit(model, task, train, val, cfg, checkpoint=tmp_path / "c.ckpt", device="cpu", progress=False)
     assert h.best_epoch == int(np.argmin(h.val_loss)) + 1
-    from knights.training import evaluate_loss
+    from knights.learn.training import evaluate_loss
     # the model ends with its best epoch's weights, whichever epoch that was
     assert evaluate_loss(model, task, val, cfg, "cpu") == pytest.approx(min(h.val_loss), rel=1e-5)
     # resuming the finished run restores the best weights from the checkpoint
@@ -191,7 +193,7 @@ def test_keep_best_mirror_and_schedule_train(sample, tmp_path):
     assert h2.best_epoch == h.best_epoch
     for a, b in zip(model.state_dict().values(), again.state_dict().values()):
         assert torch.equal(a, b)
-    from knights.moves import MoveTask
+    from knights.learn.moves import MoveTask
     with pytest.raises(ValueError, match="cannot mirror"):
         fit(ConvNet(6, [(8, 3)], [16], out=4096), MoveTask(InputSpec(), 1.0), train, val,
             TrainConfig(epochs=1, mirror=True), device="cpu", progress=False)

@@ -11,7 +11,7 @@ import chess
 import chess.engine
 import pytest
 
-from knights.uci import UciSession
+from knights.play.uci import UciSession
 
 REPO = Path(__file__).resolve().parent.parent
 

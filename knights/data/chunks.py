@@ -32,7 +32,8 @@ from typing import Callable, Iterator, Literal, Sequence
 
 import numpy as np
 
-from knights.board import parse_fens_full
+from knights.board.arrays import parse_fens_full
+from knights.board.positions import Positions
 from knights.data import csslab
 
 REQUIRED_COLUMNS = ("board", "cp")
@@ -123,13 +124,11 @@ def _select(files: list[Path], spec: str, stem_len: int) -> list[Path]:
 
 # -- reading ---------------------------------------------------------------------
 @dataclass
-class Encoded:
-    """One block of encoded positions (parallel arrays of length N)."""
+class Encoded(Positions):
+    """One block of encoded positions (parallel arrays of length N): the
+    :class:`~knights.board.positions.Positions` arrays (squares, side to move, check,
+    capture) plus the label, the move played and what FEN adds."""
 
-    squares: np.ndarray   # int8 (N, 64) signed piece codes, a8..h1
-    white: np.ndarray     # int8 (N,) 1 if White is to move
-    check: np.ndarray     # int8 (N,) 1 if the side to move is in check
-    capture: np.ndarray   # int8 (N,) 1 if the move played from here captures
     target: np.ndarray    # float32 (N,) evaluation in pawns, White's side, mates +-10, clipped +-9
     move: np.ndarray      # int16 (N,) move played, from * 64 + to (python-chess squares, a1 = 0); -1 if none
     castling: np.ndarray  # int8 (N,) castling rights bitmask K=1 Q=2 k=4 q=8

@@ -44,7 +44,7 @@ from pathlib import Path
 import chess
 
 from knights.data import csslab
-from knights.stockfish import Analysis, Stockfish, find_stockfish
+from knights.data.stockfish import Analysis, Stockfish, find_stockfish
 
 PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 EPSILONS = (0.0, 0.05, 0.1, 0.2, 0.35)

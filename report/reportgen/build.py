@@ -416,7 +416,7 @@ def timings_section(b: Build, script_seconds: float) -> None:
          "seconds": b.runs_total, "source": "results/training_runs.json"},
         {"command": "knights results", "what": "held-out table: every network, material, Stockfish depth 1",
          "seconds": sources.number(net.get("seconds")), "source": "results/networks.json"},
-        {"command": "python -m ensemble.train", "what": "learners, K sweep, blends; ship the democracy",
+        {"command": "python -m knights.evaluate.train_democracy", "what": "learners, K sweep, blends; ship the democracy",
          "seconds": b.ensemble_seconds, "source": "results/ensemble.json"},
         {"command": "make strength", "what": "rating ladder games and move-quality analysis",
          "seconds": b.strength_seconds, "source": "results/elo.json"},

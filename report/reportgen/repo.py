@@ -131,7 +131,7 @@ def library(family: str, number: int, root: Path = REPO) -> dict:
 
 def _architecture(info: dict) -> tuple[str, int, int]:
     """Text such as ``Conv 6>16 k5, Conv 16>30 k3; FC 1090>384>1`` and the parameter
-    count of :class:`knights.nets.ConvNet` with these settings."""
+    count of :class:`knights.learn.nets.ConvNet` with these settings."""
     channels, side, params, parts = info["n_planes"], 8, 0, []
     pad = info.get("padding", 1)
     for out_c, k in info["convs"]:
@@ -147,7 +147,7 @@ def _architecture(info: dict) -> tuple[str, int, int]:
 
 def pipeline_runs(root: Path = REPO) -> dict:
     """``RUNS`` of ``knights/pipeline.py``: the settings of the shipped training runs."""
-    return constants(Path(root) / "knights" / "pipeline.py", ("RUNS",)).get("RUNS", {})
+    return constants(Path(root) / "knights" / "learn" / "pipeline.py", ("RUNS",)).get("RUNS", {})
 
 
 # -- data, engine -------------------------------------------------------------------------------
@@ -179,8 +179,8 @@ def generator(root: Path = REPO) -> dict:
 def engine_constants(root: Path = REPO) -> dict:
     """``OPENING_TABLE`` ((weight, last move offered or None), ...), ``MATE_SCORE`` and
     ``ORIGINAL_CAPTURE_BONUS`` of ``knights/engine.py``; ``DEFAULT_EVALUATOR``."""
-    out = constants(Path(root) / "knights" / "engine.py", ("OPENING_TABLE", "MATE_SCORE", "ORIGINAL_CAPTURE_BONUS"))
-    out.update(constants(Path(root) / "knights" / "evaluator.py", ("DEFAULT_EVALUATOR",)))
+    out = constants(Path(root) / "knights" / "play" / "engine.py", ("OPENING_TABLE", "MATE_SCORE", "ORIGINAL_CAPTURE_BONUS"))
+    out.update(constants(Path(root) / "knights" / "evaluate" / "names.py", ("DEFAULT_EVALUATOR",)))
     return out
 
 
@@ -191,7 +191,7 @@ def target_constants(root: Path = REPO) -> dict:
 
 def experiment_constants(root: Path = REPO) -> dict:
     """``FULL_DATA``, ``TEST_LETTERS``, ``SAMPLE_DATA``, ``QUICK`` of ``knights/experiment.py``."""
-    return constants(Path(root) / "knights" / "experiment.py", ("FULL_DATA", "TEST_LETTERS", "SAMPLE_DATA", "QUICK"))
+    return constants(Path(root) / "knights" / "learn" / "experiment.py", ("FULL_DATA", "TEST_LETTERS", "SAMPLE_DATA", "QUICK"))
 
 
 def file_sizes(pattern: str, root: Path = REPO) -> dict[str, int]:

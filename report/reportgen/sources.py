@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 FILES: dict[str, tuple[str, str]] = {
     "networks.json": ("held-out MAE of every network and the two baselines", "knights results"),
     "training_runs.json": ("time and size of every shipped training run", "knights ship-models"),
-    "ensemble.json": ("learners, K sweep, blends of the democracy", "python -m ensemble.train"),
+    "ensemble.json": ("learners, K sweep, blends of the democracy", "python -m knights.evaluate.train_democracy"),
     "elo.json": ("ratings with intervals, scores against every opponent", "make strength"),
     "quality.json": ("move quality of the shipped bot (Stockfish-judged)", "make strength"),
     "bench.json": ("throughput benchmarks against their baselines", "make bench"),

@@ -4,9 +4,9 @@ Original: same model and optimiser as V1 (SGD lr 0.035 momentum 0.9, 200 epochs)
 trained on chunk a alone and validated on b: the run that showed V1's data was not
 the bottleneck.
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="signed", scalars=("turn", "check"))
 TRAIN = TrainConfig(optimizer="sgd", lr=0.035, momentum=0.9, epochs=200, batch_size=25_000)

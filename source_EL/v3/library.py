@@ -4,9 +4,9 @@ Original: Conv2d(1,16,k5) -> FC(578,512,1) (16 x 6 x 6 + 2 scalars), Adam lr 0.0
 40 epochs, train a-d / validate d-g. The original's validation letters overlapped
 training (d); ours do not: validate on e-g.
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="signed", scalars=("turn", "check"))
 TRAIN = TrainConfig(optimizer="adam", lr=0.006, epochs=40, batch_size=25_000)

@@ -6,9 +6,9 @@ Planes hold +-1 (the paper); the shipped code wrote the piece code +-1..6 instea
 "capture" says whether the move played from the position captures: known in the
 data, unknown (0) when the engine evaluates a position, a leak we reproduce and measure.
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="six", scalars=("turn", "capture"))
 TRAIN = TrainConfig(optimizer="adam", lr=0.006, epochs=25, batch_size=25_000)

@@ -4,9 +4,9 @@ Original: V4's network without the scalar inputs, Adam lr 0.006, 50 epochs, trai
 a-d / validate e,f. Without side to move, 16 x 6 x 6 = 576 features feed FC(576,512,1)
 (the paper's table says "as V4"; with no scalars the width is 576, not 578).
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="six")
 TRAIN = TrainConfig(optimizer="adam", lr=0.006, epochs=50, batch_size=25_000)

@@ -5,9 +5,9 @@ Original: Conv2d(6,16,k5) + Conv2d(16,32,k3) -> FC(1152,512,1), Adam lr 0.006,
 layers V6 shares with V5 (the first convolution) start from V5's weights; the new
 ones start fresh.
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="six")
 TRAIN = TrainConfig(optimizer="adam", lr=0.006, epochs=50, batch_size=25_000)

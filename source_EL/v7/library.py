@@ -4,9 +4,9 @@ Original: V6's network and weights, Adam lr 0.006, 50 more epochs on chunks a-p,
 validated on every 4th chunk (which were also trained on). Ours trains on every
 chunk except the test letter and every 4th chunk, and validates on those 4th chunks.
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="six")
 TRAIN = TrainConfig(optimizer="adam", lr=0.006, epochs=50, batch_size=25_000)

@@ -5,9 +5,9 @@ Paper: Conv2d(6,16,k5) + Conv2d(16,30,k3) -> FC(1080,384,1), Adam lr 0.0065,
 counts beside the 1080 convolution features (1090 -> 384 -> 1). The shipped code
 differed: Conv(16,24,k3) and FC(24*6*6 + 10, 256, 1).
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="six", counts=True)
 TRAIN = TrainConfig(optimizer="adam", lr=0.0065, epochs=30, batch_size=25_000)

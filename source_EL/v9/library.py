@@ -7,9 +7,9 @@ move and in-check, replaces the 5x5 + 3x3 convolutions by two 3x3 ones of 32
 channels (the board stays 8x8 with padding 1), and trains with smaller batches
 (4,096) at Adam lr 0.002 for more updates per epoch. Same data letters as V7/V8.
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="six", scalars=("turn", "check"), counts=True)
 TRAIN = TrainConfig(optimizer="adam", lr=0.002, epochs=12, batch_size=4096)

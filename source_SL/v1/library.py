@@ -10,9 +10,9 @@ Our choices: the penalty term is penalty x the squared positive output on illega
 from/to cells (knights/moves.py); train on chunk a, validate on b (the original's
 chunks are not known; 4096 outputs make larger runs slow).
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="none", scalars=("turn", "check"))
 TRAIN = TrainConfig(optimizer="sgd", lr=0.001, momentum=0.9, epochs=10, batch_size=1, eval_batch_size=2048)

@@ -11,9 +11,9 @@ the same network as V1; no 4096-wide encoding of a position is named anywhere
 else.) "Batched": mini-batches of 64 (our choice; V1 took one position a step).
 Penalty as in V1 (penalty x squared positive output on illegal cells).
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="signed", scalars=("turn", "check"))
 TRAIN = TrainConfig(optimizer="sgd", lr=0.001, momentum=0.9, epochs=10, batch_size=64, eval_batch_size=2048)

@@ -5,9 +5,9 @@ momentum 0.9, 10 epochs). Which hidden layer is not known: ours is the first
 (1024 wide); the other keeps LeakyReLU. Network otherwise V2's: Conv2d(1,64,k3,
 padding 1) on the signed plane -> FC(4098,1024,2048,4096), batches of 64.
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="signed", scalars=("turn", "check"))
 TRAIN = TrainConfig(optimizer="sgd", lr=0.003, momentum=0.9, epochs=10, batch_size=64, eval_batch_size=2048)

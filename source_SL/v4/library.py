@@ -7,9 +7,9 @@ whole board once, leaving 64 features, + side to move and in check = 66.
 Batches of 64 as V2 (our choice). Penalty term as in V1 (penalty x squared
 positive output on illegal cells).
 """
-from knights.inputs import InputSpec
-from knights.nets import ConvNet
-from knights.training import TrainConfig
+from knights.features.inputs import InputSpec
+from knights.learn.nets import ConvNet
+from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="three", scalars=("turn", "check"))
 TRAIN = TrainConfig(optimizer="sgd", lr=0.75, momentum=0.9, epochs=10, batch_size=64, eval_batch_size=2048)

@@ -1,1 +1,0 @@
-"""Classical learners (scikit-learn) and the weighted "democracy" ensemble."""

@@ -1,0 +1,278 @@
+"""Engine benchmarks (found by ``knights bench``): ``decision`` and ``soak``.
+
+``decision``  time per move decision of :class:`~knights.play.engine.OnePlyEngine`
+              (deterministic) on real middlegame positions of the committed sample
+              (``data/sample/Sample_*``: move 10 on, at least 18 pieces, 25-45 legal
+              moves), one core (``torch.set_num_threads(1)``), against the
+              original's per-move loop: a python-chess ``Board`` per candidate and
+              one forward pass per candidate, same evaluator. Rows: ``decision``
+              (network alone, ratio, target >= 8x), ``decision_ms`` (network alone,
+              decisions/s, target >= 333.3/s, i.e. < 3 ms a decision; the ms are in
+              the details) and ``decision_ens`` (the democracy ensemble, ratio;
+              skipped when the ensemble is not shipped). Without trained weights the
+              network is the default version's architecture, randomly initialised:
+              the timing is the same, the moves are not meaningful. Each position is
+              timed several times and its best time kept, ours and the loop
+              alternating position by position; the loop is timed candidate by
+              candidate (the same ~1 ms units as one batched decision), so a busy
+              machine penalises both sides alike.
+``soak``      whole games of the stochastic bot against a random mover and against
+              itself (500 games, ``--quick`` 40), a move cap per game; every move is
+              checked legal and every exception caught. The row reads clean games
+              (no illegal move, no error) over games played: the target is all of them.
+              The evaluator is what ``knights play`` would use: the default network
+              when its weights exist, else the newest trained EL version, else
+              material counting.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+import chess
+import numpy as np
+
+from knights.learn import registry
+from knights.bench.core import benchmark, make_result, make_skip
+
+SAMPLE_DIR = registry.REPO_ROOT / "data" / "sample"
+MS_TARGET = 3.0
+RATIO_TARGET = 8.0
+
+
+# -- positions ---------------------------------------------------------------------------
+def middlegame_positions(count: int, *, folder: Path = SAMPLE_DIR, min_moves: int = 25,
+                         max_moves: int = 45) -> list[chess.Board]:
+    """Up to ``count`` distinct middlegame positions of the committed sample chunks,
+    spread evenly over them (deterministic)."""
+    fens: list[str] = []
+    for path in sorted(folder.glob("Sample_*")):
+        with open(path, newline="") as fh:
+            fens.extend(row["board"] for row in csv.DictReader(fh) if row.get("board"))
+    if not fens:
+        raise FileNotFoundError(f"no sample chunks with a 'board' column under {folder}")
+    boards: list[chess.Board] = []
+    seen: set[str] = set()
+    stride = max(1, len(fens) // (count * 6))
+    for fen in fens[::stride]:
+        placement = fen.split(" ")[0]
+        if placement in seen:
+            continue
+        board = chess.Board(fen)
+        if board.fullmove_number < 10 or len(board.piece_map()) < 18:
+            continue
+        if min_moves <= board.legal_moves.count() <= max_moves:
+            seen.add(placement)
+            boards.append(board)
+            if len(boards) == count:
+                break
+    return boards
+
+
+# -- the original's per-move loop ---------------------------------------------------------------
+def _loop_step(evaluator, board: chess.Board, move: chess.Move) -> float:
+    """One candidate of the original's loop: a new Board, the move pushed, that one
+    position encoded and evaluated alone."""
+    from knights.board.positions import positions_from_boards
+
+    child = board.copy()
+    child.push(move)
+    return float(evaluator.evaluate(positions_from_boards([child]))[0])
+
+
+def per_move_loop(evaluator, board: chess.Board) -> chess.Move:
+    """What the original did: :func:`_loop_step` for each legal move; White the max,
+    Black the min."""
+    best_move, best = None, None
+    for move in board.legal_moves:
+        value = _loop_step(evaluator, board, move)
+        key = value if board.turn == chess.WHITE else -value
+        if best is None or key > best:
+            best_move, best = move, key
+    assert best_move is not None
+    return best_move
+
+
+def _timed_loop(evaluator, board: chess.Board, repeats: int) -> tuple[float, chess.Move]:
+    """Seconds of :func:`per_move_loop` on ``board`` timed candidate by candidate
+    (best of ``repeats`` for each, summed: the same ~1 ms granularity as one batched
+    decision, so a busy machine penalises both sides alike), and its move."""
+    total, best_move, best = 0.0, None, None
+    for move in board.legal_moves:
+        fastest = float("inf")
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            value = _loop_step(evaluator, board, move)
+            fastest = min(fastest, time.perf_counter() - t0)
+        total += fastest
+        key = value if board.turn == chess.WHITE else -value
+        if best is None or key > best:
+            best_move, best = move, key
+    return total, best_move
+
+
+def _network_evaluator():
+    """The default network with its weights, or its architecture untrained (timing only)."""
+    from knights.evaluate.names import DEFAULT_NETWORK, load_evaluator
+    from knights.evaluate.base import NetworkEvaluator
+
+    version = registry.get(DEFAULT_NETWORK)
+    if version.is_trained():
+        return load_evaluator(DEFAULT_NETWORK), True
+    model = version.build().eval()
+    return NetworkEvaluator(model, version.library.INPUTS, f"{version.name} (untrained)"), False
+
+
+def _best_time(fn: Callable[[chess.Board], chess.Move], board: chess.Board, repeats: int) -> tuple[float, chess.Move]:
+    best, move = float("inf"), None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        move = fn(board)
+        best = min(best, time.perf_counter() - t0)
+    return best, move
+
+
+def _time_pair(ours: Callable[[chess.Board], chess.Move],
+               base: Callable[[chess.Board, int], tuple[float, chess.Move]], boards: Sequence[chess.Board], base_boards: Sequence[chess.Board],
+               repeats: int) -> tuple[float, float, list, list]:
+    """Mean seconds per decision of ``ours`` and ``base``: each position timed
+    ``repeats`` times and its best time kept (a busy machine only ever adds time),
+    ours and the baseline alternating position by position so both meet the same
+    machine load."""
+    ours(boards[0]), base(boards[0], 1)  # warm-up
+    t_ours, t_base, out_ours, out_base = [], [], [], []
+    for i, board in enumerate(boards):
+        if i < len(base_boards):
+            t, move = base(base_boards[i], repeats)
+            t_base.append(t)
+            out_base.append(move)
+        t, move = _best_time(ours, board, repeats)
+        t_ours.append(t)
+        out_ours.append(move)
+    return float(np.mean(t_ours)), float(np.mean(t_base)), out_ours, out_base
+
+
+def _decision_rows(evaluator, label: str, boards: Sequence[chess.Board], base_boards: Sequence[chess.Board],
+                   repeats: int, *, with_ms_row: bool, trained: bool) -> list[dict]:
+    from knights.play.engine import OnePlyEngine
+
+    engine = OnePlyEngine(evaluator, stochastic=False)
+    seconds, base_seconds, ours_moves, base_moves = _time_pair(
+        lambda b: engine.choose(b).move, lambda b, r: _timed_loop(evaluator, b, r), boards, base_boards, repeats)
+    ms, base_ms = seconds * 1e3, base_seconds * 1e3
+    same = np.mean([a == b for a, b in zip(ours_moves, base_moves)])
+    details = {"evaluator": evaluator.name, "trained_weights": trained, "positions": len(boards),
+               "baseline_positions": len(base_boards), "ms_per_decision": round(ms, 3),
+               "baseline_ms_per_decision": round(base_ms, 3), "ratio": round(base_ms / ms, 2),
+               "ms_target": MS_TARGET, "ms_target_met": bool(ms < MS_TARGET),
+               "legal_moves_mean": round(float(np.mean([b.legal_moves.count() for b in boards])), 1),
+               "same_move_as_baseline": round(float(same), 3), "repeats_per_position": repeats, "timing": "mean over positions of the best of the repeats",
+               "threads": 1}
+    baseline = "per-move loop: a python-chess Board and one forward pass per candidate"
+    rows = [make_result(label, 1e3 / ms, 1e3 / base_ms, target=RATIO_TARGET, unit="decisions/s",
+                        baseline=baseline, details=details)]
+    if with_ms_row:
+        rows.append(make_result(f"{label}_ms", 1e3 / ms, 1e3 / base_ms, target=1e3 / MS_TARGET, metric="rate",
+                                unit="decisions/s", baseline=baseline, details=details))
+    return rows
+
+
+@benchmark("decision")
+def bench_decision(quick: bool) -> list[dict]:
+    """Time per move decision, batched engine against the per-move loop (one core)."""
+    import torch
+
+    from knights.evaluate.names import available_evaluators, load_evaluator
+
+    boards = middlegame_positions(60 if quick else 300)
+    base_boards = boards[: 15 if quick else 60]
+    repeats = 3 if quick else 5
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        network, trained = _network_evaluator()
+        rows = _decision_rows(network, "decision", boards, base_boards, repeats, with_ms_row=True,
+                              trained=trained)
+        if "democracy" in available_evaluators():
+            rows += _decision_rows(load_evaluator("democracy"), "decision_ens", boards, base_boards, repeats,
+                                   with_ms_row=False, trained=True)
+        else:
+            rows.append(make_skip("decision_ens", "the democracy ensemble is not shipped yet "
+                                  "(knights/evaluate/democracy.py and its trained learners)",
+                                  target=RATIO_TARGET, unit="decisions/s"))
+    finally:
+        torch.set_num_threads(threads)
+    return rows
+
+
+# -- soak ---------------------------------------------------------------------------------------
+def soak(games: int, *, evaluator=None, max_plies: int = 300, seed: int = 0) -> dict:
+    """``games`` whole games, half against a random mover (the bot's colour
+    alternating), half against itself; counts of illegal moves and errors."""
+    from knights.arena.game import play_game
+    from knights.arena.players import EnginePlayer, RandomPlayer
+    from knights.play.engine import OnePlyEngine
+    from knights.evaluate.names import select_evaluator
+
+    evaluator = evaluator or select_evaluator(None, notice=None)
+    n_random = games // 2
+    tally = {"games": 0, "plies": 0, "illegal": 0, "errors": 0, "capped": 0,
+             "vs_random": {"win": 0, "draw": 0, "loss": 0, "unfinished": 0},
+             "self_play": {"1-0": 0, "0-1": 0, "1/2-1/2": 0, "*": 0}, "problems": []}
+    t0 = time.perf_counter()
+    for g in range(games):
+        bot = EnginePlayer(OnePlyEngine(evaluator, stochastic=True, seed=seed + g), name="bot")
+        if g < n_random:
+            rnd = RandomPlayer(seed=seed + 10_000 + g)
+            bot_white = g % 2 == 0
+            white, black = (bot, rnd) if bot_white else (rnd, bot)
+        else:
+            white = bot
+            black = EnginePlayer(OnePlyEngine(evaluator, stochastic=True, seed=seed + 20_000 + g), name="bot2")
+        record = play_game(white, black, max_plies=max_plies)
+        tally["games"] += 1
+        tally["plies"] += len(record.board.move_stack)
+        tally["capped"] += record.reason == "move cap"
+        bad = record.reason in ("illegal move", "error")
+        if record.reason == "illegal move":
+            tally["illegal"] += 1
+        elif record.reason == "error":
+            tally["errors"] += 1
+        if bad and len(tally["problems"]) < 5:
+            tally["problems"].append(record.error)
+        if g < n_random:
+            if record.result == "*":
+                tally["vs_random"]["unfinished"] += 1
+            elif record.result == "1/2-1/2":
+                tally["vs_random"]["draw"] += 1
+            else:
+                won = (record.result == "1-0") == bot_white
+                tally["vs_random"]["win" if won else "loss"] += 1
+        else:
+            tally["self_play"][record.result] += 1
+    tally["seconds"] = round(time.perf_counter() - t0, 2)
+    tally["evaluator"] = evaluator.name
+    tally["max_plies"] = max_plies
+    return tally
+
+
+@benchmark("soak")
+def bench_soak(quick: bool) -> list[dict]:
+    """Whole games against a random mover and against itself: no illegal move, no error."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        tally = soak(40 if quick else 500, max_plies=200 if quick else 300)
+    finally:
+        torch.set_num_threads(threads)
+    clean = tally["games"] - tally["illegal"] - tally["errors"]
+    details = {k: v for k, v in tally.items()}
+    details["ms_per_ply"] = round(tally["seconds"] / max(1, tally["plies"]) * 1e3, 3)
+    return [make_result("soak", float(clean), float(tally["games"]), target=1.0, unit="games",
+                        baseline="games played; ours = clean games (no illegal move, no error)",
+                        details=details)]

@@ -1,0 +1,118 @@
+"""Training throughput: our pipeline against the model's own limit and the original's loader.
+
+Three ways to run the same V8 training steps (same model, optimiser, batch size)
+on the committed sample, side by side in one process:
+
+``model``     the step alone on random tensors already in memory: the model's limit.
+``ours``      chunk files -> encoded cache -> shuffled batches -> six planes +
+              counts -> step: the full pipeline of :func:`knights.learn.training.fit`.
+``row``       what the original did for every batch: pandas rows, one python-chess
+              Board per row to fill the planes and count the pieces, then the step.
+
+Targets: ``ours`` at least 90% of ``model`` and at least 4x ``row``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+
+from knights.bench.core import benchmark, make_result
+
+
+def _model_and_opt():
+    from knights.learn import registry
+
+    version = registry.get("EL/v8")
+    torch.manual_seed(0)
+    model = version.build()
+    opt = torch.optim.Adam(model.parameters(), lr=version.library.TRAIN.lr)
+    return model, opt, version.library.INPUTS
+
+
+def _step(model, opt, planes, extra, target) -> None:
+    loss = torch.nn.functional.l1_loss(model(planes, extra), target)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+
+
+def _row_by_row_batch(frame, start: int, stop: int):
+    """One batch encoded the original way: a Board per row."""
+    import chess
+
+    from knights.data import csslab
+
+    kinds = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING)
+    weights = (1 / 8, 3 / 2, 3.1 / 2, 5 / 2, 9 / 1)
+    n = stop - start
+    planes = np.zeros((n, 6, 8, 8), dtype=np.float32)
+    counts = np.zeros((n, 10), dtype=np.float32)
+    target = np.zeros(n, dtype=np.float32)
+    for i, (_, row) in enumerate(frame.iloc[start:stop].iterrows()):
+        board = chess.Board(row.board)
+        for square, piece in board.piece_map().items():
+            planes[i, piece.piece_type - 1, 7 - chess.square_rank(square), chess.square_file(square)] = (
+                1.0 if piece.color else -1.0)
+        for j, kind in enumerate(kinds[:5]):
+            counts[i, j] = len(board.pieces(kind, chess.WHITE)) * weights[j]
+            counts[i, 5 + j] = -len(board.pieces(kind, chess.BLACK)) * weights[j]
+        target[i] = csslab.eval_to_pawns(str(row.cp))
+    return torch.from_numpy(planes), torch.from_numpy(counts), torch.from_numpy(target)
+
+
+@benchmark("train")
+def bench_train(quick: bool) -> list[dict]:
+    import pandas as pd
+
+    from knights.learn import registry
+    from knights.data.chunks import ChunkCache, iter_batches, load_encoded, select_chunks
+    from knights.bench.core import _workdir
+    from knights.learn.experiment import SAMPLE_DATA
+
+    batch = 1024 if quick else 8192
+    files = select_chunks(registry.REPO_ROOT / SAMPLE_DATA, "a-c" if quick else "all")
+    cache = ChunkCache(_workdir() / "train-cache")
+    rows = len(load_encoded(files, cache))  # builds the cache once, as the first epoch of a run does
+    sizes = [min(batch, rows - s) for s in range(0, rows, batch)]
+
+    model, opt, spec = _model_and_opt()
+    tensors = {n: (torch.randn(n, 6, 8, 8), torch.randn(n, spec.n_extra), torch.randn(n)) for n in set(sizes)}
+    _step(model, opt, *tensors[batch])  # warm-up
+
+    def run_model() -> None:
+        """One epoch's worth of steps (same batch sizes) on tensors already in memory."""
+        for n in sizes:
+            _step(model, opt, *tensors[n])
+
+    def run_ours() -> None:
+        """One epoch as fit() runs it: read the cache, shuffle, encode each batch, step."""
+        data = load_encoded(files, cache)
+        for block in iter_batches(data, batch, seed=1):
+            _step(model, opt, *spec.tensors(block), torch.from_numpy(np.asarray(block.target)))
+
+    frame = pd.concat([pd.read_csv(f, usecols=["board", "cp"], dtype=str) for f in files[:8]], ignore_index=True)
+    row_steps = 1 if quick else 2
+
+    def run_row() -> None:
+        for s in range(row_steps):
+            _step(model, opt, *_row_by_row_batch(frame, s * batch, (s + 1) * batch))
+
+    times = {"model": [], "ours": [], "row": []}
+    for _ in range(2 if quick else 3):   # alternate, so all three meet the same machine load
+        for name, fn in (("model", run_model), ("ours", run_ours), ("row", run_row)):
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    rate = {k: (rows if k != "row" else row_steps * batch) / min(v) for k, v in times.items()}
+    details = {"batch": batch, "rows_per_epoch": rows, "threads": torch.get_num_threads(),
+               "model_rows_per_s": round(rate["model"]), "row_by_row_rows_per_s": round(rate["row"]),
+               "model": "EL/v8", "data": SAMPLE_DATA}
+    return [
+        make_result("train_vs_model", rate["ours"], rate["model"], target=0.90, unit="rows/s",
+                    baseline="V8 step on random tensors in memory (the model's limit)", details=details),
+        make_result("train_vs_row", rate["ours"], rate["row"], target=4.0, unit="rows/s",
+                    baseline="pandas rows + python-chess Board per row, then the same step", details=details),
+    ]

@@ -1,0 +1,201 @@
+"""Positions as arrays: FEN strings and python-chess boards to signed squares and back, vectorised.
+
+Everything starts from one compact form, the **signed squares** array: ``int8``
+of shape ``(N, 64)``, square 0 = a8 ... 63 = h1 (row 0 is rank 8, as FEN reads),
+holding the piece code (P=1 N=2 B=3 R=4 Q=5 K=6), positive for White, negative for
+Black, 0 for empty. It is what the encoded cache stores; the network and learner
+inputs (:mod:`knights.features`) are cheap NumPy functions of it.
+
+Parsing does not build a python-chess ``Board`` per row: the piece-placement field
+is expanded with ``str.translate`` and decoded for the whole batch at once.
+
+>>> sq, white, ok = parse_fens(["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"])
+>>> sq[0, :8].tolist(), bool(white[0]), bool(ok[0])
+([-4, -2, -3, -5, -6, -3, -2, -4], False, True)
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from knights.board.pieces import PAWN_VALUES
+
+if TYPE_CHECKING:   # annotations only: parsing needs no python-chess
+    import chess
+
+PIECE_CODES = {"P": 1, "N": 2, "B": 3, "R": 4, "Q": 5, "K": 6}
+"""Signed-squares code of each piece letter (White; Black is the negative)."""
+
+_ROW_LEN = 71  # 64 squares + 7 slashes
+_INVALID = np.int8(127)
+_LUT = np.full(256, _INVALID, dtype=np.int8)
+_LUT[ord(".")] = 0
+for _ch, _code in PIECE_CODES.items():
+    _LUT[ord(_ch)] = _code
+    _LUT[ord(_ch.lower())] = -_code
+
+
+_ADJACENT_DIGITS = re.compile(rb"[0-9][0-9]")
+_EXPAND = str.maketrans({str(n): "." * n for n in range(1, 9)})
+_CASTLE_BITS = {"K": 1, "Q": 2, "k": 4, "q": 8}
+_EP = {f"{f}{r}": (ord(f) - 97) + 8 * (r - 1) for f in "abcdefgh" for r in (3, 6)}
+
+
+def _castling_code(text: str) -> int:
+    return sum(_CASTLE_BITS.get(c, 0) for c in set(text))
+
+
+def _map_unique(values: Sequence[str], fn, dtype) -> np.ndarray:
+    """``fn`` applied to each distinct value only (side, castling and en-passant
+    fields take a handful of values across millions of rows)."""
+    lookup = {u: fn(u) for u in set(values)}
+    return np.fromiter(map(lookup.__getitem__, values), dtype=dtype, count=len(values))
+
+
+def _fen_fields(fens: Sequence[str]) -> list[Sequence[str]]:
+    """The first four fields of every FEN (placement, side, castling, en passant),
+    split by pandas' C tokenizer; FENs it cannot split one per line are split by
+    Python instead."""
+    import csv
+    import io
+
+    import pandas as pd
+
+    n = len(fens)
+    text = "\n".join(fens)
+    if "\n" not in text.replace("\n", "", n - 1) and "\r" not in text:
+        try:
+            df = pd.read_csv(io.StringIO(text + "\n"), sep=" ", header=None, names=range(6), usecols=range(4),
+                             dtype=str, na_filter=False, quoting=csv.QUOTE_NONE, skip_blank_lines=False,
+                             engine="c")
+            if len(df) == n:
+                return [df[i].tolist() for i in range(4)]
+        except (pd.errors.ParserError, ValueError):
+            pass
+    columns = list(itertools.zip_longest(*(f.split(" ", 4) for f in fens), fillvalue=""))
+    return (columns + [("",) * n] * 4)[:4]
+
+
+def _expanded_placements(placements: list[str]) -> np.ndarray:
+    """``(N, 72)`` uint8: each placement with its digits expanded to dots (71
+    characters) and a newline; rows that do not expand to 71 characters become '?'."""
+    n = len(placements)
+    joined = ("\n".join(placements) + "\n").encode("ascii", "replace")
+    adjacent = _ADJACENT_DIGITS.search(joined) is not None   # "44" is not a FEN (python-chess agrees)
+    for d in "87654321":   # one C-speed pass per digit over the whole batch
+        joined = joined.replace(d.encode(), b"." * int(d))
+    if not adjacent and len(joined) == n * (_ROW_LEN + 1):
+        rows = np.frombuffer(joined, dtype=np.uint8).reshape(n, _ROW_LEN + 1)
+        if (rows[:, _ROW_LEN] == 10).all():
+            return rows
+    # some rows are malformed: expand them one by one and blank the bad ones
+    fixed = []
+    for p in placements:
+        row = p.translate(_EXPAND)
+        ok = len(row) == _ROW_LEN and "\n" not in row and not _ADJACENT_DIGITS.search(p.encode("ascii", "replace"))
+        fixed.append(row if ok else "?" * _ROW_LEN)
+    return np.frombuffer(("\n".join(fixed) + "\n").encode("ascii", "replace"),
+                         dtype=np.uint8).reshape(n, _ROW_LEN + 1)
+
+
+def parse_fens_full(fens: Sequence[str]) -> dict[str, np.ndarray]:
+    """Decode FENs in one batch.
+
+    Returns ``squares`` int8 (N, 64), ``white`` bool, ``valid`` bool, ``castling``
+    int8 bitmask (K=1 Q=2 k=4 q=8) and ``ep`` int8 (en-passant square, a1 = 0, or -1).
+    A FEN is *valid* here when its placement has 8 ranks of 8 squares made of
+    piece letters and digits, exactly one king per side, no pawn on the first or
+    last rank, and its side-to-move field is ``w`` or ``b``. Invalid rows are zeroed.
+    """
+    n = len(fens)
+    if n == 0:
+        empty = np.zeros(0, dtype=bool)
+        return {"squares": np.zeros((0, 64), np.int8), "white": empty, "valid": empty,
+                "castling": np.zeros(0, np.int8), "ep": np.zeros(0, np.int8)}
+    placement, side, castle_text, ep_text = _fen_fields(fens)
+    ranks = _expanded_placements(list(placement)).reshape(n, 8, 9)   # 8 ranks: 8 squares + a separator
+    squares = _LUT[ranks[:, :, :8]].reshape(n, 64)
+    side = _map_unique(side, lambda t: {"w": 1, "b": 0}.get(t, -1), np.int8)
+    valid = (ranks[:, :7, 8] == ord("/")).all(axis=1) & (squares != _INVALID).all(axis=1)
+    valid &= ((squares == 6).sum(axis=1) == 1) & ((squares == -6).sum(axis=1) == 1)
+    edge_pawns = (np.abs(squares[:, :8]) == 1).any(axis=1) | (np.abs(squares[:, 56:]) == 1).any(axis=1)
+    valid &= ~edge_pawns & (side >= 0)
+    castling = _map_unique(castle_text, _castling_code, np.int8)
+    ep = _map_unique(ep_text, lambda t: _EP.get(t, -1), np.int8)
+    squares[~valid] = 0
+    return {"squares": squares, "white": (side == 1) & valid, "valid": valid,
+            "castling": np.where(valid, castling, 0).astype(np.int8),
+            "ep": np.where(valid, ep, -1).astype(np.int8)}
+
+
+def parse_fens(fens: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Decode FENs into ``(squares int8 (N,64), white_to_move bool (N,), valid bool (N,))``
+    (see :func:`parse_fens_full` for what counts as valid)."""
+    out = parse_fens_full(fens)
+    return out["squares"], out["white"], out["valid"]
+
+
+_SIGNED_CODES = np.array([1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6], np.int8)[:, None]
+
+
+def squares_from_board(board: "chess.Board") -> np.ndarray:
+    """The signed squares (64,) int8 of a python-chess board, read from its bitboards
+    (no FEN, no loop over pieces: the engine calls it for every position it judges)."""
+    white, black = board.occupied_co[True], board.occupied_co[False]
+    kinds = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+    bitboards = np.array([k & white for k in kinds] + [k & black for k in kinds], dtype="<u8")
+    bits = np.unpackbits(bitboards.view(np.uint8), bitorder="little").reshape(12, 64)   # python-chess order
+    return (bits * _SIGNED_CODES).sum(axis=0, dtype=np.int8)[_TO_CHESS]
+
+
+def material_balance(squares: np.ndarray) -> np.ndarray:
+    """Material from White's side in pawns (P=1 N=3 B=3 R=5 Q=9): the counting
+    baseline every model is compared with. ``(N,)`` float32."""
+    return (np.sign(squares) * PAWN_VALUES[np.abs(squares)]).sum(axis=1).astype(np.float32)
+
+
+
+# our square index (a8 = 0) -> python-chess square (a1 = 0), and back
+_TO_CHESS = np.array([(7 - i // 8) * 8 + i % 8 for i in range(64)])
+_FROM_CHESS = np.argsort(_TO_CHESS)
+
+
+def bitboards(squares: np.ndarray) -> np.ndarray:
+    """``(N, 8)`` uint64 bitboards per position: P N B R Q K, White, Black."""
+    sq = np.asarray(squares).reshape(-1, 64)[:, _FROM_CHESS]   # columns in python-chess order
+    kinds = np.abs(sq)
+    masks = [kinds == k for k in range(1, 7)] + [sq > 0, sq < 0]
+    packed = np.packbits(np.stack(masks, axis=1), axis=2, bitorder="little")  # (N, 8, 8) uint8
+    return packed.view("<u8")[..., 0]
+
+
+def boards_from_arrays(squares: np.ndarray, white: Sequence, castling: Sequence | None = None,
+                       ep: Sequence | None = None) -> list["chess.Board"]:
+    """Rebuild python-chess boards (move counters aside) from the cached arrays,
+    a batch at a time: the piece bitboards are packed with NumPy and set directly."""
+    import chess
+
+    n = len(white)
+    castling = np.zeros(n, np.int8) if castling is None else castling
+    ep = np.full(n, -1, np.int8) if ep is None else ep
+    out = []
+    for row, w_to_move, rights, ep_square in zip(bitboards(squares).tolist(), np.asarray(white).tolist(),
+                                                 np.asarray(castling).tolist(), np.asarray(ep).tolist()):
+        b = chess.Board(None)
+        b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings, w, k = row
+        b.occupied_co[chess.WHITE], b.occupied_co[chess.BLACK] = w, k
+        b.occupied = w | k
+        b.turn = bool(w_to_move)
+        b.set_castling_fen("".join(c for c, bit in _CASTLE_BITS.items() if rights & bit) or "-")
+        b.ep_square = ep_square if ep_square >= 0 else None
+        out.append(b)
+    return out
+
+
+def board_from_arrays(squares: np.ndarray, white: bool, castling: int = 0, ep: int = -1) -> "chess.Board":
+    """One board of :func:`boards_from_arrays`."""
+    return boards_from_arrays(np.asarray(squares).reshape(1, 64), [white], [castling], [ep])[0]

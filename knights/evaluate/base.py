@@ -1,0 +1,71 @@
+"""The evaluator interface: positions in, pawns from White's side out, batched.
+
+Every member of the project that judges a position (a network version, a
+scikit-learn learner, the democracy ensemble, material counting) is an
+:class:`Evaluator`, so the engine, the arena and the ensemble treat them alike::
+
+    ev = network_evaluator("EL/v8")
+    ev.evaluate_boards([board1, board2])   # -> array([0.31, -1.2], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence, runtime_checkable
+
+import chess
+import numpy as np
+import torch
+from torch import nn
+
+from knights.board.arrays import material_balance
+from knights.board.positions import Positions, positions_from_boards
+from knights.features.inputs import InputSpec
+from knights.learn import registry
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """Anything that scores positions in pawns from White's side."""
+
+    name: str
+
+    def evaluate(self, positions: Positions) -> np.ndarray: ...
+
+
+class BoardsMixin:
+    def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
+        return self.evaluate(positions_from_boards(boards))  # type: ignore[attr-defined]
+
+
+class NetworkEvaluator(BoardsMixin):
+    """A trained evaluation network behind the interface (CPU, inference mode)."""
+
+    def __init__(self, model: nn.Module, spec: InputSpec, name: str, threads: int | None = None) -> None:
+        self.model = model.eval()
+        self.spec = spec
+        self.name = name
+        if threads is not None:
+            torch.set_num_threads(threads)
+
+    @torch.inference_mode()
+    def evaluate(self, positions: Positions) -> np.ndarray:
+        planes, extra = self.spec.tensors(positions)
+        return self.model(planes, extra).float().numpy().reshape(-1)
+
+
+class MaterialEvaluator(BoardsMixin):
+    """Counting material (P=1 N=3 B=3 R=5 Q=9): the plainest baseline."""
+
+    name = "material"
+
+    def evaluate(self, positions: Positions) -> np.ndarray:
+        return material_balance(np.asarray(positions.squares))
+
+
+def network_evaluator(name: str, models_dir: str | None = None) -> NetworkEvaluator:
+    """The trained EL version ``name`` (e.g. ``"EL/v8"``) as an evaluator."""
+    version = registry.get(name)
+    if version.family != "EL":
+        raise ValueError(f"{name} is a move network, not an evaluator")
+    model, _ = version.load(models_dir)
+    return NetworkEvaluator(model, version.library.INPUTS, version.name)

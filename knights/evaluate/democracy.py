@@ -1,0 +1,278 @@
+"""Democracy: a weighted average of evaluators' opinions, in pawns from White's side.
+
+Members are anything behind the :class:`~knights.evaluate.base.Evaluator` interface:
+EL networks (:class:`~knights.evaluate.base.NetworkEvaluator`) and classical learners
+(:class:`~knights.evaluate.learner.LearnerEvaluator`)::
+
+    pawns = predict_cp_democracy(positions, [net, forest, svr, linear], [0.9, 0.05, 0.025, 0.025])
+
+Weights come three ways (:func:`equal_weights`, :func:`original_weights`,
+:func:`fit_weights`). The shipped ensemble is a folder (``ensemble/models/``) with
+``democracy.json`` (members, weights, checksums) and each learner's ``.npz`` +
+``.json``; :func:`load_shipped` gives it as one evaluator named ``"democracy"``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from knights.learn import registry
+from knights.learn import store
+from knights.evaluate.learner import LearnerEvaluator
+from knights.learn.learners import features, load_model
+
+MODELS_DIR = registry.REPO_ROOT / "ensemble" / "models"
+MANIFEST = "democracy.json"
+MANIFEST_FORMAT = "knights-democracy"
+
+ORIGINAL_BLEND = {"network": 0.9, "random_forest": 0.1 * 0.5, "svr": 0.1 * 0.25, "linear": 0.1 * 0.25}
+"""The original's shipped blend: 0.9 network + 0.1 x (0.5 RF + 0.25 SVR + 0.25 LR).
+Its SVR was a LinearSVR, so ``svr`` here means our ``linear_svr`` member
+(see :func:`original_weights`)."""
+
+
+# ---------------------------------------------------------------------------- the vote
+def _check_weights(weights: Sequence[float], n: int) -> np.ndarray:
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    if len(w) != n:
+        raise ValueError(f"{len(w)} weights for {n} members")
+    if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"weights must be finite, non-negative and not all zero: {w.tolist()}")
+    return w / w.sum()
+
+
+
+def predict_cp_democracy(inputs, models: Sequence, weights: Sequence[float] | Mapping[str, float]) -> np.ndarray:
+    """The members' weighted average evaluation of ``inputs`` (any Positions-like
+    block: squares, white, check, capture), in pawns from White's side.
+
+    ``weights``: one per model, or a mapping from model name to weight (missing
+    names weigh 0). Weights are normalised to sum to one; members of weight 0 are
+    not evaluated. Classical learners share one computation of the features."""
+    models = list(models)
+    if isinstance(weights, Mapping):
+        unknown = set(weights) - {m.name for m in models}
+        if unknown:
+            raise ValueError(f"weights for unknown members {sorted(unknown)}")
+        weights = [float(weights.get(m.name, 0.0)) for m in models]
+    w = _check_weights(weights, len(models))
+    n = len(inputs.squares)
+    total = np.zeros(n, dtype=np.float64)
+    X = None
+    for model, wi in zip(models, w):
+        if wi == 0:
+            continue
+        if isinstance(model, LearnerEvaluator):
+            if X is None:
+                X = features(inputs.squares)
+            pred = model.predict_features(X)
+        else:
+            pred = model.evaluate(inputs)
+        total += wi * np.asarray(pred, dtype=np.float64).reshape(n)
+    return total.astype(np.float32)
+
+
+class Democracy:
+    """Members and weights as one :class:`~knights.evaluate.base.Evaluator` (``"democracy"``)."""
+
+    def __init__(self, members: Sequence, weights: Sequence[float], name: str = "democracy",
+                 info: dict | None = None) -> None:
+        w = _check_weights(weights, len(members))
+        keep = w > 0
+        self.members = [m for m, k in zip(members, keep) if k]
+        self.weights = w[keep] / w[keep].sum()
+        self.name = name
+        self.info = info or {}
+
+    def evaluate(self, positions) -> np.ndarray:
+        return predict_cp_democracy(positions, self.members, self.weights)
+
+    def evaluate_boards(self, boards) -> np.ndarray:
+        from knights.board.positions import positions_from_boards
+
+        return self.evaluate(positions_from_boards(boards))
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{m.name}={w:.3f}" for m, w in zip(self.members, self.weights))
+        return f"Democracy({parts})"
+
+
+# ---------------------------------------------------------------------------- weights
+def equal_weights(names: Sequence[str]) -> dict[str, float]:
+    return {n: 1.0 / len(names) for n in names}
+
+
+def original_weights(names: Sequence[str], networks: Sequence[str] = (), svr: str = "linear_svr") -> dict[str, float]:
+    """The original's blend over ``names``: 0.9 shared by the networks, 0.1 x (0.5 RF
+    + 0.25 SVR + 0.25 LR) for the classical part (``svr``: which member plays the
+    SVR; the original shipped a LinearSVR). Without a network the classical part
+    alone, renormalised; other members weigh 0."""
+    networks = [n for n in networks if n in names]
+    classical = {"random_forest": 0.5, svr: 0.25, "linear": 0.25}
+    missing = [k for k in classical if k not in names]
+    if missing:
+        raise ValueError(f"the original blend needs members {missing}")
+    w = {n: 0.0 for n in names}
+    share = 0.1 if networks else 1.0
+    for n in networks:
+        w[n] = 0.9 / len(networks)
+    for k, v in classical.items():
+        w[k] += share * v
+    return w
+
+
+def fit_weights(predictions: np.ndarray, target: np.ndarray, loss: str = "mae", min_weight: float = 0.0) -> np.ndarray:
+    """Non-negative weights summing to one that minimise the blend's validation loss.
+
+    ``predictions``: (members, N). ``loss="mae"`` solves the exact linear programme
+    (least absolute deviations on the simplex: min sum|e| with e = P'w - y split
+    into its positive and negative parts) with HiGHS; ``loss="mse"`` the small
+    quadratic programme on the members' Gram matrix (SLSQP). Either optimum is at
+    least as good as any other point of the simplex, equal weights included.
+
+    ``min_weight``: members weighing less are dropped and the rest refitted (a
+    member of weight 0.001 would cost its evaluation time for nothing)."""
+    from scipy import optimize, sparse
+
+    P = np.asarray(predictions, dtype=np.float64)
+    y = np.asarray(target, dtype=np.float64).reshape(-1)
+    m, n = P.shape
+    if n != len(y):
+        raise ValueError(f"{n} predictions per member for {len(y)} targets")
+    if m == 1:
+        return np.ones(1)
+    if loss == "mae":
+        # variables [w (m), u (n), v (n)]: P'w - u + v = y, sum w = 1, all >= 0; min sum(u + v)
+        eye = sparse.identity(n, format="csc")
+        A_eq = sparse.vstack([sparse.hstack([sparse.csc_matrix(P.T), -eye, eye]),
+                              sparse.hstack([sparse.csc_matrix(np.ones((1, m))), sparse.csc_matrix((1, 2 * n))])],
+                             format="csc")
+        b_eq = np.append(y, 1.0)
+        c = np.concatenate([np.zeros(m), np.ones(2 * n)])
+        res = optimize.linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+        if not res.success:
+            raise RuntimeError(f"weight fitting failed: {res.message}")
+        w = res.x[:m]
+    elif loss == "mse":
+        G = P @ P.T / n
+        b = P @ y / n
+
+        def obj(w):
+            return w @ G @ w - 2 * b @ w, 2 * G @ w - 2 * b
+
+        res = optimize.minimize(obj, np.full(m, 1.0 / m), jac=True, method="SLSQP", bounds=[(0, 1)] * m,
+                                constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1.0,
+                                              "jac": lambda w: np.ones_like(w)}],
+                                options={"ftol": 1e-12, "maxiter": 500})
+        w = res.x
+    else:
+        raise ValueError(f"loss must be 'mae' or 'mse', not {loss!r}")
+    w = np.clip(w, 0.0, None)
+    w[w < 1e-9] = 0.0
+    w = w / w.sum()
+    small = (w > 0) & (w < min_weight)
+    if small.any():
+        keep = np.flatnonzero(w >= min_weight)
+        w = np.zeros(m)
+        w[keep] = fit_weights(P[keep], y, loss, min_weight)
+    return w
+
+
+# ---------------------------------------------------------------------------- shipping
+def write_manifest(folder: str | Path, members: list[dict], extra: dict | None = None) -> Path:
+    """``democracy.json``: the shipped members (name, kind, weight, and the learner's
+    sidecar file or the network's version and weights checksum)."""
+    folder = Path(folder)
+    doc = {"format": MANIFEST_FORMAT, "format_version": 1, "name": "democracy", "members": members,
+           **(extra or {})}
+    path = folder / MANIFEST
+    folder.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    return path
+
+
+def read_manifest(folder: str | Path | None = None) -> dict:
+    path = Path(folder or MODELS_DIR) / MANIFEST
+    if not path.is_file():
+        raise FileNotFoundError(f"no shipped ensemble: {path} not found (train one: python -m knights.evaluate.train_democracy)")
+    try:
+        doc = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise store.ModelFileError(f"{path}: not valid JSON ({exc})") from None
+    store.expect(isinstance(doc, dict) and doc.get("format") == MANIFEST_FORMAT, path,
+                 f"not a {MANIFEST_FORMAT} manifest")
+    members = doc.get("members")
+    store.expect(isinstance(members, list) and members, path, "no members")
+    for m in members:
+        store.expect(isinstance(m, dict) and isinstance(m.get("name"), str) and m.get("kind") in ("network", "learner"),
+                     path, f"bad member entry {m!r}")
+        w = m.get("weight")
+        store.expect(isinstance(w, (int, float)) and np.isfinite(w) and w >= 0, path,
+                     f"member {m.get('name')!r} has a bad weight {w!r}")
+        if m["kind"] == "learner":
+            f = m.get("file")
+            store.expect(isinstance(f, str) and Path(f).name == f and f.endswith(".json"), path,
+                         f"member {m['name']!r}: file must be a bare .json name beside the manifest")
+    store.expect(sum(m["weight"] for m in members) > 0, path, "all weights are zero")
+    return doc
+
+
+def _network_models_dir(member: dict) -> str | None:
+    return member.get("models_dir") or None
+
+
+def is_shipped(folder: str | Path | None = None) -> bool:
+    """Whether a shipped ensemble is there with every member's files on disk."""
+    folder = Path(folder or MODELS_DIR)
+    try:
+        doc = read_manifest(folder)
+    except (FileNotFoundError, ValueError):
+        return False
+    for m in doc["members"]:
+        if m["kind"] == "learner":
+            if not (folder / m["file"]).is_file():
+                return False
+        else:
+            try:
+                if not registry.get(m["version"]).is_trained(_network_models_dir(m)):
+                    return False
+            except (KeyError, ValueError):
+                return False
+    return True
+
+
+def load_members(folder: str | Path | None = None) -> tuple[list, list[float], dict]:
+    """The shipped members as evaluators, their weights, and the manifest."""
+    from knights.evaluate.base import NetworkEvaluator
+
+    folder = Path(folder or MODELS_DIR)
+    doc = read_manifest(folder)
+    members, weights = [], []
+    for m in doc["members"]:
+        if m["weight"] == 0:
+            continue
+        if m["kind"] == "learner":
+            members.append(LearnerEvaluator(m["name"], load_model(folder / m["file"])))
+        else:
+            version = registry.get(m["version"])
+            models_dir = _network_models_dir(m)
+            weights_file = version.weights(models_dir)
+            want = m.get("weights_sha256")
+            if want and store.sha256_file(weights_file) != want:
+                raise store.ModelFileError(
+                    f"{weights_file}: not the {m['version']} weights this ensemble was fitted with (SHA-256 "
+                    f"differs from {folder / MANIFEST}); refit the ensemble: python -m knights.evaluate.train_democracy")
+            model, _ = version.load(models_dir)
+            members.append(NetworkEvaluator(model, version.library.INPUTS, m["name"]))
+        weights.append(float(m["weight"]))
+    return members, weights, doc
+
+
+def load_shipped(folder: str | Path | None = None) -> Democracy:
+    """The shipped ensemble (``ensemble/models/``) as one evaluator named ``"democracy"``."""
+    members, weights, doc = load_members(folder)
+    return Democracy(members, weights, info={k: v for k, v in doc.items() if k != "members"})

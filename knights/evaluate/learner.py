@@ -1,0 +1,26 @@
+"""A classical learner (:mod:`knights.learn.learners`) behind the evaluator interface."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import chess
+import numpy as np
+
+from knights.board.positions import Positions
+from knights.evaluate.base import BoardsMixin
+from knights.learn.learners import features
+
+
+class LearnerEvaluator(BoardsMixin):
+    """Scores positions with a shipped learner's own ``predict`` on :func:`features`."""
+
+    def __init__(self, name: str, model) -> None:
+        self.name = name
+        self.model = model
+
+    def predict_features(self, X: np.ndarray) -> np.ndarray:
+        return np.asarray(self.model.predict(X), dtype=np.float32)
+
+    def evaluate(self, positions: Positions) -> np.ndarray:
+        return self.predict_features(features(positions.squares))

@@ -1,0 +1,116 @@
+"""The one place that turns an evaluator name into an evaluator.
+
+Names: ``"material"``, any trained EL version (``"EL/v8"``), ``"democracy"`` (the
+shipped ensemble), each optionally with ``"+threats"``; ``"default"`` (or nothing)
+is :data:`DEFAULT_EVALUATOR`, falling back on a fresh clone to the newest trained
+network. The engine, the terminal, UCI, the arena, the benchmarks and lichess-bot
+all resolve names here.
+
+>>> canonical_evaluator_name("Material+THREATS"), canonical_evaluator_name("el/8")
+('material+threats', 'EL/v8')
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+from knights.evaluate import democracy
+from knights.evaluate.base import Evaluator, MaterialEvaluator, network_evaluator
+from knights.evaluate.threats import THREATS_SUFFIX, ThreatAwareEvaluator
+from knights.learn import registry
+
+
+class EvaluatorError(ValueError):
+    """An evaluator name that is unknown, or whose files are not here: one clear line."""
+
+
+DEFAULT_NETWORK = "EL/v10"
+"""The best network alone by held-out MAE (models_EL/RESULTS.md): what "network alone"
+benchmarks time, and the ensemble's main member."""
+
+DEFAULT_EVALUATOR = "democracy+threats"
+"""The evaluator the bot plays with unless told otherwise: the shipped democracy (the best
+held-out MAE, ensemble/RESULTS.md) plus the static capture-threat term (knights.evaluate.threats),
+which took the bot from 0.44 to 1.00 against the greedy material counter (40 games each)."""
+
+
+def available_evaluators() -> list[str]:
+    """Names :func:`load_evaluator` accepts that have trained files on disk."""
+    names = ["material"] + [v.name for v in registry.all_versions("EL") if v.is_trained()]
+    try:
+        if democracy.is_shipped():
+            names.append("democracy")
+    except ImportError:
+        pass
+    return names + [f"{n}{THREATS_SUFFIX}" for n in names]
+
+
+def trained_networks(names: list[str]) -> list[str]:
+    """The plain EL versions among evaluator ``names`` (no variants), oldest first."""
+    return [n for n in names if n.startswith("EL/") and not n.endswith(THREATS_SUFFIX)]
+
+
+def default_evaluator_name(available: list[str]) -> str:
+    """What the bot plays with when not told: :data:`DEFAULT_EVALUATOR` when its files
+    are among ``available``; otherwise (a fresh clone) the newest trained EL version,
+    else ``"material"``."""
+    if DEFAULT_EVALUATOR in available:
+        return DEFAULT_EVALUATOR
+    trained = trained_networks(available)
+    return trained[-1] if trained else "material"
+
+
+def load_evaluator(name: str | None = None) -> Evaluator:
+    """An evaluator by name: ``"EL/v8"`` (any trained EL version), ``"democracy"``
+    (the shipped ensemble) or ``"material"`` (counting material), each optionally with
+    ``"+threats"`` (plus the static capture-threat term, :mod:`knights.evaluate.threats`);
+    ``None`` gives :data:`DEFAULT_EVALUATOR`."""
+    name = name or DEFAULT_EVALUATOR
+    if name.endswith(THREATS_SUFFIX):
+        return ThreatAwareEvaluator(load_evaluator(name[: -len(THREATS_SUFFIX)]))
+    if name == "material":
+        return MaterialEvaluator()
+    if name in ("democracy", "ensemble"):
+        return democracy.load_shipped()
+    return network_evaluator(name)
+
+
+def _stderr_notice(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def canonical_evaluator_name(name: str) -> str:
+    """``"material"``, ``"democracy"`` or a version name such as ``"EL/v8"``."""
+    text = name.strip()
+    if text.lower().endswith(THREATS_SUFFIX):
+        return canonical_evaluator_name(text[: -len(THREATS_SUFFIX)]) + THREATS_SUFFIX
+    if text.lower() in ("material", "democracy", "ensemble"):
+        return "democracy" if text.lower() == "ensemble" else text.lower()
+    try:
+        return registry.get(text).name
+    except ValueError as exc:
+        raise EvaluatorError(f"unknown evaluator {name!r}: {exc}") from None
+
+
+def select_evaluator(name: str | None = None, *,
+                     notice: Callable[[str], None] | None = _stderr_notice) -> Evaluator:
+    """The evaluator to play with. ``None`` (or ``"default"``) means
+    :data:`~knights.evaluate.names.DEFAULT_EVALUATOR`; when its weights are not on disk
+    (a fresh clone) the newest trained EL version is used, else ``"material"``, and
+    ``notice`` gets one line saying so. A named evaluator that is not available is an
+    :class:`EvaluatorError` listing the available ones."""
+    available = available_evaluators()
+    if name is None or name.strip().lower() in ("", "default"):
+        fallback = default_evaluator_name(available)
+        if fallback == DEFAULT_EVALUATOR:
+            return load_evaluator(DEFAULT_EVALUATOR)
+        if notice is not None:
+            notice(f"note: {DEFAULT_EVALUATOR} has no trained weights yet (models_EL/ is empty "
+                   f"or incomplete); playing with the '{fallback}' evaluator instead")
+        return load_evaluator(fallback)
+    canonical = canonical_evaluator_name(name)
+    if canonical not in available:
+        raise EvaluatorError(f"evaluator {canonical!r} is not available here (not trained or not shipped); "
+                          f"available: {', '.join(available)}")
+    return load_evaluator(canonical)

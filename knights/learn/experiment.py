@@ -1,0 +1,202 @@
+"""Run one version end to end: the few calls a version's notebook makes.
+
+    result = run_version("EL/v8", quick=True)      # committed sample, 1 epoch, temp output
+    plot_history(result)                           # loss curves
+
+A version's ``library.py`` declares ``INPUTS``, ``TRAIN`` (a TrainConfig), ``DATA``
+(train and validation letters of the full dataset), ``PARENT`` (a version whose
+weights it continues from, or None) and ``build_model()``; move networks also give
+their illegal-move ``PENALTY``. Everything else happens here, the same way for every version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from knights.learn import modelfile
+from knights.learn import registry
+from knights.data.chunks import ChunkCache, Encoded, iter_batches, load_encoded, select_chunks
+from knights.learn.metrics import regression_metrics
+from knights.learn.nets import parameter_count
+from knights.learn.training import EvalTask, History, TrainConfig, choose_device, environment, fit
+
+FULL_DATA = "data/full"
+"""Chunks of the full generated dataset (``make data``): letters a-j."""
+TEST_LETTERS = "j"
+"""Held out from every training and validation run: the test set."""
+SAMPLE_DATA = "data/sample"
+QUICK = {"train": "a-h", "val": "i,j", "test": "k-m", "epochs": 1, "batch_size": 2048}
+"""Quick runs use the committed sample (chunks a-m of 2,500 rows)."""
+
+
+@dataclass
+class Result:
+    name: str
+    model: nn.Module
+    history: History
+    meta: dict
+    weights: Path
+
+
+def data_recipe(folder: Path, checksums: list[str], n_rows: int, letters: str) -> dict:
+    """What data a run used: folder, letters, rows, and a checksum over the chunk files'
+    own checksums (``checksums``, in file order)."""
+    digest = hashlib.sha1("".join(checksums).encode()).hexdigest()
+    recipe = {"folder": registry.repo_relative(folder), "letters": letters, "chunks": len(checksums), "rows": n_rows,
+              "sha1": digest}
+    source = folder.parent / "generated" / "games.csv.parts" / "recipe.json"
+    if source.exists():
+        recipe["generator"] = json.loads(source.read_text())
+    return recipe
+
+
+def warm_start(model: nn.Module, parent: str, models_dir: Path) -> list[str]:
+    """Copy every parameter of the parent version whose name and shape match.
+
+    Returns the names copied (all of them when the architecture is the same;
+    only the shared layers when the child adds layers, as V6 did over V5).
+    """
+    version = registry.get(parent)
+    path = version.weights(models_dir)
+    if not path.is_file():
+        path = version.weights()
+    if not path.is_file():
+        return []
+    state = modelfile.expand_state(modelfile.load_state(path))   # a 4-bit stored parent too
+    own = model.state_dict()
+    copied = [k for k, v in state.items() if k in own and own[k].shape == v.shape]
+    own.update({k: state[k] for k in copied})
+    model.load_state_dict(own)
+    return copied
+
+
+def predict(model: nn.Module, spec, data: Encoded, batch: int = 50_000) -> np.ndarray:
+    """The model's evaluations of ``data`` in pawns (CPU)."""
+    out = []
+    model.eval()
+    with torch.inference_mode():
+        for block in iter_batches(data, batch, shuffle=False):
+            out.append(model(*spec.tensors(block)).float().cpu().numpy().reshape(-1))
+    return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+
+def version_task(version: registry.Version):
+    """What a batch means for this version: L1 in pawns for evaluation networks; for
+    move networks the 64x64 move grid with the version's illegal-move ``PENALTY``."""
+    lib = version.library
+    if version.family == "SL":
+        from knights.learn.moves import MoveTask
+
+        return MoveTask(lib.INPUTS, lib.PENALTY)
+    return EvalTask(lib.INPUTS)
+
+
+def held_out_metrics(version: registry.Version, model: nn.Module, data: Encoded) -> dict:
+    """Test-set figures: MAE, median error and sign agreement for evaluation networks;
+    the share of legal top moves and of top moves equal to the move played for move networks."""
+    if version.family == "SL":
+        from knights.learn.moves import move_metrics
+
+        return move_metrics(model, version.library.INPUTS, data)
+    return regression_metrics(predict(model, version.library.INPUTS, data), data.target)
+
+
+def run_version(name: str, *, data_dir: str | None = None, train: str | None = None, val: str | None = None,
+                test: str | None = None, epochs: int | None = None, batch_size: int | None = None,
+                quick: bool = False, out_dir: str | Path | None = None, device: str | None = None,
+                progress: bool = True) -> Result:
+    """Train version ``name`` and write ``vN.pt`` + ``vN.json`` into ``out_dir``.
+
+    Defaults: the version's own settings on the full dataset, written to its
+    models folder. ``quick=True``: the committed sample, one epoch, small batches,
+    written to a temporary folder unless ``out_dir`` is given.
+    """
+    version = registry.get(name)
+    lib = version.library
+    if quick:
+        defaults = {"data_dir": SAMPLE_DATA, **QUICK}
+        out = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="knights-quick-"))
+    else:
+        defaults = {"data_dir": FULL_DATA, "test": TEST_LETTERS, "epochs": lib.TRAIN.epochs,
+                    "batch_size": lib.TRAIN.batch_size, **lib.DATA}
+        out = Path(out_dir) if out_dir else version.weights().parent
+    folder = registry.repo_path(data_dir or defaults["data_dir"])
+    train, val = train or defaults["train"], val or defaults["val"]
+    test = test or defaults["test"]
+    cfg: TrainConfig = lib.TRAIN.replace(epochs=epochs or defaults["epochs"],
+                                         batch_size=batch_size or defaults["batch_size"])
+
+    cache = ChunkCache(folder.parent / "cache") if not quick else ChunkCache()
+    files = {k: select_chunks(folder, spec) for k, spec in (("train", train), ("val", val), ("test", test))}
+    overlap = set(files["test"]) & (set(files["train"]) | set(files["val"]))
+    if overlap:
+        raise ValueError(f"test chunks {sorted(p.name for p in overlap)} are also in training or validation")
+    data = {k: load_encoded(v, cache, progress=progress, report=print) for k, v in files.items()}
+
+    model = lib.build_model()
+    copied = warm_start(model, lib.PARENT, out) if getattr(lib, "PARENT", None) else []
+    task = version_task(version)
+    dev = choose_device(device)
+    # full runs keep their checkpoint in runs/ (resumable across sessions); quick runs beside their output
+    checkpoint = (out if quick else registry.REPO_ROOT / "runs") / f"{version.family}_v{version.number}.ckpt"
+    t0 = time.perf_counter()
+    history = fit(model, task, data["train"], data["val"], cfg, checkpoint=checkpoint, device=dev, progress=progress)
+    model.cpu()
+    meta = {
+        "version": version.name,
+        "description": (lib.__doc__ or "").strip().splitlines()[0],
+        "architecture": repr(model),
+        "inputs": lib.INPUTS.describe(),
+        "parameters": parameter_count(model),
+        "parent": getattr(lib, "PARENT", None),
+        "warm_started_layers": copied,
+        "train_config": cfg.__dict__,
+        "quick": quick,
+        "data": {k: data_recipe(folder, [cache.checksums[str(f)] for f in files[k]], len(data[k]), s)
+                 for k, s in (("train", train), ("val", val), ("test", test))},
+        "history": history.as_dict(),
+        "train_seconds": time.perf_counter() - t0,
+        "environment": environment(),
+    }
+    meta["test"] = held_out_metrics(version, model, data["test"])
+    weights = version.weights(out)
+    # move networks are large (10-15M parameters): they ship with 4-bit matrices
+    quantize = version.family == "SL"
+    meta["stored"] = "4-bit matrices (knights.learn.modelfile.compact_state)" if quantize else "float32"
+    modelfile.save_model(model, weights, meta, quantize=quantize)
+    if quantize:  # measure what is shipped, and keep the full-precision figures beside it
+        shipped = modelfile.load_into(lib.build_model(), weights)
+        meta["test_full_precision"], meta["test"] = meta["test"], held_out_metrics(version, shipped, data["test"])
+        modelfile.write_meta(weights.with_suffix(".json"), meta)
+    if progress:
+        print(f"{version.name}: wrote {weights} ({meta['parameters']:,} parameters); test {meta['test']}")
+    return Result(version.name, model, history, meta, weights)
+
+
+def plot_history(result: Result, path: str | Path | None = None):
+    """Train and validation loss per epoch; saved beside the weights as ``vN_loss.png``."""
+    import matplotlib.pyplot as plt
+
+    h = result.history
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    epochs = range(1, h.epochs + 1)
+    ax.plot(epochs, h.train_loss, marker="o", label="train")
+    ax.plot(epochs, h.val_loss, marker="s", label="validation")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("loss" if result.name.startswith("SL") else "L1 loss (pawns)")
+    ax.set_title(result.name)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    target = Path(path) if path else result.weights.with_name(result.weights.stem + "_loss.png")
+    fig.savefig(target, dpi=110)
+    return fig

@@ -1,0 +1,117 @@
+"""The one place that knows where versions and their model files live.
+
+A version is addressed by name, ``"EL/v8"`` or ``"SL/v2"``: its library is
+``source_EL/v8/library.py``, its notebook ``source_EL/v8/train.ipynb``, its weights
+``models_EL/v8.pt`` and its metadata ``models_EL/v8.json``. Nothing else in the
+project builds these paths.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+
+from torch import nn
+
+from knights.learn import modelfile
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FAMILIES = {"EL": ("source_EL", "models_EL"), "SL": ("source_SL", "models_SL")}
+
+
+def repo_path(path: str | Path) -> Path:
+    """``path`` as given when absolute, else taken from the repository root."""
+    p = Path(path)
+    return p if p.is_absolute() else REPO_ROOT / p
+
+
+def repo_relative(path: str | Path) -> str:
+    """``path`` written relative to the repository root when it lies inside it (for
+    metadata that should read the same on every machine)."""
+    p = Path(path)
+    return str(p.relative_to(REPO_ROOT) if p.is_relative_to(REPO_ROOT) else p)
+
+
+@dataclass(frozen=True)
+class Version:
+    family: str   # "EL" or "SL"
+    number: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.family}/v{self.number}"
+
+    @property
+    def source_dir(self) -> Path:
+        return REPO_ROOT / FAMILIES[self.family][0] / f"v{self.number}"
+
+    @property
+    def library_path(self) -> Path:
+        return self.source_dir / "library.py"
+
+    @property
+    def notebook(self) -> Path:
+        return self.source_dir / "train.ipynb"
+
+    def weights(self, models_dir: str | Path | None = None) -> Path:
+        return Path(models_dir or REPO_ROOT / FAMILIES[self.family][1]) / f"v{self.number}.pt"
+
+    def meta_path(self, models_dir: str | Path | None = None) -> Path:
+        return self.weights(models_dir).with_suffix(".json")
+
+    @property
+    def library(self) -> ModuleType:
+        return _import_library(self.library_path, f"knights_{self.family.lower()}_v{self.number}")
+
+    def build(self) -> nn.Module:
+        """A freshly initialised network of this version."""
+        return self.library.build_model()
+
+    def load(self, models_dir: str | Path | None = None) -> tuple[nn.Module, dict]:
+        """The trained network (eval mode, CPU) and its metadata."""
+        model = modelfile.load_into(self.build(), self.weights(models_dir))
+        meta_file = self.meta_path(models_dir)
+        meta = modelfile.read_meta(meta_file) if meta_file.exists() else {}
+        return model.eval(), meta
+
+    def is_trained(self, models_dir: str | Path | None = None) -> bool:
+        return self.weights(models_dir).is_file()
+
+
+@lru_cache(maxsize=None)
+def _import_library(path: Path, module_name: str) -> ModuleType:
+    if not path.is_file():
+        raise FileNotFoundError(f"version library not found: {path}")
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def get(name: str) -> Version:
+    """``"EL/v8"`` (also ``"el/8"``, ``"EL/V8"``) to its :class:`Version`."""
+    m = re.fullmatch(r"\s*(EL|SL)\s*/\s*v?(\d+)\s*", name, flags=re.IGNORECASE)
+    if not m:
+        raise ValueError(f"not a version name: {name!r} (expected e.g. 'EL/v8' or 'SL/v2')")
+    version = Version(m.group(1).upper(), int(m.group(2)))
+    if not version.library_path.is_file():
+        raise ValueError(f"unknown version {version.name}: known are {', '.join(v.name for v in all_versions())}")
+    return version
+
+
+def all_versions(family: str | None = None) -> list[Version]:
+    """Every version with a library on disk, EL then SL, by number."""
+    out = []
+    for fam, (src, _) in FAMILIES.items():
+        if family and fam != family.upper():
+            continue
+        for lib in (REPO_ROOT / src).glob("v*/library.py"):
+            digits = lib.parent.name[1:]
+            if digits.isdigit():
+                out.append(Version(fam, int(digits)))
+    return sorted(out, key=lambda v: (v.family, v.number))

@@ -1,0 +1,274 @@
+"""The one training loop, shared by every version.
+
+Read it top to bottom: a :class:`TrainConfig` says how to train, a :class:`Task`
+says what a batch is and how it is scored (evaluation networks: L1 in pawns; move
+networks: their own loss), and :func:`fit` runs epochs over in-memory encoded data,
+with a tqdm bar, per-epoch train and validation loss, a checkpoint after every
+epoch and resume from it.
+
+>>> cfg = TrainConfig(epochs=2, batch_size=4096, optimizer="adam", lr=0.006)   # doctest: +SKIP
+>>> history = fit(model, EvalTask(spec), train, val, cfg, checkpoint="runs/v8.ckpt")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import platform
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import torch
+from torch import nn
+
+from knights.data.chunks import Encoded, iter_batches
+from knights.features.inputs import InputSpec
+
+
+# -- configuration ------------------------------------------------------------------
+@dataclass(frozen=True)
+class TrainConfig:
+    """How to train: optimiser, learning rate, epochs, batch size, seed.
+
+    The original trained at a constant learning rate and kept the last epoch; those
+    are the defaults. ``schedule="cosine"`` lowers the rate step by step along half a
+    cosine to ``lr * min_lr_ratio`` by the last epoch; ``keep_best`` ends with the
+    weights of the epoch with the lowest validation loss; ``mirror`` flips a random
+    half of every evaluation batch to the other colour (:meth:`Encoded.mirrored`).
+    """
+
+    epochs: int = 10
+    batch_size: int = 15_000
+    optimizer: str = "adam"   # "adam" or "sgd"
+    lr: float = 0.006
+    momentum: float = 0.0     # SGD only
+    seed: int = 0
+    eval_batch_size: int = 50_000
+    schedule: str = "constant"  # "constant" or "cosine"
+    min_lr_ratio: float = 0.02
+    keep_best: bool = False
+    mirror: bool = False
+
+    def __post_init__(self) -> None:
+        if self.schedule not in ("constant", "cosine"):
+            raise ValueError(f"unknown schedule {self.schedule!r}: use 'constant' or 'cosine'")
+
+    def lr_at(self, progress: float) -> float:
+        """The learning rate after ``progress`` (0..1) of the whole run."""
+        if self.schedule == "constant":
+            return self.lr
+        floor = self.lr * self.min_lr_ratio
+        return floor + (self.lr - floor) * 0.5 * (1.0 + math.cos(math.pi * min(max(progress, 0.0), 1.0)))
+
+    def replace(self, **changes: object) -> "TrainConfig":
+        return TrainConfig(**{**asdict(self), **changes})
+
+
+def choose_device(override: str | None = None) -> torch.device:
+    """CUDA, then Apple MPS, then the CPU; ``override`` (or ``$KNIGHTS_DEVICE``) wins."""
+    override = override or os.environ.get("KNIGHTS_DEVICE")
+    if override:
+        return torch.device(override)
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
+    if cfg.optimizer == "adam":
+        return torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    if cfg.optimizer == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum)
+    raise ValueError(f"unknown optimizer {cfg.optimizer!r}: use 'adam' or 'sgd'")
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+# -- tasks --------------------------------------------------------------------------
+class Task(Protocol):
+    """What one batch means for a family of networks."""
+
+    def inputs(self, block: Encoded, device: torch.device) -> tuple[torch.Tensor, ...]: ...
+    def loss(self, output: torch.Tensor, block: Encoded, device: torch.device) -> torch.Tensor: ...
+
+
+@dataclass(frozen=True)
+class EvalTask:
+    """Evaluation networks: predict pawns from White's side, L1 loss (reads as the
+    average error in pawns). Their targets flip sign with the colours, so
+    :meth:`augment` can mirror rows."""
+
+    spec: InputSpec
+
+    def augment(self, block: Encoded, rng: np.random.Generator) -> Encoded:
+        return block.mirrored(rng.random(len(block)) < 0.5)
+
+    def inputs(self, block: Encoded, device: torch.device) -> tuple[torch.Tensor, ...]:
+        return self.spec.tensors(block, device)
+
+    def loss(self, output: torch.Tensor, block: Encoded, device: torch.device) -> torch.Tensor:
+        target = torch.from_numpy(np.asarray(block.target, dtype=np.float32)).to(device)
+        return nn.functional.l1_loss(output, target)
+
+
+# -- history and checkpoints ----------------------------------------------------------
+@dataclass
+class History:
+    train_loss: list[float] = field(default_factory=list)
+    val_loss: list[float] = field(default_factory=list)
+    epoch_seconds: list[float] = field(default_factory=list)
+    rows_per_second: list[float] = field(default_factory=list)
+    device: str = ""
+    best_epoch: int | None = None   # 1-based; set when the run keeps its best epoch
+
+    @property
+    def epochs(self) -> int:
+        return len(self.train_loss)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+_LATER_SETTINGS = ("schedule", "min_lr_ratio", "keep_best", "mirror")
+
+
+def config_key(cfg: TrainConfig, model: nn.Module, n_train: int) -> str:
+    """A short hash that ties a checkpoint to one run's settings (all but the epoch
+    count, so a finished constant-rate run can also be extended; a scheduled run's
+    rate depends on its length, so there the count is part of the key). Settings
+    left at their defaults that older checkpoints did not have are not hashed, so
+    those checkpoints still resume."""
+    shapes = {k: list(v.shape) for k, v in model.state_dict().items()}
+    defaults = TrainConfig()
+    settings = {k: v for k, v in asdict(cfg).items()
+                if not (k == "epochs" and cfg.schedule == "constant")
+                and not (k in _LATER_SETTINGS and v == getattr(defaults, k))}
+    text = json.dumps([settings, shapes, n_train], sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def save_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, history: History, key: str,
+                    best: dict | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
+                "history": history.as_dict(), "key": key, "best": best}, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer,
+                    key: str) -> tuple[History, dict | None] | None:
+    """Restore a checkpoint of the same run: its history and the best epoch's weights
+    (if it keeps them); None when there is none (or it is of another run)."""
+    if not path.is_file():
+        return None
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    if state.get("key") != key:
+        return None
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["optimizer"])
+    return History(**state["history"]), state.get("best")
+
+
+# -- the loop ---------------------------------------------------------------------------
+@torch.no_grad()
+def evaluate_loss(model: nn.Module, task: Task, data: Encoded, cfg: TrainConfig, device: torch.device) -> float:
+    """Mean loss over ``data`` (weighted by batch size)."""
+    model.eval()
+    total, n = 0.0, 0
+    for block in iter_batches(data, cfg.eval_batch_size, shuffle=False):
+        out = model(*task.inputs(block, device))
+        total += float(task.loss(out, block, device)) * len(block)
+        n += len(block)
+    return total / max(n, 1)
+
+
+def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: TrainConfig, *,
+        checkpoint: str | Path | None = None, device: str | torch.device | None = None,
+        progress: bool = True) -> History:
+    """Train ``model`` for ``cfg.epochs`` epochs (counting epochs already in the checkpoint).
+
+    After every epoch the model, optimiser and history go to ``checkpoint``; a rerun
+    with the same settings resumes after the last finished epoch.
+    """
+    from tqdm.auto import tqdm
+
+    device = torch.device(device) if device is not None else choose_device()
+    seed_everything(cfg.seed)
+    model.to(device)
+    opt = make_optimizer(model, cfg)
+    key = config_key(cfg, model, len(train))
+    ckpt = Path(checkpoint) if checkpoint else None
+    restored = load_checkpoint(ckpt, model, opt, key) if ckpt else None
+    history, best = restored if restored else (History(), None)
+    history.device = str(device)
+    if history.epochs and progress:
+        print(f"resuming from {ckpt} after epoch {history.epochs}")
+    augment = getattr(task, "augment", None) if cfg.mirror else None
+    if cfg.mirror and augment is None:
+        raise ValueError(f"mirror=True, but {type(task).__name__} cannot mirror its batches")
+    steps_per_epoch = -(-len(train) // cfg.batch_size)
+    for epoch in range(history.epochs, cfg.epochs):
+        model.train()
+        t0 = time.perf_counter()
+        total, n = 0.0, 0
+        rng = np.random.default_rng(cfg.seed * 1000 + epoch + 7919)
+        bar = tqdm(iter_batches(train, cfg.batch_size, seed=cfg.seed * 1000 + epoch),
+                   total=steps_per_epoch, desc=f"epoch {epoch + 1}/{cfg.epochs}",
+                   unit="batch", disable=not progress, leave=False)
+        for step, block in enumerate(bar):
+            if augment is not None:
+                block = augment(block, rng)
+            for group in opt.param_groups:
+                group["lr"] = cfg.lr_at((epoch * steps_per_epoch + step) / (cfg.epochs * steps_per_epoch))
+            out = model(*task.inputs(block, device))
+            loss = task.loss(out, block, device)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(block)
+            n += len(block)
+            bar.set_postfix(loss=f"{total / n:.4f}")
+        seconds = time.perf_counter() - t0
+        history.train_loss.append(total / max(n, 1))
+        history.val_loss.append(evaluate_loss(model, task, val, cfg, device) if val is not None and len(val) else float("nan"))
+        history.epoch_seconds.append(seconds)
+        history.rows_per_second.append(n / seconds if seconds > 0 else float("nan"))
+        if cfg.keep_best and (history.best_epoch is None
+                              or history.val_loss[-1] < history.val_loss[history.best_epoch - 1]):
+            history.best_epoch = history.epochs
+            best = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+        if progress:
+            print(f"epoch {epoch + 1}/{cfg.epochs}: train {history.train_loss[-1]:.4f}  "
+                  f"val {history.val_loss[-1]:.4f}  ({history.rows_per_second[-1]:,.0f} rows/s)")
+        if ckpt:
+            save_checkpoint(ckpt, model, opt, history, key, best)
+    if cfg.keep_best and best is not None:
+        model.load_state_dict(best)
+        if progress:
+            print(f"kept epoch {history.best_epoch} (validation {history.val_loss[history.best_epoch - 1]:.4f})")
+    model.eval()
+    return history
+
+
+def environment() -> dict:
+    """Library versions and machine, for model metadata."""
+    import sklearn
+
+    import chess
+
+    return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
+            "python-chess": chess.__version__, "scikit-learn": sklearn.__version__,
+            "platform": platform.platform(), "cpu_count": os.cpu_count()}

@@ -1,0 +1,227 @@
+"""Play the bot in the terminal: ``make play`` / ``knights play``.
+
+    knights play [--color white|black|random] [--evaluator EL/v8] [--seed N]
+                 [--deterministic] [--capture-bonus PAWNS] [--fen FEN] [--games-dir games]
+
+The board is drawn with Unicode pieces from your side (``--ascii`` for letters).
+Type moves in SAN (``e4``, ``Nf3``, ``O-O``, ``e8=Q``) or UCI (``e2e4``, ``e7e8q``);
+commands: ``help``, ``moves``, ``undo`` (take back your last move and the bot's
+reply), ``flip``, ``fen``, ``resign``, ``quit``. Input is read line by line, so a
+game can be piped in; end of input ends the game cleanly. The game is saved as PGN
+in ``games/`` when it ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import random
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import chess
+import chess.pgn
+
+from knights.play.engine import MATE_SCORE, EngineError, OnePlyEngine, board_from_fen, game_over, parse_move, result_of
+from knights.evaluate.names import select_evaluator
+
+BOT_NAME = "KS_ChessAI (Knights and Kernels)"
+HELP = """Moves: SAN (e4, Nf3, O-O, exd5, e8=Q) or UCI (e2e4, g1f3, e7e8q).
+Commands:
+  help     this text
+  moves    list your legal moves
+  undo     take back your last move and the bot's reply
+  flip     turn the board around
+  fen      show the position as FEN
+  resign   resign the game (it is saved)
+  quit     stop now (the game is saved unfinished)"""
+
+
+# -- drawing -------------------------------------------------------------------------------
+def render(board: chess.Board, orientation: chess.Color = chess.WHITE, *, unicode: bool = True) -> str:
+    """The board from ``orientation``'s side, ranks and files labelled; the last
+    move's squares are not marked (plain text works in any terminal and in a log)."""
+    ranks = range(7, -1, -1) if orientation == chess.WHITE else range(8)
+    files = range(8) if orientation == chess.WHITE else range(7, -1, -1)
+    lines = []
+    for rank in ranks:
+        cells = []
+        for file in files:
+            piece = board.piece_at(chess.square(file, rank))
+            if piece is None:
+                cells.append("·" if unicode else ".")
+            else:
+                cells.append(piece.unicode_symbol() if unicode else piece.symbol())
+        lines.append(f"{rank + 1} {' '.join(cells)}")
+    lines.append("  " + " ".join("abcdefgh"[f] for f in files))
+    return "\n".join(lines)
+
+
+def format_score(score: float) -> str:
+    """Pawns from White's side: ``+0.35``; a mate: ``mate``."""
+    if abs(score) >= MATE_SCORE:
+        return "mate (White wins)" if score > 0 else "mate (Black wins)"
+    return f"{score:+.2f}"
+
+
+def _supports_unicode(stream: TextIO) -> bool:
+    encoding = getattr(stream, "encoding", None)
+    if not encoding:          # an in-memory text stream holds any character
+        return True
+    try:
+        "♔♚·".encode(encoding)
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
+# -- saving ----------------------------------------------------------------------------------
+def save_pgn(board: chess.Board, folder: str | Path, *, human: chess.Color, bot_name: str, result: str,
+             termination: str) -> Path:
+    """Write the game to a new file in ``folder`` and return its path."""
+    game = chess.pgn.Game.from_board(board)
+    now = _dt.datetime.now()
+    game.headers["Event"] = "Knights and Kernels: terminal game"
+    game.headers["Site"] = "knights play"
+    game.headers["Date"] = now.strftime("%Y.%m.%d")
+    game.headers["White"] = "You" if human == chess.WHITE else bot_name
+    game.headers["Black"] = "You" if human == chess.BLACK else bot_name
+    game.headers["Result"] = result
+    game.headers["Termination"] = termination
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"game-{now.strftime('%Y%m%d-%H%M%S')}-{'white' if human == chess.WHITE else 'black'}"
+    path = folder / f"{stem}.pgn"
+    n = 1
+    while path.exists():
+        n += 1
+        path = folder / f"{stem}-{n}.pgn"
+    with open(path, "w", encoding="utf-8") as fh:
+        print(game, file=fh, end="\n\n")
+    return path
+
+
+# -- the game loop -----------------------------------------------------------------------------
+def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str | None = None,
+        seed: int | None = None, stochastic: bool = True, capture_bonus: float = 0.0,
+        fen: str | None = None, games_dir: str | Path = "games", unicode: bool | None = None,
+        engine: OnePlyEngine | None = None) -> int:
+    """Play one game reading your input from ``stdin``; returns the exit code (0)."""
+    def say(text: str = "") -> None:
+        print(text, file=stdout, flush=True)
+
+    board = board_from_fen(fen) if fen else chess.Board()
+    if color not in ("white", "black", "random"):
+        raise EngineError(f"colour must be white, black or random, not {color!r}")
+    if color == "random":
+        color = random.Random(seed).choice(("white", "black"))
+    human = chess.WHITE if color == "white" else chess.BLACK
+    if engine is None:
+        engine = OnePlyEngine(select_evaluator(evaluator, notice=say), stochastic=stochastic, seed=seed,
+                              capture_bonus=capture_bonus)
+    bot_name = f"{BOT_NAME} [{engine.name}]"
+    unicode = _supports_unicode(stdout) if unicode is None else unicode
+    orientation = human
+    say(f"Knights and Kernels: you play {color} against {engine.name} "
+        f"({'stochastic opening' if engine.stochastic else 'deterministic'}). Type 'help' for commands.")
+    result, termination = "*", "unterminated"
+    shown = None   # the (position, orientation) last drawn: redraw only when it changes
+    isatty = getattr(stdin, "isatty", None)
+    interactive = bool(isatty and isatty())
+
+    def finish(res: str, term: str, message: str) -> None:
+        nonlocal result, termination
+        result, termination = res, term
+        say(message)
+
+    try:
+        while True:
+            reason = game_over(board)
+            if reason is not None:
+                say(render(board, orientation, unicode=unicode))
+                res = result_of(board)
+                who = {"1-0": "White wins", "0-1": "Black wins"}.get(res, "Draw")
+                finish(res, "normal", f"Game over: {reason}. {who} ({res}).")
+                break
+            if board.turn != human:
+                decision = engine.choose(board)
+                san = board.san(decision.move)
+                number = f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"
+                board.push(decision.move)
+                say(f"Bot plays {number} {san}   eval {format_score(decision.score)} (White's view)")
+                continue
+            if shown != (board.fen(), orientation):
+                say(render(board, orientation, unicode=unicode))
+                shown = (board.fen(), orientation)
+            stdout.write(f"Your move ({'white' if human == chess.WHITE else 'black'}): ")
+            stdout.flush()
+            line = stdin.readline()
+            if not line:
+                say()
+                finish("*", "unterminated", "End of input: the game stops here.")
+                break
+            text = line.strip()
+            if not interactive:       # piped input: echo it, so the transcript reads like a session
+                say(text)
+            command = text.lower()
+            if not text:
+                continue
+            if command in ("help", "?", "h"):
+                say(HELP)
+            elif command in ("moves", "legal"):
+                say("Legal moves: " + " ".join(board.san(m) for m in board.legal_moves))
+            elif command == "flip":
+                orientation = not orientation
+            elif command == "fen":
+                say(board.fen())
+            elif command in ("undo", "takeback"):
+                # your last move and the bot's reply to it, back to your turn
+                if len(board.move_stack) >= 2:
+                    board.pop()
+                    board.pop()
+                    say("Took back your last move and the bot's reply.")
+                else:
+                    say("Nothing to undo.")
+            elif command == "resign":
+                res = "0-1" if human == chess.WHITE else "1-0"
+                finish(res, "normal", f"You resign. {'Black' if human == chess.WHITE else 'White'} wins ({res}).")
+                break
+            elif command in ("quit", "exit"):
+                finish("*", "unterminated", "Stopped.")
+                break
+            else:
+                try:
+                    move = parse_move(board, text)
+                except EngineError:
+                    legal = " ".join(board.san(m) for m in board.legal_moves)
+                    say(f"Illegal or unknown move {text!r}. Legal moves: {legal}")
+                    continue
+                board.push(move)
+    except KeyboardInterrupt:
+        say()
+        finish("*", "unterminated", "Interrupted.")
+        code = 130
+    else:
+        code = 0
+    path = save_pgn(board, games_dir, human=human, bot_name=bot_name, result=result, termination=termination)
+    say(f"Game saved to {path}")
+    return code
+
+
+def main(args: argparse.Namespace) -> int:
+    """``knights play``: the options come from :func:`knights.cli.build_parser`."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)   # one ply of ~35 positions: a second thread only adds overhead
+    try:
+        return run(sys.stdin, sys.stdout, color=getattr(args, "color", "white"),
+                   evaluator=getattr(args, "evaluator", None), seed=getattr(args, "seed", None),
+                   stochastic=not getattr(args, "deterministic", False),
+                   capture_bonus=getattr(args, "capture_bonus", 0.0), fen=getattr(args, "fen", None),
+                   games_dir=getattr(args, "games_dir", "games"),
+                   unicode=False if getattr(args, "ascii", False) else None)
+    finally:
+        sys.stdout.flush()
+        torch.set_num_threads(threads)
