@@ -11,11 +11,14 @@ import chess
 import chess.pgn
 import pytest
 
-from knights.arena import matches as arena
-from knights.arena.matches import OPENINGS, Settings, schedule
+from knights.arena.game import FORFEIT_ERROR, MATERIAL, MAX_PLIES, Settings, play_game
+from knights.arena.ladder import strength_plan
+from knights.arena.matches import load_records, run_games, schedule
+from knights.arena.openings import OPENINGS
+from knights.arena.players import AlphaBetaPlayer, GreedyPlayer, RandomPlayer, StockfishPlayer, UciPlayer, material_cp
+from knights.arena.scores import pair_stats
+from knights.arena.specs import check_spec
 from knights.cli import main as cli_main
-from knights.arena.players import (AlphaBetaPlayer, GreedyPlayer, RandomPlayer, StockfishPlayer, UciPlayer,
-                               material_cp)
 
 
 def replay(pgn_text: str) -> tuple[chess.pgn.Game, chess.Board]:
@@ -62,14 +65,14 @@ def test_schedule_alternates_colours_over_openings():
 
 
 def test_specs():
-    assert arena.check_spec("ours:material:det") == "ours:material:det"
-    assert arena.check_spec("ours:material:stoch") == "ours:material"
-    assert arena.check_spec(" ab3 ") == "ab3"
+    assert check_spec("ours:material:det") == "ours:material:det"
+    assert check_spec("ours:material:stoch") == "ours:material"
+    assert check_spec(" ab3 ") == "ab3"
     for good in ("random", "greedy", "sf-nodes:10", "sf-elo:1350", "sf-depth:5", "uci:stockfish"):
-        assert arena.check_spec(good) == good
+        assert check_spec(good) == good
     for bad in ("abc", "sf-elo:", "uci:", "stockfish", "ab0"):
         with pytest.raises(ValueError):
-            arena.check_spec(bad)
+            check_spec(bad)
 
 
 # -- opponents --------------------------------------------------------------------------------
@@ -111,37 +114,102 @@ class Illegal:
 
 
 def test_play_game_ends_by_rules_or_adjudication():
-    rec = arena.play_game(RandomPlayer(1), RandomPlayer(2), OPENINGS[0], Settings(max_plies=20))
-    assert rec["result"] == "1/2-1/2" and rec["termination"] == "adjudication: max plies"
-    game, board = replay(rec["pgn"])
+    rec = play_game(RandomPlayer(1), RandomPlayer(2), OPENINGS[0], Settings(max_plies=20))
+    assert rec.result == "1/2-1/2" and rec.termination == MAX_PLIES and rec.book == 6
+    game, board = replay(rec.to_dict()["pgn"])
     assert board.ply() == 20 and game.headers["OpeningPlies"] == "6" and game.headers["Opening"] == "Ruy Lopez"
-    assert game.headers["Termination"] == rec["termination"]
+    assert game.headers["Termination"] == rec.termination and game.headers["PlyCount"] == "20"
 
-    rec = arena.play_game(AlphaBetaPlayer(2, 1), RandomPlayer(2), OPENINGS[1],
-                          Settings(adjudicate_cp=300, adjudicate_plies=6))
-    assert rec["result"] == "1-0" and rec["termination"] in ("checkmate", "adjudication: material")
-    _, board = replay(rec["pgn"])
-    if rec["termination"].startswith("adjudication"):
+    rec = play_game(AlphaBetaPlayer(2, 1), RandomPlayer(2), OPENINGS[1],
+                    Settings(adjudicate_cp=300, adjudicate_plies=6))
+    assert rec.result == "1-0" and rec.termination in ("checkmate", "adjudication: material")
+    _, board = replay(rec.to_dict()["pgn"])
+    if rec.termination.startswith("adjudication"):
         assert material_cp(board, chess.WHITE) >= 300
 
-    rec = arena.play_game(RandomPlayer(1), Illegal(), OPENINGS[2])
-    assert rec["result"] == "1-0" and rec["termination"] == "forfeit: illegal move" and rec["error"]
+    rec = play_game(RandomPlayer(1), Illegal(), OPENINGS[2])
+    assert rec.result == "1-0" and rec.termination == "forfeit: illegal move" and rec.illegal == 1
+    assert "illegal" in rec.error and "Error" in rec.to_pgn().headers
+
+
+def test_game_record_as_the_arena_saves_it():
+    rec = play_game(GreedyPlayer(1), RandomPlayer(2), OPENINGS[4], Settings(max_plies=30))
+    row = rec.to_dict({"White": "greedy-spec", "Round": 3})
+    assert list(row) == ["white", "black", "result", "termination", "plies", "opening", "time_white",
+                         "time_black", "error", "pgn"]
+    assert (row["white"], row["black"], row["plies"], row["opening"]) == ("greedy-spec", "random", 30, "Italian Game")
+    game, board = replay(row["pgn"])
+    assert game.headers["Round"] == "3" and game.headers["White"] == "greedy-spec"
+    assert board.move_stack == rec.board.move_stack
+    node = game
+    for _ in range(6):
+        node = node.next()
+    assert node.comment == "end of book"
+
+
+def test_adjudication_is_optional_and_a_board_can_start_the_game():
+    start = chess.Board("4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1")   # White is four queens ahead
+    judged = play_game(RandomPlayer(1), RandomPlayer(2), start, Settings(adjudicate_plies=2))
+    assert (judged.result, judged.termination, judged.plies) == ("1-0", MATERIAL, 2)
+    free = play_game(RandomPlayer(1), RandomPlayer(2), start,
+                     Settings(max_plies=12, adjudicate_cp=None, adjudicate_plies=2))
+    assert free.termination != MATERIAL and free.plies > 2 and free.book == 0 and not start.move_stack
+
+
+def test_a_player_that_changes_its_board_forfeits():
+    class Pusher(RandomPlayer):
+        def choose_move(self, board):
+            move = super().choose_move(board)
+            board.push(move)
+            return move
+
+    rec = play_game(RandomPlayer(1), Pusher(2, name="pusher"))
+    assert rec.result == "1-0" and rec.termination == FORFEIT_ERROR and rec.plies == 1
+    assert "pusher changed the board" in rec.error
+
+
+def test_a_player_that_unmakes_the_game_forfeits_and_the_game_is_kept():
+    """Players get the game's own board (no copy per move): one that pops a move, or
+    edits a square and raises, forfeits, and the record holds the game as played."""
+    class Popper(RandomPlayer):
+        def choose_move(self, board):
+            if len(board.move_stack) >= 6:
+                board.pop()
+            return super().choose_move(board)
+
+    class Vandal(RandomPlayer):
+        def choose_move(self, board):
+            if len(board.move_stack) >= 5:
+                board.remove_piece_at(chess.E1 if board.turn else chess.E8)
+                raise RuntimeError("oops")
+            return super().choose_move(board)
+
+    popped = play_game(RandomPlayer(1), Popper(2, name="popper"))
+    assert popped.termination == FORFEIT_ERROR and popped.plies == 7 and popped.result == "1-0"
+    assert "popper changed the board" in popped.error
+    vandal = play_game(Vandal(3, name="vandal"), RandomPlayer(4))
+    assert vandal.termination == FORFEIT_ERROR and vandal.result == "0-1" and "RuntimeError" in vandal.error
+    replay = chess.Board()
+    for move in vandal.board.move_stack:
+        assert replay.is_legal(move)
+        replay.push(move)
+    assert vandal.board.king(chess.WHITE) is not None and vandal.board.fen() == replay.fen()
 
 
 def test_run_games_in_two_workers_writes_legal_pgns(tmp_path):
     tasks = schedule([("greedy", "random", 4)], Settings(max_plies=120, seed=3))
-    records = arena.run_games(tasks, tmp_path, workers=2, progress=False)
+    records = run_games(tasks, tmp_path, workers=2, progress=False)
     assert [r["index"] for r in records] == [0, 1, 2, 3]
-    log = arena.load_records(tmp_path)
+    log = load_records(tmp_path)
     assert len(log) == 4
     for r in records:
         game, board = replay((tmp_path / r["pgn_file"]).read_text())
         assert game.headers["Result"] == r["result"] and board.ply() == r["plies"]
         assert game.headers["White"] == r["white"] and {r["white"], r["black"]} == {"greedy", "random"}
         assert 0.0 <= r["score_a"] <= 1.0
-    stats = arena.pair_stats(records)[("greedy", "random")]
+    stats = pair_stats(records)[("greedy", "random")]
     assert stats.games == 4 and stats.wins + stats.draws + stats.losses == 4
-    assert stats.points + arena.pair_stats(records)[("random", "greedy")].points == 4
+    assert stats.points + pair_stats(records)[("random", "greedy")].points == 4
 
 
 def test_stockfish_and_uci_players_move_legally(stockfish):
@@ -177,9 +245,9 @@ def test_quick_strength_writes_everything(quick_run):
 
 
 def test_quick_strength_results_are_consistent(quick_run):
-    plan = arena.strength_plan(quick=True)
+    plan = strength_plan(quick=True)
     report = json.loads((quick_run / "results" / "elo.json").read_text())
-    records = arena.load_records(quick_run / "pgn")
+    records = load_records(quick_run / "pgn")
     assert report["games"] == len(records) == sum(n for _, _, n in plan.pairings)
     players = {p["player"]: p for p in report["players"]}
     assert players["sf-elo:1350"]["rating"] == 1350 and players["sf-elo:1350"]["kind"] == "anchor"

@@ -1,4 +1,5 @@
-"""Tests for knights.bench.core: the registry, the result structure and the JSON file.
+"""Tests for knights.bench.core (the registry, the result structure and the JSON file)
+and the data benchmarks of knights.bench.data.
 
 Speed targets are *not* asserted here (they depend on the machine and its load);
 only that every benchmark runs, measures finite positive rates, computes its ratio
@@ -14,6 +15,7 @@ import math
 import pytest
 
 from knights.bench import core as bench
+from knights.bench import data as data_bench
 from knights.cli import main as cli_main
 
 DATA_BENCHES = ("encode", "cache")
@@ -75,10 +77,10 @@ def test_data_benchmarks_quick(data_run):
 
 
 def test_baseline_and_ours_encode_the_same(tmp_path):
-    rows = bench.playout_rows(400, seed=3)
-    path = bench._write_chunk(tmp_path / "Chunk_aa", rows)
-    squares, counts, targets = bench.encode_ours(path)
-    b_squares, b_counts, b_targets = bench.encode_baseline(path)
+    rows = data_bench.playout_rows(400, seed=3)
+    path = data_bench.write_chunk(tmp_path / "Chunk_aa", rows)
+    squares, counts, targets = data_bench.encode_ours(path)
+    b_squares, b_counts, b_targets = data_bench.encode_baseline(path)
     assert len(squares) == len(rows) == len(b_targets)
     assert (squares == b_squares).all() and (squares != 0).any()
     assert counts == pytest.approx(b_counts, rel=1e-6, abs=1e-6)
@@ -108,7 +110,7 @@ def test_generate_skips_without_stockfish(tmp_path, monkeypatch):
         raise sf.StockfishMissing("Stockfish not found")
 
     monkeypatch.setattr(sf, "find_stockfish", missing)
-    (r,) = bench.bench_generate(True)
+    (r,) = data_bench.bench_generate(True)
     assert r["status"] == "SKIP" and r["rate"] is None
     assert sf.INSTALL_HINT in r["details"]["reason"]
     assert "SKIP" in bench.format_row(r)

@@ -1,4 +1,5 @@
-"""Tests for knights/data/chunks.py: targets, chunk selection, tolerant reading, cache, batches."""
+"""Tests for knights/data/chunks.py (targets, chunk selection, tolerant reading) and
+knights/data/cache.py (the encoded cache, loading, streaming, batches)."""
 
 from __future__ import annotations
 
@@ -15,17 +16,8 @@ from hypothesis import strategies as st
 
 from knights.board.arrays import parse_fens
 from knights.data import chunks
-from knights.data.chunks import (
-    ChunkCache,
-    Encoded,
-    cp_to_target,
-    chunk_files,
-    iter_batches,
-    load_encoded,
-    read_chunk,
-    read_chunks,
-    select_chunks,
-)
+from knights.data.cache import ChunkCache, file_checksum, iter_batches, load_encoded, read_chunks
+from knights.data.chunks import Encoded, chunk_files, cp_to_target, read_chunk, select_chunks
 from knights.data.csslab import COLUMNS, HEADER_LINE, KEPT_COLUMNS, RowWriter
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -304,7 +296,7 @@ def test_read_chunk_keeps_at_most_five_examples(tmp_path):
         writer.write(good_row(START, "x"))
     writer.write(GOOD[0][0])
     path.write_text(buf.getvalue())
-    block, report = read_chunk(path)
+    _block, report = read_chunk(path)
     assert report.rows == 1 and report.skipped == Counter({"bad cp": 8})
     assert report.examples == [f"{path}:{n}: bad cp" for n in range(2, 7)]
 
@@ -521,7 +513,7 @@ def test_column_reader_matches_line_reader(lines):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "Chess_Jan_aa"
         path.write_text("\n".join([HEADER_LINE, *lines]) + "\n", encoding="utf-8")
-        block, report = assert_same_reading(path)
+        _block, report = assert_same_reading(path)
     assert report.rows + report.total_skipped == sum(1 for line in lines if line)
 
 
@@ -588,9 +580,9 @@ def test_chunk_cache_stores_and_memory_maps(tmp_path, monkeypatch):
     messages: list[str] = []
     first = cache.load(chunk, messages.append)
     assert len(messages) == 1 and "6 malformed rows skipped" in messages[0] and str(chunk) in messages[0]
-    entry = cache.path_for(chunks.file_checksum(chunk))
+    entry = cache.path_for(file_checksum(chunk))
     assert cache_entries(root) == [entry]
-    assert entry.name.startswith(f"v{ChunkCache.VERSION}-{chunks.file_checksum(chunk)}")
+    assert entry.name.startswith(f"v{ChunkCache.VERSION}-{file_checksum(chunk)}")
     assert not [p for p in root.iterdir() if p.name.startswith(".tmp-")]   # no temporary left over
     assert_blocks_equal(first, expected_block())
 
@@ -598,7 +590,7 @@ def test_chunk_cache_stores_and_memory_maps(tmp_path, monkeypatch):
     def no_parse(path):
         raise AssertionError(f"chunk {path} parsed again")
 
-    monkeypatch.setattr(chunks, "read_chunk", no_parse)
+    monkeypatch.setattr("knights.data.cache.read_chunk", no_parse)
     again = ChunkCache(root)
     second = again.load(chunk, messages.append)
     assert len(messages) == 1                       # nothing new to report: nothing was read
@@ -620,12 +612,12 @@ def test_chunk_cache_new_content_new_entry(tmp_path):
     cache = ChunkCache(root)
     before = cache.load(chunk)
     assert len(before) == 6
-    old_entry = cache.path_for(chunks.file_checksum(chunk))
+    old_entry = cache.path_for(file_checksum(chunk))
 
     buf = io.StringIO()
     RowWriter(buf).write_all(r for r, *_ in GOOD[:2])
     chunk.write_text(buf.getvalue())                        # same name, new content
-    new_entry = cache.path_for(chunks.file_checksum(chunk))
+    new_entry = cache.path_for(file_checksum(chunk))
     assert new_entry != old_entry
     after = cache.load(chunk)
     assert len(after) == 2
@@ -658,7 +650,7 @@ def test_chunk_cache_root_from_environment(tmp_path, monkeypatch):
 def three_chunks(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, (lo, hi) in zip(["Chess_Jan_aa", "Chess_Jan_ab", "Chess_Jan_ba"], [(0, 3), (1, 5), (3, 6)]):
+    for name, (lo, hi) in zip(["Chess_Jan_aa", "Chess_Jan_ab", "Chess_Jan_ba"], [(0, 3), (1, 5), (3, 6)], strict=False):
         buf = io.StringIO()
         RowWriter(buf).write_all(r for r, *_ in GOOD[lo:hi])
         (folder / name).write_text(buf.getvalue())

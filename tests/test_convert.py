@@ -27,7 +27,7 @@ def read_rows(path: Path) -> list[dict[str, str]]:
         reader = csv.reader(f)
         header = next(reader)
         assert tuple(header) == COLUMNS
-        rows = [dict(zip(header, r)) for r in reader]
+        rows = [dict(zip(header, r, strict=False)) for r in reader]
     assert all(len(r) == len(COLUMNS) for r in rows)
     return rows
 
@@ -100,7 +100,8 @@ def test_jsonl_zst_is_streamed_the_same(tmp_path: Path) -> None:
 
 
 def test_jsonl_malformed_lines_are_counted(tmp_path: Path) -> None:
-    lines = GOOD_JSONL + [
+    lines = [
+        *GOOD_JSONL,
         "this is not json",                                                    # bad_json
         "[1, 2, 3]",                                                           # bad_json
         "",                                                                    # blank: ignored
@@ -257,7 +258,8 @@ def test_pgn(tmp_path: Path) -> None:
     assert [r["is_blunder_cp"] for r in g1] == ["False", "False", "", "True", "False"]
     for r in g1:
         assert (r["game_id"], r["type"], r["result"], r["num_ply"]) == ("abcd1234", "Rated Blitz game", "1-0", "7")
-        assert (r["white_player"], r["black_player"], r["white_elo"], r["black_elo"]) == ("alice", "bob", "1500", "1600")
+        players = (r["white_player"], r["black_player"], r["white_elo"], r["black_elo"])
+        assert players == ("alice", "bob", "1500", "1600")
         assert (r["time_control"], r["termination"]) == ("180+0", "Normal")
         assert (r["white_won"], r["black_won"], r["no_winner"]) == ("True", "False", "False")
 
@@ -289,7 +291,7 @@ def test_pgn_zst_and_explicit_format(tmp_path: Path) -> None:
     assert convert_file(src, tmp_path / "a.csv", progress=False).rows_written == 8
     other = tmp_path / "games.txt"
     other.write_text(PGN, encoding="utf-8")
-    with pytest.raises(ValueError, match="games.txt"):
+    with pytest.raises(ValueError, match=r"games\.txt"):
         convert_file(other, tmp_path / "b.csv", progress=False)
     report = convert_file(other, tmp_path / "b.csv", fmt="pgn", progress=False)
     assert report.rows_written == 8
@@ -301,7 +303,7 @@ def test_pgn_zst_and_explicit_format(tmp_path: Path) -> None:
 
 def test_missing_input_names_the_path(tmp_path: Path) -> None:
     missing = tmp_path / "nope.jsonl"
-    with pytest.raises(FileNotFoundError, match="nope.jsonl"):
+    with pytest.raises(FileNotFoundError, match=r"nope\.jsonl"):
         convert_file(missing, tmp_path / "out.csv", progress=False)
     with pytest.raises(ValueError, match="unknown format"):
         convert_file(write_jsonl(tmp_path / "e.jsonl", GOOD_JSONL), tmp_path / "out.csv", fmt="xml")
@@ -325,7 +327,7 @@ def test_pgn_bad_games_are_counted(tmp_path: Path) -> None:
 
 
 def test_interrupted_run_keeps_the_old_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import knights.data.convert as convert
+    from knights.data.convert import evals
 
     src = write_jsonl(tmp_path / "evals.jsonl", GOOD_JSONL)
     dst = tmp_path / "out.csv"
@@ -334,7 +336,7 @@ def test_interrupted_run_keeps_the_old_output(tmp_path: Path, monkeypatch: pytes
     def interrupted(board: object) -> dict[str, str]:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(convert, "position_columns", interrupted)
+    monkeypatch.setattr(evals, "position_columns", interrupted)
     with pytest.raises(KeyboardInterrupt):
         convert_file(src, dst, progress=False)
     assert dst.read_text(encoding="utf-8") == "previous\n"

@@ -10,16 +10,29 @@ import chess
 import numpy as np
 import pytest
 
-from knights.board.arrays import parse_fens, squares_from_board
-from knights.arena.game import play_game
+from knights.arena.game import FORFEIT_ERROR, MAX_PLIES, Settings, play_game
 from knights.arena.players import EnginePlayer, Player, RandomPlayer
-from knights.evaluate.names import EvaluatorError, select_evaluator
-from knights.play.engine import (CHECKMATE, FIFTY, INSUFFICIENT, MATE_SCORE, OPPONENT_FIFTY, OPPONENT_REPETITION,
-                                 REPETITION, STALEMATE, Decision, EngineError, OnePlyEngine, board_from_fen, expand,
-                                 game_over, opening_weights, opponent_claims, terminal_outcomes)
+from knights.board.arrays import parse_fens, squares_from_board
 from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
+from knights.evaluate.names import EvaluatorError, select_evaluator
 from knights.features.inputs import InputSpec
 from knights.learn.nets import ConvNet
+from knights.play.engine import MATE_SCORE, Decision, OnePlyEngine, opening_weights
+from knights.play.rules import (
+    CHECKMATE,
+    FIFTY,
+    INSUFFICIENT,
+    OPPONENT_FIFTY,
+    OPPONENT_REPETITION,
+    REPETITION,
+    STALEMATE,
+    EngineError,
+    board_from_fen,
+    expand,
+    game_over,
+    opponent_claims,
+    terminal_outcomes,
+)
 
 
 def material_engine(**kw) -> OnePlyEngine:
@@ -112,6 +125,7 @@ def random_positions(seed: int, games: int, max_plies: int = 160):
             board.push(rng.choice(captures) if captures and rng.random() < 0.5 else rng.choice(moves))
 
 
+@pytest.mark.slow
 def test_children_equal_python_chess_over_random_games():
     seen: Counter = Counter()
     positions = 0
@@ -167,9 +181,9 @@ def test_children_chess960_castling():
 
 def test_repetition_and_fifty_moves_are_draws():
     board = chess.Board()
-    for uci in "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1".split():
+    for uci in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]:
         board.push_uci(uci)
-    outcomes = dict(zip(expand(board).moves, terminal_outcomes(board, expand(board))))
+    outcomes = dict(zip(expand(board).moves, terminal_outcomes(board, expand(board)), strict=False))
     assert outcomes[chess.Move.from_uci("f6g8")] == REPETITION
     assert sum(o is not None for o in outcomes.values()) == 1
     assert_children_match(board)
@@ -223,7 +237,7 @@ WINNING_WITH_STALEMATE = [
 @pytest.mark.parametrize("fen,stalemates", WINNING_WITH_STALEMATE)
 def test_winning_side_never_stalemates(fen, stalemates, tiny_network):
     board = chess.Board(fen)
-    outcomes = dict(zip(expand(board).moves, terminal_outcomes(board, expand(board))))
+    outcomes = dict(zip(expand(board).moves, terminal_outcomes(board, expand(board)), strict=False))
     assert {m.uci() for m, o in outcomes.items() if o == STALEMATE} == stalemates
     for seed in range(20):
         for stochastic in (True, False):
@@ -247,7 +261,7 @@ def test_losing_side_steers_into_stalemate():
 
 def _knight_dance(white: str, black: str) -> chess.Board:
     board = chess.Board(f"{black}/8/8/8/8/8/8/{white} w - - 0 1")
-    for uci in "b1c3 g8f6 c3b1 f6g8 b1c3 g8f6 c3b1".split():
+    for uci in ["b1c3", "g8f6", "c3b1", "f6g8", "b1c3", "g8f6", "c3b1"]:
         board.push_uci(uci)
     return board   # Black to move: ...Ng8 repeats the position a third time
 
@@ -255,7 +269,7 @@ def _knight_dance(white: str, black: str) -> chess.Board:
 def test_no_repetition_claim_left_to_the_opponent_when_winning():
     def board_for(white: str, black: str) -> chess.Board:
         board = chess.Board(f"{black}/8/8/8/8/8/8/{white} w - - 0 1")
-        for uci in "b1c3 g8f6 c3b1 f6g8 b1c3 g8f6".split():
+        for uci in ["b1c3", "g8f6", "c3b1", "f6g8", "b1c3", "g8f6"]:
             board.push_uci(uci)
         return board   # White to move: Nb1 would let Black repeat the start a third time (...Ng8)
 
@@ -408,7 +422,7 @@ def test_bad_input_errors():
     with pytest.raises(EngineError, match="illegal move"):
         board_from_fen("startpos", ["0000"])
     assert board_from_fen("startpos", ["e4", "e7e5", "Nf3"]).fullmove_number == 2
-    with pytest.raises(EngineError, match="expected a chess.Board"):
+    with pytest.raises(EngineError, match=r"expected a chess\.Board"):
         engine.choose("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")  # type: ignore[arg-type]
     with pytest.raises(EngineError, match="not an evaluator"):
         OnePlyEngine(object())  # type: ignore[arg-type]
@@ -434,7 +448,7 @@ def test_select_evaluator_fallback_is_announced(monkeypatch):
     assert chosen.name == "material"
     assert len(notes) == 1 and ev.DEFAULT_EVALUATOR in notes[0] and "material" in notes[0]
     assert select_evaluator("material", notice=notes.append).name == "material" and len(notes) == 1
-    with pytest.raises(EvaluatorError, match="not available.*available: material"):
+    with pytest.raises(EvaluatorError, match=r"not available.*available: material"):
         select_evaluator("EL/v3")
     with pytest.raises(EvaluatorError, match="unknown evaluator"):
         select_evaluator("EL/v99")
@@ -460,17 +474,18 @@ def test_games_against_random_and_itself(tiny_network):
         bot = EnginePlayer(OnePlyEngine(evaluator, seed=seed), "bot")
         rnd = RandomPlayer(seed)
         white, black = (bot, rnd) if seed % 2 == 0 else (rnd, bot)
-        record = play_game(white, black, max_plies=160)
-        assert record.illegal == 0 and record.error is None, record.error
+        record = play_game(white, black, settings=Settings(max_plies=160, adjudicate_cp=None, claim_next_move=False))
+        assert record.illegal == 0 and not record.error, record.error
         replay = chess.Board()
         for move in record.board.move_stack:    # play_game checks each move; replay to be sure
             assert move in replay.legal_moves
             replay.push(move)
-        results[record.reason] += 1
+        results[record.termination] += 1
         other = EnginePlayer(OnePlyEngine(evaluator, seed=seed + 100), "bot2")
-        record = play_game(bot, other, max_plies=120)
-        assert record.illegal == 0 and record.error is None, record.error
-        results[record.reason] += 1
+        record = play_game(bot, other, settings=Settings(max_plies=120, adjudicate_cp=None, claim_next_move=False))
+        assert record.illegal == 0 and not record.error, record.error
+        assert record.termination != MAX_PLIES or record.plies == 120
+        results[record.termination] += 1
     assert sum(results.values()) == 16
 
 
@@ -496,7 +511,7 @@ def test_play_game_records_a_players_fault():
     record = play_game(Cheater(), RandomPlayer(0))
     assert record.illegal == 1 and record.result == "0-1" and "cheater" in record.error
     record = play_game(RandomPlayer(0), Crasher())
-    assert record.reason == "error" and record.result == "1-0" and "boom" in record.error
+    assert record.termination == FORFEIT_ERROR and record.result == "1-0" and "boom" in record.error
 
 
 def test_game_over_reasons():
@@ -505,7 +520,7 @@ def test_game_over_reasons():
     assert game_over(chess.Board("7k/8/8/8/8/8/8/K7 w - - 0 1")) == "insufficient material"
     assert game_over(chess.Board("7k/8/8/8/8/8/8/KR6 w - - 100 80")) == FIFTY
     board = chess.Board()
-    for uci in "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8".split():
+    for uci in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"]:
         board.push_uci(uci)
     assert game_over(board) == REPETITION
 

@@ -8,7 +8,7 @@ import chess
 import pytest
 
 from knights.data import csslab
-from knights.data.generate import Recipe, generate, play_game
+from knights.data.generate import Recipe, generate, play_labelled_game
 from knights.data.stockfish import Stockfish, parse_search_output
 
 pytestmark = pytest.mark.stockfish
@@ -20,7 +20,7 @@ def read_rows(path):
     with open(path, newline="") as fh:
         reader = csv.reader(fh)
         header = next(reader)
-        return header, [dict(zip(header, row)) for row in reader]
+        return header, [dict(zip(header, row, strict=False)) for row in reader]
 
 
 def test_parse_search_output_prefers_last_exact_score():
@@ -58,7 +58,7 @@ def test_generated_rows_are_consistent(stockfish, tmp_path):
     for r in rows:
         games.setdefault(r["game_id"], []).append(r)
     assert len(games) == report.games
-    for gid, grows in games.items():
+    for _gid, grows in games.items():
         board = chess.Board()
         assert [int(r["move_ply"]) for r in grows] == list(range(len(grows)))
         assert all(int(r["num_ply"]) == len(grows) for r in grows)
@@ -88,7 +88,7 @@ def test_generated_rows_are_consistent(stockfish, tmp_path):
 def test_labels_match_a_fresh_stockfish(stockfish, tmp_path):
     """The cp column is what Stockfish says at that depth (same hash history: new game)."""
     with Stockfish(stockfish) as sf:
-        rows = play_game(sf, RECIPE, 3)
+        rows = play_labelled_game(sf, RECIPE, 3)
         sf.new_game()
         for r in rows[:12]:
             a = sf.analyse(r["board"], depth=RECIPE.depth).white_pov(r["white_active"] == "True")

@@ -10,12 +10,11 @@ import pytest
 import torch
 from torch import nn
 
-from knights.learn import moves
-from knights.learn import registry
 from knights.board.arrays import board_from_arrays, parse_fens_full
 from knights.data.chunks import Encoded, move_index
-from knights.learn.experiment import SAMPLE_DATA, held_out_metrics, run_version, version_task
 from knights.features.inputs import InputSpec
+from knights.learn import moves, registry
+from knights.learn.experiment import SAMPLE_DATA, held_out_metrics, run_version, version_task
 
 SAMPLE = registry.REPO_ROOT / SAMPLE_DATA
 START = chess.STARTING_FEN
@@ -106,7 +105,7 @@ def test_masks_match_python_chess_on_random_games_and_the_cache_is_exact():
     again = moves.legal_mask(block.take(np.arange(len(fens))[::-1].copy()), cache)
     assert cache.computed == computed and torch.equal(again, mask.flip(0))
     # the fast board rebuild is the shared one
-    for b, i in zip(moves.boards(block), range(0, len(fens))):
+    for b, i in zip(moves.boards(block), range(0, len(fens)), strict=False):
         ref = board_from_arrays(block.squares[i], block.white[i], block.castling[i], block.ep[i])
         assert b.fen() == ref.fen()
 
@@ -237,7 +236,8 @@ def test_sl_v1_quick_run_end_to_end(tmp_path):
     assert meta["test"] == result.meta["test"]
     assert 0 <= meta["test"]["legal_share"] <= 1 and meta["test"]["rows"] > 0
     assert meta["data"]["train"]["letters"] == "a"
-    from knights.data.chunks import ChunkCache, load_encoded, select_chunks
+    from knights.data.cache import ChunkCache, load_encoded
+    from knights.data.chunks import select_chunks
 
     test = load_encoded(select_chunks(SAMPLE, "k"), ChunkCache(tmp_path / "cache"))
     with torch.no_grad():

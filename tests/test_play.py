@@ -12,10 +12,10 @@ import chess
 import chess.pgn
 import pytest
 
-from knights.play import terminal as play
 from knights.cli import main as cli_main
-from knights.play.engine import OnePlyEngine
 from knights.evaluate.base import MaterialEvaluator
+from knights.play import terminal as play
+from knights.play.engine import OnePlyEngine
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -154,7 +154,8 @@ def test_cli_play_with_piped_input(tmp_path):
     """``knights play`` as ``make play`` runs it, stdin piped."""
     proc = subprocess.run([sys.executable, "-m", "knights.cli", "play", "--evaluator", "material", "--seed", "2",
                            "--color", "random", "--games-dir", str(tmp_path / "games"), "--ascii"],
-                          input="e4\ne5\nresign\n", capture_output=True, text=True, cwd=REPO, timeout=120)
+                          input="e4\ne5\nresign\n", capture_output=True, text=True, cwd=REPO, timeout=120,
+                          check=False)
     assert proc.returncode == 0, proc.stderr
     assert "Game saved to" in proc.stdout and "Traceback" not in proc.stderr
     assert len(list((tmp_path / "games").glob("*.pgn"))) == 1

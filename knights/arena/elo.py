@@ -45,8 +45,8 @@ group's most active player, pinned at ``0`` (``Rating.relative`` is set).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -96,7 +96,7 @@ class Table:
     points: np.ndarray  # (P, P) points scored by i against j (points + points.T == games)
 
     @classmethod
-    def from_games(cls, results: Iterable[tuple[str, str, float]], players: Sequence[str] = ()) -> "Table":
+    def from_games(cls, results: Iterable[tuple[str, str, float]], players: Sequence[str] = ()) -> Table:
         """``results``: (player_a, player_b, score of a) per game, score in [0, 1]."""
         results = list(results)
         names = list(dict.fromkeys(list(players) + [p for a, b, _ in results for p in (a, b)]))
@@ -116,7 +116,7 @@ class Table:
         return cls(names, games, points)
 
     @classmethod
-    def from_counts(cls, counts: Iterable[tuple[str, str, float, float]]) -> "Table":
+    def from_counts(cls, counts: Iterable[tuple[str, str, float, float]]) -> Table:
         """``counts``: (player_a, player_b, games, points of a) per pairing."""
         rows = list(counts)
         names = list(dict.fromkeys(p for a, b, _, _ in rows for p in (a, b)))
@@ -188,10 +188,10 @@ def fit_ratings(results: Iterable[tuple[str, str, float]] | Table, anchors: Mapp
 
     fixed = np.zeros(len(players), dtype=bool)
     r = np.zeros(len(players))
-    for p, value in anchors.items():
-        if p in index:
-            fixed[index[p]] = True
-            r[index[p]] = float(value)
+    for player, value in anchors.items():
+        if player in index:
+            fixed[index[player]] = True
+            r[index[player]] = float(value)
     relative = np.zeros(len(players), dtype=bool)
     for comp in _components(real_n):
         if not fixed[comp].any():  # no anchor: pin the most active player at 0
@@ -242,14 +242,14 @@ def fit_ratings(results: Iterable[tuple[str, str, float]] | Table, anchors: Mapp
     se = np.zeros(len(players))
     se[free] = np.sqrt(np.maximum(np.diag(cov), 0.0)) if len(free) else 0.0
     out: dict[str, Rating] = {}
-    for p, i in index.items():
-        is_anchor = p in anchors
-        out[p] = Rating(player=p, rating=float(r[i]), se=float(se[i]),
-                        low=float(r[i] - Z95 * se[i]), high=float(r[i] + Z95 * se[i]),
-                        games=float(real_n[i].sum()), score=float(real_s[i].sum()),
-                        anchor=is_anchor, relative=bool(relative[i]) and not is_anchor)
-    for p, value in anchors.items():
-        out.setdefault(p, Rating(p, float(value), 0.0, float(value), float(value), 0.0, 0.0, anchor=True))
+    for player, i in index.items():
+        is_anchor = player in anchors
+        out[player] = Rating(player=player, rating=float(r[i]), se=float(se[i]),
+                             low=float(r[i] - Z95 * se[i]), high=float(r[i] + Z95 * se[i]),
+                             games=float(real_n[i].sum()), score=float(real_s[i].sum()),
+                             anchor=is_anchor, relative=bool(relative[i]) and not is_anchor)
+    for player, value in anchors.items():
+        out.setdefault(player, Rating(player, float(value), 0.0, float(value), float(value), 0.0, 0.0, anchor=True))
     return out
 
 

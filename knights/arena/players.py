@@ -6,12 +6,13 @@ and is closed when done::
     player = AlphaBetaPlayer(depth=2, seed=1)
     move = player.choose_move(chess.Board())
 
-The ladder (``knights.arena.matches`` builds them from spec strings such as ``"ab2"``):
+The ladder (:mod:`knights.arena.specs` builds them from spec strings such as ``"ab2"``):
 
 ==================  ===========================================================
 ``random``          :class:`RandomPlayer`: a uniformly random legal move.
-``greedy``          :class:`GreedyPlayer`: one ply, counting material (P1 N3 B3
-                    R5 Q9) after each move; takes a mate in one; ties at random.
+``greedy``          :class:`GreedyPlayer`: one ply, counting material (the project's
+                    table, :data:`knights.board.pieces.CENTIPAWNS`) after each
+                    move; takes a mate in one; ties at random.
 ``ab2``, ``ab3``    :class:`AlphaBetaPlayer`: negamax alpha-beta on material to
                     depth 2 / 3 plus a capture (quiescence) search; ties at random.
 ``sf-nodes:N``      :class:`StockfishPlayer`: Stockfish at Skill Level 0 searching
@@ -27,14 +28,18 @@ wraps our one-ply engine (:mod:`knights.play.engine`) as a player.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import shlex
+from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
 import chess
 
+from knights.board.pieces import CENTIPAWNS
 from knights.data.stockfish import Stockfish
-from knights.play.engine import Decision, EngineError, OnePlyEngine
+from knights.play.engine import Decision, OnePlyEngine
+from knights.play.rules import EngineError
 
 
 @runtime_checkable
@@ -50,8 +55,6 @@ class Player(Protocol):
     def close(self) -> None: ...
 
 
-# Centipawn values indexed by python-chess piece type (None, P, N, B, R, Q, K).
-VALUES = (0, 100, 300, 300, 500, 900, 0)
 MATE = 1_000_000
 """Score of being mated (negated), minus the plies to it, so shorter mates win."""
 
@@ -60,7 +63,7 @@ def material_cp(board: chess.Board, color: chess.Color) -> int:
     """Material of ``color`` minus that of the other side, in centipawns."""
     total = 0
     for piece_type in range(1, 6):
-        total += VALUES[piece_type] * (len(board.pieces(piece_type, color))
+        total += CENTIPAWNS[piece_type] * (len(board.pieces(piece_type, color))
                                        - len(board.pieces(piece_type, not color)))
     return total
 
@@ -70,9 +73,9 @@ def move_gain(board: chess.Board, move: chess.Move) -> int:
     gain = 0
     if board.is_capture(move):
         victim = chess.PAWN if board.is_en_passant(move) else board.piece_type_at(move.to_square)
-        gain += VALUES[victim or 0]
+        gain += CENTIPAWNS[victim or 0]
     if move.promotion:
-        gain += VALUES[move.promotion] - VALUES[chess.PAWN]
+        gain += CENTIPAWNS[move.promotion] - CENTIPAWNS[chess.PAWN]
     return gain
 
 
@@ -162,7 +165,7 @@ class AlphaBetaPlayer(_Base):
             if gain == 0:
                 return 0
             attacker = board.piece_type_at(move.from_square) or 0
-            return -(10 * gain - VALUES[attacker] // 10)
+            return -(10 * gain - CENTIPAWNS[attacker] // 10)
         return sorted(moves, key=key)
 
     # -- search ------------------------------------------------------------------
@@ -283,7 +286,7 @@ class UciPlayer(_Base):
     searching ``movetime_ms`` (default 100) or ``nodes`` or ``depth`` per move."""
 
     def __init__(self, command: str, *, movetime_ms: int | None = None, nodes: int | None = None,
-                 depth: int | None = None, options: dict[str, object] | None = None,
+                 depth: int | None = None, options: Mapping[str, str | int | bool | None] | None = None,
                  name: str | None = None) -> None:
         import chess.engine
 
@@ -310,10 +313,8 @@ class UciPlayer(_Base):
         return result.move
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # the engine is already gone
             self._engine.quit()
-        except Exception:  # already gone
-            pass
 
 
 class EnginePlayer:
@@ -323,6 +324,10 @@ class EnginePlayer:
         self.engine = engine
         self.name = name or f"knights-1ply[{engine.name}]"
         self.last: Decision | None = None
+
+    def reseed(self, seed: int | None) -> None:
+        """Restart the engine's opening randomness from ``seed`` (the arena calls this per game)."""
+        self.engine.reseed(seed)
 
     def choose_move(self, board: chess.Board) -> chess.Move:
         self.last = self.engine.choose(board)

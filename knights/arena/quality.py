@@ -20,22 +20,25 @@ Terminal positions are scored by the rules (mated: -1000, drawn: 0) without aski
 Stockfish.
 
 ``knights quality GAME.pgn`` prints one game's report; ``knights quality FOLDER``
-summarises every PGN under a match folder into ``report/results/quality.json``.
+summarises every PGN under a match folder into ``report/results/quality.json``
+(:mod:`knights.arena.commands`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import math
-import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import chess
 import chess.pgn
 
 from knights.arena.players import game_position
+from knights.data.stockfish import Stockfish
 
 CP_CEILING = 1000
 THRESHOLDS = ((30.0, "blunder"), (20.0, "mistake"), (10.0, "inaccuracy"))
@@ -97,8 +100,6 @@ def evaluate_positions(game: chess.pgn.Game, depth: int, engine) -> list[int]:
 
 def analyse_game(game: chess.pgn.Game, depth: int = 10, engine=None, skip_book: bool = True) -> dict:
     """Per-move judgement of ``game`` and a per-player summary (``White`` / ``Black``)."""
-    from knights.data.stockfish import Stockfish
-
     own = engine is None
     engine = engine or Stockfish()
     try:
@@ -122,9 +123,9 @@ def analyse_game(game: chess.pgn.Game, depth: int = 10, engine=None, skip_book: 
                           "win_before": round(wb, 2), "win_after": round(wa, 2),
                           "accuracy": round(move_accuracy(wb, wa), 2), "class": classify(wb - wa)})
     players = {}
-    for color, tag in (("white", "White"), ("black", "Black")):
-        players[color] = {"name": game.headers.get(tag, "?"), **_summarise_moves(
-            [m for m in moves_out if m["color"] == color])}
+    for side, tag in (("white", "White"), ("black", "Black")):
+        players[side] = {"name": game.headers.get(tag, "?"), **_summarise_moves(
+            [m for m in moves_out if m["color"] == side])}
     return {"white": game.headers.get("White", "?"), "black": game.headers.get("Black", "?"),
             "result": game.headers.get("Result", "*"), "termination": game.headers.get("Termination", ""),
             "opening": game.headers.get("Opening", ""), "depth": depth, "players": players, "moves": moves_out}
@@ -132,14 +133,12 @@ def analyse_game(game: chess.pgn.Game, depth: int = 10, engine=None, skip_book: 
 
 def _summarise_moves(moves: Sequence[dict]) -> dict:
     n = len(moves)
-    out = {"moves": n, "acpl": None, "accuracy": None, "inaccuracies": 0, "mistakes": 0, "blunders": 0}
-    if n:
-        out["acpl"] = round(sum(m["cp_loss"] for m in moves) / n, 1)
-        out["accuracy"] = round(sum(m["accuracy"] for m in moves) / n, 2)
-    for m in moves:
-        if m["class"]:
-            out[{"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}[m["class"]]] += 1
-    return out
+    classes = [m["class"] for m in moves]
+    return {"moves": n,
+            "acpl": round(sum(m["cp_loss"] for m in moves) / n, 1) if n else None,
+            "accuracy": round(sum(m["accuracy"] for m in moves) / n, 2) if n else None,
+            "inaccuracies": classes.count("inaccuracy"), "mistakes": classes.count("mistake"),
+            "blunders": classes.count("blunder")}
 
 
 def read_games(path: str | Path) -> list[chess.pgn.Game]:
@@ -158,26 +157,21 @@ def pgn_files(folder: str | Path) -> list[Path]:
 
 
 # -- many games, in parallel --------------------------------------------------------------------------------------
-_ENGINE = None
+@functools.cache
+def _process_engine() -> Stockfish:
+    """This process's Stockfish, started on first use and closed when the process exits."""
+    import multiprocessing.util
 
-
-def _worker_engine():
-    global _ENGINE
-    if _ENGINE is None:
-        import multiprocessing.util
-
-        from knights.data.stockfish import Stockfish
-
-        _ENGINE = Stockfish()
-        multiprocessing.util.Finalize(None, _ENGINE.close, exitpriority=10)
-    return _ENGINE
+    engine = Stockfish()
+    multiprocessing.util.Finalize(None, engine.close, exitpriority=10)
+    return engine
 
 
 def _analyse_file(job: tuple[str, int]) -> list[dict]:
     path, depth = job
     out = []
     for game in read_games(path):
-        result = analyse_game(game, depth, _worker_engine())
+        result = analyse_game(game, depth, _process_engine())
         result.pop("moves")
         result["file"] = path
         out.append(result)
@@ -194,15 +188,14 @@ def summarise_files(files: Sequence[str | Path], *, depth: int = 10, workers: in
     bar = tqdm(total=len(jobs), desc=f"quality d{depth}", unit="file", disable=not progress, file=sys.stderr)
     try:
         if workers <= 1 or len(jobs) <= 1:
-            global _ENGINE
             try:
                 for job in jobs:
                     games += _analyse_file(job)
                     bar.update(1)
             finally:
-                if _ENGINE is not None:
-                    _ENGINE.close()
-                    _ENGINE = None
+                if _process_engine.cache_info().currsize:
+                    _process_engine().close()
+                    _process_engine.cache_clear()
         else:
             import multiprocessing as mp
 
@@ -216,10 +209,8 @@ def summarise_files(files: Sequence[str | Path], *, depth: int = 10, workers: in
         bar.close()
     if root is not None:
         for g in games:
-            try:
+            with contextlib.suppress(ValueError):  # a file outside root keeps its path
                 g["file"] = str(Path(g["file"]).relative_to(root))
-            except ValueError:
-                pass
     games.sort(key=lambda g: g["file"])
     return summarise(games, depth)
 
@@ -291,47 +282,3 @@ def format_game(result: dict) -> str:
 
 def _n(x) -> str:
     return "-" if x is None else f"{x:g}"
-
-
-def quality_main(args) -> int:
-    """``knights quality GAME.pgn | FOLDER [--depth 10] [--out FILE]``."""
-    path = Path(args.path)
-    if path.is_dir():
-        files = pgn_files(path)
-        if not files:
-            raise ValueError(f"no .pgn files under {path}")
-        summary = summarise_files(files, depth=args.depth, workers=args.workers, progress=not args.quiet,
-                                  root=path)
-        summary["folder"] = str(path)
-        out = write_summary(summary, args.out or "report/results/quality.json")
-        print(format_summary(summary))
-        print(f"wrote {out}")
-        return 0
-    if not path.is_file():
-        raise FileNotFoundError(f"no such PGN file or folder: {path}")
-    games = read_games(path)
-    if not games:
-        raise ValueError(f"{path} holds no game")
-    from knights.data.stockfish import Stockfish
-
-    results = []
-    with Stockfish() as sf:
-        for game in games:
-            result = analyse_game(game, args.depth, sf)
-            results.append(result)
-            print(format_game(result))
-    if args.out:
-        write_summary({"depth": args.depth, "games": results}, args.out)
-        print(f"wrote {args.out}")
-    return 0
-
-
-def add_arguments(sub) -> None:
-    """The ``quality`` subcommand (for :mod:`knights.cli`)."""
-    q = sub.add_parser("quality", help="Stockfish judges every move: ACPL, accuracy, blunders")
-    q.add_argument("path", help="a PGN file (one report per game) or a match folder (summary)")
-    q.add_argument("--depth", type=int, default=10)
-    q.add_argument("--workers", type=int, default=max(1, os.cpu_count() or 1))
-    q.add_argument("--out", default=None, help="JSON output (folder default: report/results/quality.json)")
-    q.add_argument("--quiet", action="store_true")
-    q.set_defaults(func=quality_main)

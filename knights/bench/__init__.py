@@ -1,1 +1,2 @@
-"""bench"""
+"""Stage 7, benchmarks: every speed target measured as a ratio against a baseline run
+in the same process (``knights bench``, ``make bench``)."""

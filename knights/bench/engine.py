@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import csv
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import chess
 import numpy as np
 
-from knights.learn import registry
 from knights.bench.core import benchmark, make_result, make_skip
+from knights.learn import registry
 
 SAMPLE_DIR = registry.REPO_ROOT / "data" / "sample"
 MS_TARGET = 3.0
@@ -96,10 +96,11 @@ def per_move_loop(evaluator, board: chess.Board) -> chess.Move:
     return best_move
 
 
-def _timed_loop(evaluator, board: chess.Board, repeats: int) -> tuple[float, chess.Move]:
+def _timed_loop(evaluator, board: chess.Board, repeats: int) -> tuple[float, chess.Move | None]:
     """Seconds of :func:`per_move_loop` on ``board`` timed candidate by candidate
     (best of ``repeats`` for each, summed: the same ~1 ms granularity as one batched
-    decision, so a busy machine penalises both sides alike), and its move."""
+    decision, so a busy machine penalises both sides alike), and its move (None when
+    there is none)."""
     total, best_move, best = 0.0, None, None
     for move in board.legal_moves:
         fastest = float("inf")
@@ -116,8 +117,8 @@ def _timed_loop(evaluator, board: chess.Board, repeats: int) -> tuple[float, che
 
 def _network_evaluator():
     """The default network with its weights, or its architecture untrained (timing only)."""
-    from knights.evaluate.names import DEFAULT_NETWORK, load_evaluator
     from knights.evaluate.base import NetworkEvaluator
+    from knights.evaluate.names import DEFAULT_NETWORK, load_evaluator
 
     version = registry.get(DEFAULT_NETWORK)
     if version.is_trained():
@@ -126,7 +127,8 @@ def _network_evaluator():
     return NetworkEvaluator(model, version.library.INPUTS, f"{version.name} (untrained)"), False
 
 
-def _best_time(fn: Callable[[chess.Board], chess.Move], board: chess.Board, repeats: int) -> tuple[float, chess.Move]:
+def _best_time(fn: Callable[[chess.Board], chess.Move], board: chess.Board,
+               repeats: int) -> tuple[float, chess.Move | None]:
     best, move = float("inf"), None
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -136,7 +138,8 @@ def _best_time(fn: Callable[[chess.Board], chess.Move], board: chess.Board, repe
 
 
 def _time_pair(ours: Callable[[chess.Board], chess.Move],
-               base: Callable[[chess.Board, int], tuple[float, chess.Move]], boards: Sequence[chess.Board], base_boards: Sequence[chess.Board],
+               base: Callable[[chess.Board, int], tuple[float, chess.Move | None]],
+               boards: Sequence[chess.Board], base_boards: Sequence[chess.Board],
                repeats: int) -> tuple[float, float, list, list]:
     """Mean seconds per decision of ``ours`` and ``base``: each position timed
     ``repeats`` times and its best time kept (a busy machine only ever adds time),
@@ -163,14 +166,14 @@ def _decision_rows(evaluator, label: str, boards: Sequence[chess.Board], base_bo
     seconds, base_seconds, ours_moves, base_moves = _time_pair(
         lambda b: engine.choose(b).move, lambda b, r: _timed_loop(evaluator, b, r), boards, base_boards, repeats)
     ms, base_ms = seconds * 1e3, base_seconds * 1e3
-    same = np.mean([a == b for a, b in zip(ours_moves, base_moves)])
+    same = np.mean([a == b for a, b in zip(ours_moves, base_moves, strict=False)])
     details = {"evaluator": evaluator.name, "trained_weights": trained, "positions": len(boards),
                "baseline_positions": len(base_boards), "ms_per_decision": round(ms, 3),
                "baseline_ms_per_decision": round(base_ms, 3), "ratio": round(base_ms / ms, 2),
                "ms_target": MS_TARGET, "ms_target_met": bool(ms < MS_TARGET),
                "legal_moves_mean": round(float(np.mean([b.legal_moves.count() for b in boards])), 1),
-               "same_move_as_baseline": round(float(same), 3), "repeats_per_position": repeats, "timing": "mean over positions of the best of the repeats",
-               "threads": 1}
+               "same_move_as_baseline": round(float(same), 3), "repeats_per_position": repeats,
+               "timing": "mean over positions of the best of the repeats", "threads": 1}
     baseline = "per-move loop: a python-chess Board and one forward pass per candidate"
     rows = [make_result(label, 1e3 / ms, 1e3 / base_ms, target=RATIO_TARGET, unit="decisions/s",
                         baseline=baseline, details=details)]
@@ -211,17 +214,22 @@ def bench_decision(quick: bool) -> list[dict]:
 # -- soak ---------------------------------------------------------------------------------------
 def soak(games: int, *, evaluator=None, max_plies: int = 300, seed: int = 0) -> dict:
     """``games`` whole games, half against a random mover (the bot's colour
-    alternating), half against itself; counts of illegal moves and errors."""
-    from knights.arena.game import play_game
+    alternating), half against itself, by the engine's rules (no material
+    adjudication, draws claimed once on the board); counts of illegal moves and
+    errors. A game still running at ``max_plies`` counts as capped (``unfinished`` /
+    ``*``), not as a draw."""
+    from knights.arena.game import FORFEIT_ERROR, MAX_PLIES, Settings, play_game
     from knights.arena.players import EnginePlayer, RandomPlayer
-    from knights.play.engine import OnePlyEngine
     from knights.evaluate.names import select_evaluator
+    from knights.play.engine import OnePlyEngine
 
     evaluator = evaluator or select_evaluator(None, notice=None)
+    settings = Settings(max_plies=max_plies, adjudicate_cp=None, claim_next_move=False)
     n_random = games // 2
-    tally = {"games": 0, "plies": 0, "illegal": 0, "errors": 0, "capped": 0,
-             "vs_random": {"win": 0, "draw": 0, "loss": 0, "unfinished": 0},
-             "self_play": {"1-0": 0, "0-1": 0, "1/2-1/2": 0, "*": 0}, "problems": []}
+    played = plies = illegal = errors = capped_games = 0
+    vs_random = {"win": 0, "draw": 0, "loss": 0, "unfinished": 0}
+    self_play = {"1-0": 0, "0-1": 0, "1/2-1/2": 0, "*": 0}
+    problems: list[str] = []
     t0 = time.perf_counter()
     for g in range(games):
         bot = EnginePlayer(OnePlyEngine(evaluator, stochastic=True, seed=seed + g), name="bot")
@@ -232,31 +240,29 @@ def soak(games: int, *, evaluator=None, max_plies: int = 300, seed: int = 0) -> 
         else:
             white = bot
             black = EnginePlayer(OnePlyEngine(evaluator, stochastic=True, seed=seed + 20_000 + g), name="bot2")
-        record = play_game(white, black, max_plies=max_plies)
-        tally["games"] += 1
-        tally["plies"] += len(record.board.move_stack)
-        tally["capped"] += record.reason == "move cap"
-        bad = record.reason in ("illegal move", "error")
-        if record.reason == "illegal move":
-            tally["illegal"] += 1
-        elif record.reason == "error":
-            tally["errors"] += 1
-        if bad and len(tally["problems"]) < 5:
-            tally["problems"].append(record.error)
+        record = play_game(white, black, settings=settings)
+        capped = record.termination == MAX_PLIES
+        played += 1
+        plies += record.plies
+        capped_games += capped
+        illegal += record.illegal
+        errors += record.termination == FORFEIT_ERROR
+        if record.error and len(problems) < 5:
+            problems.append(record.error)
+        result = "*" if capped else record.result
         if g < n_random:
-            if record.result == "*":
-                tally["vs_random"]["unfinished"] += 1
-            elif record.result == "1/2-1/2":
-                tally["vs_random"]["draw"] += 1
+            if result == "*":
+                vs_random["unfinished"] += 1
+            elif result == "1/2-1/2":
+                vs_random["draw"] += 1
             else:
-                won = (record.result == "1-0") == bot_white
-                tally["vs_random"]["win" if won else "loss"] += 1
+                won = (result == "1-0") == bot_white
+                vs_random["win" if won else "loss"] += 1
         else:
-            tally["self_play"][record.result] += 1
-    tally["seconds"] = round(time.perf_counter() - t0, 2)
-    tally["evaluator"] = evaluator.name
-    tally["max_plies"] = max_plies
-    return tally
+            self_play[result] += 1
+    return {"games": played, "plies": plies, "illegal": illegal, "errors": errors, "capped": capped_games,
+            "vs_random": vs_random, "self_play": self_play, "problems": problems,
+            "seconds": round(time.perf_counter() - t0, 2), "evaluator": evaluator.name, "max_plies": max_plies}
 
 
 @benchmark("soak")

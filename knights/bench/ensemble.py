@@ -26,7 +26,7 @@ from knights.bench.core import benchmark, make_result, make_skip
 
 LOAD_TARGET_S = 3.0
 DECISION_TARGET_MS = 25.0
-SHIP_HINT = "no shipped ensemble: run `python -m knights.evaluate.train_democracy` (or `knights bench ensemble_load --quick`)"
+SHIP_HINT = "no shipped ensemble: run `knights ensemble` (or `knights bench ensemble_load --quick`)"
 
 
 def _context(quick: bool) -> dict:
@@ -34,10 +34,11 @@ def _context(quick: bool) -> dict:
     key = ("ensemble", quick)
     if key in bench._MEMO:
         return bench._MEMO[key]  # type: ignore[return-value]
+    from knights.data.cache import ChunkCache, load_encoded
+    from knights.data.chunks import select_chunks
     from knights.evaluate import democracy
     from knights.evaluate.timing import decision_batches
     from knights.learn import registry
-    from knights.data.chunks import ChunkCache, load_encoded, select_chunks
     from knights.learn.experiment import SAMPLE_DATA
 
     ctx: dict = {}
@@ -45,8 +46,8 @@ def _context(quick: bool) -> dict:
         ctx["folder"] = democracy.MODELS_DIR
         ctx["source"] = "shipped"
     elif quick:
-        from knights.evaluate.train_democracy import quick_plan, train_all
         from knights.evaluate.names import DEFAULT_NETWORK
+        from knights.evaluate.train_democracy import quick_plan, train_all
 
         work = bench._workdir() / "ensemble"
         trained = registry.get(DEFAULT_NETWORK).is_trained()
@@ -79,7 +80,8 @@ def _cold_load_seconds(folder: Path | None = None, network: tuple | None = None)
     """Load time in a fresh Python process, imports included: the ensemble in ``folder``,
     or the ``(version, models_dir)`` network alone."""
     if network is not None:
-        load = (f"from knights.evaluate.train_democracy import network_member; network_member({network[0]!r}, {network[1]!r})")
+        load = ("from knights.evaluate.train_democracy import network_member; "
+                f"network_member({network[0]!r}, {network[1]!r})")
     else:
         load = f"from knights.evaluate.democracy import load_shipped; load_shipped({str(folder)!r})"
     code = f"import time; t = time.perf_counter(); {load}; print(time.perf_counter() - t)"
@@ -98,7 +100,7 @@ def bench_ensemble_load(quick: bool) -> list[dict]:
     if "skip" in ctx:
         return [make_skip("ensemble_load", ctx["skip"], target=1 / LOAD_TARGET_S, metric="rate", unit="loads/s")]
     repeats = 3 if quick else 5
-    ens_s, ens = bench.timed(lambda: load_shipped(ctx["folder"]), repeats)
+    ens_s, _ens = bench.timed(lambda: load_shipped(ctx["folder"]), repeats)
     net_s = bench.timed(lambda: _load_network(ctx), repeats)[0] if ctx["networks"] else None
     cold = _cold_load_seconds(ctx["folder"])
     cold_net = _cold_load_seconds(network=ctx["networks"][0]) if ctx["networks"] else None
@@ -106,10 +108,12 @@ def bench_ensemble_load(quick: bool) -> list[dict]:
                         metric="rate", unit="loads/s",
                         baseline=("loading the network alone (" + ", ".join(v for v, _ in ctx["networks"]) + ")")
                         if net_s else "no network member",
-                        details={"seconds": round(ens_s, 4), "network_seconds": None if net_s is None else round(net_s, 4),
+                        details={"seconds": round(ens_s, 4),
+                                 "network_seconds": None if net_s is None else round(net_s, 4),
                                  "fresh_process_seconds": None if cold is None else round(cold, 3),
                                  "network_fresh_process_seconds": None if cold_net is None else round(cold_net, 3),
-                                 "members": ctx["members"], "ensemble": ctx["source"], "target_seconds": LOAD_TARGET_S})]
+                                 "members": ctx["members"], "ensemble": ctx["source"],
+                                 "target_seconds": LOAD_TARGET_S})]
 
 
 @benchmark("ensemble_decision")

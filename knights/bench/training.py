@@ -32,7 +32,8 @@ def _model_and_opt():
     return model, opt, version.library.INPUTS
 
 
-def _step(model, opt, planes, extra, target) -> None:
+def _step(model: torch.nn.Module, opt: torch.optim.Optimizer, planes: torch.Tensor, extra: torch.Tensor,
+          target: torch.Tensor) -> None:
     loss = torch.nn.functional.l1_loss(model(planes, extra), target)
     opt.zero_grad(set_to_none=True)
     loss.backward()
@@ -67,9 +68,10 @@ def _row_by_row_batch(frame, start: int, stop: int):
 def bench_train(quick: bool) -> list[dict]:
     import pandas as pd
 
-    from knights.learn import registry
-    from knights.data.chunks import ChunkCache, iter_batches, load_encoded, select_chunks
     from knights.bench.core import _workdir
+    from knights.data.cache import ChunkCache, iter_batches, load_encoded
+    from knights.data.chunks import select_chunks
+    from knights.learn import registry
     from knights.learn.experiment import SAMPLE_DATA
 
     batch = 1024 if quick else 8192
@@ -91,7 +93,8 @@ def bench_train(quick: bool) -> list[dict]:
         """One epoch as fit() runs it: read the cache, shuffle, encode each batch, step."""
         data = load_encoded(files, cache)
         for block in iter_batches(data, batch, seed=1):
-            _step(model, opt, *spec.tensors(block), torch.from_numpy(np.asarray(block.target)))
+            planes, extra = spec.tensors(block)
+            _step(model, opt, planes, extra, torch.from_numpy(np.asarray(block.target)))
 
     frame = pd.concat([pd.read_csv(f, usecols=["board", "cp"], dtype=str) for f in files[:8]], ignore_index=True)
     row_steps = 1 if quick else 2
@@ -100,7 +103,7 @@ def bench_train(quick: bool) -> list[dict]:
         for s in range(row_steps):
             _step(model, opt, *_row_by_row_batch(frame, s * batch, (s + 1) * batch))
 
-    times = {"model": [], "ours": [], "row": []}
+    times: dict[str, list[float]] = {"model": [], "ours": [], "row": []}
     for _ in range(2 if quick else 3):   # alternate, so all three meet the same machine load
         for name, fn in (("model", run_model), ("ours", run_ours), ("row", run_row)):
             t0 = time.perf_counter()

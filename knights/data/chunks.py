@@ -1,4 +1,4 @@
-"""Chunk files: choose them by suffix letters, read them tolerantly, cache them encoded.
+"""Chunk files: choose them by suffix letters, read them tolerantly into arrays.
 
 The original split its CSV into chunks ``Chess_Jan_aa``, ``Chess_Jan_ab``, ... and
 chose training and validation sets by the *first letter of the suffix*: train on
@@ -13,22 +13,19 @@ chose training and validation sets by the *first letter of the suffix*: train on
 
 :func:`read_chunk` turns one chunk into an :class:`Encoded` block of arrays, skipping
 malformed rows and *counting* them (bad FEN, bad cp, wrong column count, bad
-boolean). :class:`ChunkCache` stores each chunk's arrays on disk under the chunk's
-SHA-1, so training epochs never parse a FEN again, and :func:`iter_batches` streams
-shuffled mini-batches from the cache.
+boolean). Reading is the slow step; :mod:`knights.data.cache` does it once per chunk
+and keeps the arrays on disk for every later epoch.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 import string
-import tempfile
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Literal, Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -44,7 +41,7 @@ _LETTERS = string.ascii_lowercase
 # -- targets ---------------------------------------------------------------------
 def cp_to_target(values: Sequence[str], units: Literal["pawns", "centipawns"] = "pawns") -> np.ndarray:
     """Training targets from ``cp`` strings (White's side, pawns): mates to +-10,
-    everything else clipped to +-9 (ORIGINAL.md), returned in ``units``.
+    everything else clipped to +-9 (docs/original.md), returned in ``units``.
 
     Raises ``ValueError`` on a malformed value; :func:`read_chunk` skips and
     counts such rows instead.
@@ -139,10 +136,10 @@ class Encoded(Positions):
     def __len__(self) -> int:
         return len(self.target)
 
-    def take(self, index: np.ndarray | slice) -> "Encoded":
+    def take(self, index: np.ndarray | slice) -> Encoded:
         return Encoded(*(np.asarray(getattr(self, f)[index]) for f in self.FIELDS))
 
-    def mirrored(self, rows: np.ndarray | None = None) -> "Encoded":
+    def mirrored(self, rows: np.ndarray | None = None) -> Encoded:
         """The colour-flipped positions: board upside down, White and Black swapped,
         side to move, castling rights, en-passant square and move mirrored, and the
         evaluation negated (it is from White's side). A position and its mirror are the
@@ -162,7 +159,7 @@ class Encoded(Positions):
                                   getattr(flipped, f), getattr(self, f)) for f in self.FIELDS))
 
     @staticmethod
-    def concat(blocks: Sequence["Encoded"]) -> "Encoded":
+    def concat(blocks: Sequence[Encoded]) -> Encoded:
         return Encoded(*(np.concatenate([getattr(b, f) for b in blocks]) for f in Encoded.FIELDS))
 
 
@@ -172,7 +169,7 @@ class ReadReport:
 
     path: str
     rows: int = 0
-    skipped: Counter = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
     examples: list[str] = field(default_factory=list)
 
     @property
@@ -288,7 +285,7 @@ def _read_chunk_lines(path: Path) -> tuple[Encoded, ReadReport]:
                   np.asarray(moves), report)
 
 
-def _block(fen: dict, check: np.ndarray, capture: np.ndarray, target: np.ndarray, move: np.ndarray,
+def _block(fen: dict[str, np.ndarray], check: np.ndarray, capture: np.ndarray, target: np.ndarray, move: np.ndarray,
            report: ReadReport) -> tuple[Encoded, ReadReport]:
     keep = fen["valid"]
     block = Encoded(
@@ -401,102 +398,3 @@ def _move_indices(text: np.ndarray, length: np.ndarray) -> np.ndarray:
     ok = files_ok & ranks_ok & promo_ok & ((length == 4) | (length == 5))
     index = ((t[:, 0] - 97) + 8 * (t[:, 1] - 49)) * 64 + (t[:, 2] - 97) + 8 * (t[:, 3] - 49)
     return np.where(length == 0, -1, np.where(ok, index, -2)).astype(np.int16)
-
-
-# -- cache -----------------------------------------------------------------------
-def file_checksum(path: str | Path, algorithm: str = "sha1") -> str:
-    """Hex digest of a file's bytes, read in 1 MiB blocks."""
-    h = hashlib.new(algorithm)
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-class ChunkCache:
-    """Encoded chunks on disk: one structured ``.npy`` array per chunk content
-    (SHA-1), opened memory-mapped. A chunk whose content changes gets a new key."""
-
-    VERSION = 5   # 5: placements with adjacent digits ("44") are malformed
-    RECORD = np.dtype([("squares", np.int8, (64,)), ("white", np.int8), ("check", np.int8),
-                       ("capture", np.int8), ("target", np.float32), ("move", np.int16),
-                       ("castling", np.int8), ("ep", np.int8)])
-
-    def __init__(self, root: str | Path | None = None) -> None:
-        self.root = Path(root or os.environ.get("KNIGHTS_CACHE", "data/cache"))
-        self.checksums: dict[str, str] = {}
-        """The SHA-1 of every chunk read through :meth:`records` (by path, as of that read)."""
-
-    def path_for(self, checksum: str) -> Path:
-        return self.root / f"v{self.VERSION}-{checksum}.npy"
-
-    def records(self, chunk: str | Path, report: Callable[[str], None] | None = None) -> np.ndarray:
-        """The chunk's rows as a memory-mapped structured array, parsing and caching
-        the chunk on first use."""
-        checksum = self.checksums[str(chunk)] = file_checksum(chunk)
-        path = self.path_for(checksum)
-        if not path.exists():
-            block, rep = read_chunk(chunk)
-            if report and rep.skipped:
-                report(rep.summary())
-            self._store(path, block)
-        return np.load(path, mmap_mode="r")
-
-    def load(self, chunk: str | Path, report: Callable[[str], None] | None = None) -> Encoded:
-        """The encoded arrays of ``chunk``."""
-        return self.split(self.records(chunk, report))
-
-    @staticmethod
-    def split(records: np.ndarray) -> Encoded:
-        return Encoded(*(np.ascontiguousarray(records[f]) for f in Encoded.FIELDS))
-
-    def _store(self, path: Path, block: Encoded) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        records = np.empty(len(block), dtype=self.RECORD)
-        for f in Encoded.FIELDS:
-            records[f] = getattr(block, f)
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".npy")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.save(fh, records)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-
-
-def read_chunks(files: Sequence[str | Path], *, batch_rows: int = 100_000,
-                report: Callable[[str], None] | None = None) -> Iterator[Encoded]:
-    """Stream the chunks' rows in file order, in blocks of up to ``batch_rows``,
-    without the cache. Each file's skip summary goes to ``report``."""
-    for path in files:
-        block, rep = read_chunk(path)
-        if report and rep.skipped:
-            report(rep.summary())
-        for start in range(0, len(block), batch_rows):
-            yield block.take(slice(start, start + batch_rows))
-
-
-def load_encoded(files: Sequence[str | Path], cache: ChunkCache | None = None, *,
-                 progress: bool = False, report: Callable[[str], None] | None = None) -> Encoded:
-    """All rows of ``files`` as one in-memory block, through the cache."""
-    from tqdm import tqdm
-
-    cache = cache or ChunkCache()
-    records = [cache.records(f, report) for f in tqdm(files, desc="chunks", unit="file", disable=not progress)]
-    records = records or [np.empty(0, ChunkCache.RECORD)]
-    # field by field: one copy of the data, not a joined record array and then its fields
-    return Encoded(*(np.concatenate([r[f] for r in records]) for f in Encoded.FIELDS))
-
-
-def iter_batches(data: Encoded, batch_size: int, *, shuffle: bool = True,
-                 seed: int = 0, drop_last: bool = False) -> Iterator[Encoded]:
-    """Mini-batches of an in-memory block, reshuffled by ``seed`` (pass the epoch)."""
-    n = len(data)
-    order = np.random.default_rng(seed).permutation(n) if shuffle else None
-    for start in range(0, n, batch_size):
-        stop = min(start + batch_size, n)
-        if drop_last and stop - start < batch_size:
-            break
-        index = order[start:stop] if order is not None else slice(start, stop)
-        yield data.take(index)

@@ -4,7 +4,7 @@ Every dataset in this project, generated or converted, is written in exactly thi
 format, so that ``data/split.sh`` and the chunk reader work on the original Lichess
 files and on ours alike.
 
-Conventions (see ``ORIGINAL.md``):
+Conventions (see ``docs/original.md``):
 
 * ``board`` is the FEN of the position *before* ``move`` (UCI) is played.
 * ``cp`` is the engine evaluation of ``board`` from White's side **in pawns** with
@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import csv
 import math
-from typing import IO, TYPE_CHECKING, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     import chess
@@ -48,7 +49,7 @@ is_capture, board, is_check."""
 HEADER_LINE = ",".join(COLUMNS)
 
 MATE_PAWNS = 10.0
-"""Target value of a forced mate, in pawns (ORIGINAL.md: mates become +-10)."""
+"""Target value of a forced mate, in pawns (docs/original.md: mates become +-10)."""
 CLIP_PAWNS = 9.0
 """Every non-mate evaluation is clipped to +-9 pawns."""
 
@@ -153,7 +154,7 @@ class RowWriter:
         return n
 
 
-def position_columns(board: "chess.Board") -> dict[str, str]:
+def position_columns(board: chess.Board) -> dict[str, str]:
     """The columns that follow from the position alone: ``board`` (FEN),
     ``white_active``, ``is_check`` (the side to move is in check),
     ``num_legal_moves`` and the piece counts of the active side and its opponent."""

@@ -41,14 +41,19 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
 import chess
 
+from knights.board.pieces import PAWNS
 from knights.data import csslab
 from knights.data.stockfish import Analysis, Stockfish, find_stockfish
 
-PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 EPSILONS = (0.0, 0.05, 0.1, 0.2, 0.35)
+"""The random-move probabilities a ``stockfish-eps<E>`` player is drawn with."""
 ADJUDICATE_PAWNS = 5.0
+"""At ``max_plies``, a last evaluation this large (pawns) wins the game; smaller ones draw."""
+OPENING_PLIES = (0, 6)
+"""Fewest and most uniformly random plies a game opens with (inclusive)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,8 @@ class Recipe:
     games_per_part: int = 25
     hash_mb: int = 16
 
-    def key(self, stockfish_name: str) -> dict:
+    def key(self, stockfish_name: str) -> dict[str, object]:
+        """What a finished part was made with: a rerun reuses parts only under the same key."""
         return {**self.__dict__, "stockfish": stockfish_name, "format": 1}
 
 
@@ -69,7 +75,10 @@ class Recipe:
 def pick_players(rng: random.Random) -> tuple[str, str]:
     """Choose the two players of a game (White, Black)."""
     roll = rng.random()
-    sf = lambda: f"stockfish-eps{rng.choice(EPSILONS):.2f}"  # noqa: E731
+
+    def sf() -> str:
+        return f"stockfish-eps{rng.choice(EPSILONS):.2f}"
+
     if roll < 0.70:
         pair = (sf(), sf())
     elif roll < 0.85:
@@ -82,15 +91,16 @@ def pick_players(rng: random.Random) -> tuple[str, str]:
 
 
 def material_gain(board: chess.Board, move: chess.Move) -> int:
+    """Pawns ``move`` wins at once: the piece it captures, plus what a promotion adds."""
     gain = 0
     if board.is_en_passant(move):
         gain += 1
     else:
         victim = board.piece_type_at(move.to_square)
         if victim:
-            gain += PIECE_VALUES[victim]
+            gain += PAWNS[victim]
     if move.promotion:
-        gain += PIECE_VALUES[move.promotion] - 1
+        gain += PAWNS[move.promotion] - 1
     return gain
 
 
@@ -104,11 +114,15 @@ def choose_move(player: str, board: chess.Board, best: str | None, rng: random.R
     if player == "greedy":
         gains = [material_gain(board, m) for m in moves]
         top = max(gains)
-        return rng.choice([m for m, g in zip(moves, gains) if g == top])
+        return rng.choice([m for m, g in zip(moves, gains, strict=True) if g == top])
     return rng.choice(moves)
 
 
 # -- one game ------------------------------------------------------------------
+Ply = tuple[dict[str, str], chess.Move, Analysis]
+"""One move of a generated game: the position's columns, the move played, the search."""
+
+
 def game_rng(seed: int, index: int) -> random.Random:
     return random.Random(f"knights-game-{seed}-{index}")
 
@@ -123,14 +137,15 @@ def terminal_value(board: chess.Board) -> float | None:
     return None
 
 
-def play_game(engine: Stockfish, recipe: Recipe, index: int) -> list[dict[str, str]]:
-    """Play game ``index`` and return its rows, one per move played."""
+def play_labelled_game(engine: Stockfish, recipe: Recipe, index: int) -> list[dict[str, str]]:
+    """Play game ``index`` and return its rows, one per move played, each labelled
+    by the search that chose the move."""
     rng = game_rng(recipe.seed, index)
     white, black = pick_players(rng)
-    opening_plies = rng.randint(0, 6)
+    opening_plies = rng.randint(*OPENING_PLIES)
     engine.new_game()
     board = chess.Board()
-    plies: list[tuple[dict[str, str], chess.Move, Analysis]] = []
+    plies: list[Ply] = []
     final_value: float | None = None  # from the side to move at the end
     termination = "Normal"
     while True:
@@ -168,8 +183,10 @@ def game_result(board: chess.Board, final_value: float) -> str:
     return "1-0" if white_wins else "0-1"
 
 
-def game_rows(index: int, white: str, black: str, plies, final_board: chess.Board,
+def game_rows(index: int, white: str, black: str, plies: list[Ply], final_board: chess.Board,
               final_value: float, termination: str) -> list[dict[str, str]]:
+    """The CSSLab rows of a finished game: every ply's position, move and label, with the
+    game's players and result and each move's loss in pawns and in win rate."""
     result = game_result(final_board, final_value)
     b = csslab.format_bool
     white_won, black_won = result == "1-0", result == "0-1"
@@ -210,7 +227,7 @@ _ENGINE: Stockfish | None = None
 
 
 def _worker_init(path: str, hash_mb: int) -> None:
-    global _ENGINE
+    global _ENGINE  # noqa: PLW0603 - one engine per worker process, made by the pool's initializer
     _ENGINE = Stockfish(path, threads=1, hash_mb=hash_mb)
 
 
@@ -224,7 +241,7 @@ def _play_part(args: tuple[Recipe, int, str]) -> tuple[int, int]:
     with open(tmp, "w", newline="") as fh:
         writer = csslab.RowWriter(fh, header=False)
         for g in range(start, start + recipe.games_per_part):
-            n += writer.write_all(play_game(_ENGINE, recipe, g))
+            n += writer.write_all(play_labelled_game(_ENGINE, recipe, g))
     os.replace(tmp, target)
     return part, n
 
@@ -297,7 +314,8 @@ def generate(out: str | Path, positions: int, recipe: Recipe = Recipe(), *, work
                 per_part = (sum(done.values()) / len(done)) if done else 2000.0
                 have = sum(done.values())
                 batch = max(workers, int((positions - have) / max(per_part, 1.0) * 1.1) + 1)
-                todo, part = [], 0
+                todo: list[tuple[Recipe, int, str]] = []
+                part = 0
                 while len(todo) < batch:
                     if part not in done:
                         todo.append((recipe, part, str(parts_dir)))

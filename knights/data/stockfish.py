@@ -44,7 +44,7 @@ class Analysis:
     bestmove: str | None
     depth: int
 
-    def white_pov(self, white_to_move: bool) -> "Analysis":
+    def white_pov(self, white_to_move: bool) -> Analysis:
         """The same analysis with the score from White's side."""
         if white_to_move:
             return self
@@ -131,7 +131,7 @@ class Stockfish:
             except (BrokenPipeError, subprocess.TimeoutExpired, OSError):
                 self._proc.kill()
 
-    def __enter__(self) -> "Stockfish":
+    def __enter__(self) -> Stockfish:
         return self
 
     def __exit__(self, *exc: object) -> None:

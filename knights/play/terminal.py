@@ -23,8 +23,9 @@ from typing import TextIO
 import chess
 import chess.pgn
 
-from knights.play.engine import MATE_SCORE, EngineError, OnePlyEngine, board_from_fen, game_over, parse_move, result_of
 from knights.evaluate.names import select_evaluator
+from knights.play.engine import MATE_SCORE, OnePlyEngine
+from knights.play.rules import EngineError, board_from_fen, game_over, parse_move, result_of
 
 BOT_NAME = "KS_ChessAI (Knights and Kernels)"
 HELP = """Moves: SAN (e4, Nf3, O-O, exd5, e8=Q) or UCI (e2e4, g1f3, e7e8q).

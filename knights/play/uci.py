@@ -9,9 +9,10 @@ never in danger), ``stop``, ``ponderhit``, ``setoption``, ``debug``, ``register`
 ==============  =======  ====================================================
 name            type     meaning
 ==============  =======  ====================================================
-Evaluator       combo    ``material``, ``democracy`` or a trained ``EL/vN``
-                         (default :data:`~knights.evaluate.names.DEFAULT_EVALUATOR`,
-                         or its fallback with an ``info string`` notice)
+Evaluator       combo    ``material``, ``democracy`` or a trained ``EL/vN``, each
+                         optionally with ``+threats`` (default
+                         :data:`~knights.evaluate.names.DEFAULT_EVALUATOR`, or its
+                         fallback with an ``info string`` notice)
 Stochastic      check    the paper's stochastic opening (default true)
 Seed            spin     seed of the opening randomness; -1: fresh entropy
 CaptureBonus    spin     centipawns added to captures (the original: 15; default 0)
@@ -31,9 +32,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
 
 import chess
+
+if TYPE_CHECKING:
+    from knights.play.engine import OnePlyEngine
 
 ENGINE_NAME = "KnightsKernels 1-ply (KS_ChessAI rebuild)"
 AUTHOR = "Knights and Kernels"
@@ -54,7 +59,7 @@ class UciSession:
         self.seed = seed
         self.stochastic = stochastic
         self.capture_bonus = 0.0
-        self.engine = None                       # OnePlyEngine, built on first need
+        self.engine: OnePlyEngine | None = None  # built on first need
         self._loaded_name: str | None = None
         self.pending: str | None = None          # bestmove held back by go infinite / ponder
         self.debug = False
@@ -73,21 +78,21 @@ class UciSession:
         # the engine built without a named evaluator plays this one (engine.select_evaluator)
         return names, default_evaluator_name(names)
 
-    def ensure_engine(self) -> None:
-        """Build (or rebuild after setoption Evaluator) the engine; a failure to load
-        the chosen evaluator is reported and the previous engine (or material) kept."""
-        from knights.play.engine import OnePlyEngine
+    def ensure_engine(self) -> OnePlyEngine:
+        """Build (or rebuild after setoption Evaluator) the engine and return it; a failure to
+        load the chosen evaluator is reported and the previous engine (or material) kept."""
         from knights.evaluate.names import select_evaluator
+        from knights.play.engine import OnePlyEngine
 
         if self.engine is not None and self._loaded_name == self.evaluator_name:
-            return
+            return self.engine
         try:
             evaluator = select_evaluator(self.evaluator_name, notice=self.info)
         except Exception as exc:  # noqa: BLE001 - reported, the engine carries on
             self.info(f"cannot load evaluator {self.evaluator_name!r}: {exc}")
             if self.engine is not None:
                 self.evaluator_name = self._loaded_name
-                return
+                return self.engine
             from knights.evaluate.base import MaterialEvaluator
 
             evaluator = MaterialEvaluator()
@@ -95,6 +100,7 @@ class UciSession:
         self.engine = OnePlyEngine(evaluator, stochastic=self.stochastic, seed=self.seed,
                                    capture_bonus=self.capture_bonus)
         self._loaded_name = self.evaluator_name
+        return self.engine
 
     # -- commands --------------------------------------------------------------------------------
     def handle(self, line: str) -> bool:
@@ -106,12 +112,13 @@ class UciSession:
         try:
             if command == "quit":
                 return False
-            handler = {
+            handlers: dict[str, Callable[[list[str]], None]] = {
                 "uci": self.cmd_uci, "isready": self.cmd_isready, "ucinewgame": self.cmd_ucinewgame,
                 "position": self.cmd_position, "go": self.cmd_go, "stop": self.cmd_stop,
                 "ponderhit": self.cmd_stop, "setoption": self.cmd_setoption, "debug": self.cmd_debug,
                 "register": lambda _args: None,
-            }.get(command)
+            }
+            handler = handlers.get(command)
             if handler is None:
                 self.info(f"unknown command: {line.strip()[:200]}")
             else:
@@ -143,7 +150,7 @@ class UciSession:
         self.board = chess.Board()
 
     def cmd_position(self, args: list[str]) -> None:
-        from knights.play.engine import EngineError, check_position
+        from knights.play.rules import EngineError, check_position
 
         self.flush_pending()
         if not args:
@@ -268,9 +275,9 @@ class UciSession:
             self.info(f"no legal moves: the game is over ({'checkmate' if board.is_check() else 'stalemate'})")
             self._answer("bestmove (none)", flags)
             return
-        self.ensure_engine()
+        engine = self.ensure_engine()
         try:
-            decision = self.engine.choose(board, root_moves=searchmoves or None)
+            decision = engine.choose(board, root_moves=searchmoves or None)
         except Exception as exc:  # noqa: BLE001 - never leave the GUI without a legal move
             self.info(f"engine error ({type(exc).__name__}: {exc}); playing the first legal move")
             move = searchmoves[0] if searchmoves else next(iter(board.legal_moves))
@@ -281,7 +288,7 @@ class UciSession:
             score = "mate 1"
         else:
             pov = decision.score_for(board.turn)
-            score = f"cp {int(round(pov * 100))}"
+            score = f"cp {round(pov * 100)}"
         nodes = len(decision.candidates)
         nps = int(nodes * 1000 / ms) if ms > 0 else nodes * 1000
         self.send(f"info depth 1 seldepth 1 multipv 1 score {score} nodes {nodes} nps {nps} time {ms} "
@@ -303,7 +310,7 @@ class UciSession:
             self.send(line)
 
 
-def serve(stdin: TextIO, stdout: TextIO, **options) -> int:
+def serve(stdin: TextIO, stdout: TextIO, **options: Any) -> int:
     """Read commands from ``stdin`` until ``quit`` or end of input."""
     def send(text: str) -> None:
         stdout.write(text + "\n")

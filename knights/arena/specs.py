@@ -1,0 +1,124 @@
+"""Players named by **spec** strings: parsed, checked and built.
+
+A spec is a short picklable name, so that every worker process of a match builds
+its own players from it::
+
+    >>> check_spec("ours:material:stoch"), check_spec(" ab3 ")
+    ('ours:material', 'ab3')
+
+========================  =====================================================
+``ours:<evaluator>``      our one-ply engine (:mod:`knights.play.engine`) with any
+                          evaluator :func:`knights.evaluate.names.load_evaluator`
+                          accepts (``EL/v8``, ``material``, ``democracy``,
+                          ``default``); stochastic openings on. ``:det`` at the
+                          end (``ours:material:det``) plays deterministically.
+``random``                a random mover
+``greedy``                one-ply material counter
+``ab<N>``                 material alpha-beta to depth N + capture search (ab2, ab3)
+``sf-nodes:<N>``          Stockfish, Skill Level 0, N nodes a move (1, 10, 100)
+``sf-elo:<E>``            Stockfish, UCI_LimitStrength, UCI_Elo E (>= 1350)
+``sf-depth:<D>``          Stockfish at full strength to depth D
+``uci:<command>``         any UCI engine started by ``command`` (python-chess)
+========================  =====================================================
+
+Per-move limits: our engine and the material players search a fixed depth,
+``sf-nodes`` its nodes; ``sf-elo`` and ``uci:`` engines take ``nodes`` /
+``movetime_ms`` from :class:`~knights.arena.game.Settings` (``sf-elo`` defaults to
+20,000 nodes, enough for Stockfish 15.1 to reach the depth, 1 + its skill level, at
+which it picks its weakened move).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from knights.arena.game import Settings
+from knights.arena.players import (
+    AlphaBetaPlayer,
+    EnginePlayer,
+    GreedyPlayer,
+    Player,
+    RandomPlayer,
+    StockfishPlayer,
+    UciPlayer,
+)
+from knights.evaluate.base import Evaluator
+from knights.evaluate.names import DEFAULT_EVALUATOR, load_evaluator
+from knights.play.engine import OnePlyEngine
+
+SPEC_HELP = ("ours:<evaluator>[:det], random, greedy, ab<N>, sf-nodes:<N>, sf-elo:<E>, "
+             "sf-depth:<D>, uci:<command>")
+
+
+def canonical(spec: str) -> str:
+    """The one spelling of a spec (``ours`` / ``ours:default`` name the default
+    evaluator; ``:stoch`` is the default and is dropped)."""
+    spec = spec.strip()
+    if spec == "ours" or spec.startswith("ours:"):
+        evaluator, stochastic = parse_ours(spec)
+        return f"ours:{evaluator}" + ("" if stochastic else ":det")
+    return spec
+
+
+def parse_ours(spec: str) -> tuple[str, bool]:
+    """``ours:EL/v8:det`` -> ``("EL/v8", False)``: the evaluator and whether the
+    opening is stochastic."""
+    rest = spec[len("ours:"):] if spec.startswith("ours:") else ""
+    stochastic = True
+    for suffix, value in ((":det", False), (":stoch", True)):
+        if rest.endswith(suffix) or rest == suffix[1:]:
+            rest, stochastic = rest[: -len(suffix)] if rest.endswith(suffix) else "", value
+    return (DEFAULT_EVALUATOR if rest in ("", "default") else rest), stochastic
+
+
+def check_spec(spec: str) -> str:
+    """``spec`` in canonical form; ``ValueError`` if it names no player."""
+    spec = canonical(spec)
+    if spec in ("random", "greedy") or spec.startswith(("ours:", "uci:")):
+        if spec == "uci:":
+            raise ValueError("uci: needs a command, e.g. 'uci:/usr/games/stockfish'")
+        return spec
+    if re.fullmatch(r"ab[1-9]", spec) or re.fullmatch(r"sf-(nodes|elo|depth):\d+", spec):
+        return spec
+    raise ValueError(f"unknown player {spec!r}; players are: {SPEC_HELP}")
+
+
+_EVALUATORS: dict[str, Evaluator] = {}
+
+
+def shared_evaluator(name: str) -> Evaluator:
+    """The evaluator ``name``, loaded once per process; in an arena worker process
+    (``KNIGHTS_ARENA_WORKER`` set) torch first gets one thread, as each worker has a core."""
+    if name not in _EVALUATORS:
+        if os.environ.get("KNIGHTS_ARENA_WORKER"):
+            import torch
+
+            torch.set_num_threads(1)
+        _EVALUATORS[name] = load_evaluator(name)
+    return _EVALUATORS[name]
+
+
+def build_player(spec: str, settings: Settings | None = None, seed: int | None = None) -> Player:
+    """A fresh player for ``spec`` (see the table above), seeded with ``seed``; the
+    per-move limits of ``settings`` (default :class:`~knights.arena.game.Settings`)."""
+    spec = check_spec(spec)
+    settings = settings or Settings()
+    if spec.startswith("ours:"):
+        evaluator, stochastic = parse_ours(spec)
+        return EnginePlayer(OnePlyEngine(shared_evaluator(evaluator), stochastic=stochastic, seed=seed), spec)
+    if spec == "random":
+        return RandomPlayer(seed)
+    if spec == "greedy":
+        return GreedyPlayer(seed)
+    if spec.startswith("ab"):
+        return AlphaBetaPlayer(int(spec[2:]), seed)
+    kind, _, value = spec.partition(":")
+    if kind == "sf-nodes":
+        return StockfishPlayer(nodes=int(value), skill=0, name=spec)
+    if kind == "sf-elo":
+        return StockfishPlayer(elo=int(value), nodes=settings.nodes, movetime_ms=settings.movetime_ms, name=spec)
+    if kind == "sf-depth":
+        return StockfishPlayer(depth=int(value), name=spec)
+    # uci:<command>, the one kind check_spec lets through that is left
+    return UciPlayer(value, movetime_ms=settings.movetime_ms, nodes=settings.nodes, name=spec)

@@ -1,0 +1,457 @@
+"""The rules of chess the engine needs, answered for every legal move at once.
+
+The engine (:mod:`knights.play.engine`) scores the positions after each legal move.
+This module makes those positions and says which of them end the game:
+
+>>> board = chess.Board("7k/8/6K1/8/8/8/8/R7 w - - 0 1")
+>>> children = expand(board)              # one row per legal move, as signed squares
+>>> children.squares.shape
+(20, 64)
+>>> outcomes = terminal_outcomes(board, children)   # how the game ends after each move
+>>> [m.uci() for m, o in zip(children.moves, outcomes) if o == CHECKMATE]
+['a1a8']
+
+It also holds the rest of the game's rules the front ends share: :func:`game_over`
+and :func:`result_of` for a finished game, and :func:`board_from_fen`,
+:func:`parse_move` and :func:`check_position`, which turn user input into a board
+or raise one clear :class:`EngineError`.
+
+Outcomes are named by the strings :data:`CHECKMATE`, :data:`STALEMATE`,
+:data:`INSUFFICIENT`, :data:`REPETITION` and :data:`FIFTY` (the move ends the game)
+and :data:`OPPONENT_REPETITION` and :data:`OPPONENT_FIFTY` (the opponent's reply can
+claim a draw).
+
+How it stays fast
+-----------------
+* The children's signed-squares arrays are made by applying each move to the
+  parent's array, all moves at once in NumPy (castling, en passant and promotion
+  patched in afterwards), not by a python-chess ``Board`` per candidate.
+* Check is detected on those arrays, vectorised: the opponent's king does not move,
+  so its knight squares, pawn squares and eight rays are fixed for the whole batch.
+* python-chess is asked only where an answer can differ: a checking move is tested
+  for mate; a quiet move is tested for stalemate only when the opponent's
+  mobility is so low that one move could take it all away (see
+  :func:`_mobile_pieces`); insufficient material only when no pawn, rook or
+  queen is left; repetition only for reversible moves whose resulting placement
+  already occurred twice (or, for the opponent's claim, is one piece move away
+  from a placement that did); the fifty-move rule only when the clock is at 98-99.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import chess
+import numpy as np
+
+from knights.board.arrays import squares_from_board
+
+CHECKMATE, STALEMATE, INSUFFICIENT, REPETITION, FIFTY = (
+    "checkmate", "stalemate", "insufficient material", "threefold repetition", "fifty-move rule")
+OPPONENT_REPETITION, OPPONENT_FIFTY = ("threefold repetition the opponent can claim",
+                                       "fifty-move draw the opponent can claim")
+
+
+class EngineError(ValueError):
+    """Bad input to the engine (no legal move, an invalid FEN or position): one clear line."""
+
+
+# -- children: the positions after each move, as arrays ----------------------------------
+_KNIGHT = ((-2, -1), (-2, 1), (-1, -2), (-1, 2), (1, -2), (1, 2), (2, -1), (2, 1))
+_DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))  # 4 orthogonal, 4 diagonal
+_PAD = 64  # an extra, always empty column of the children array
+
+
+def _on_board(r: int, c: int) -> bool:
+    return 0 <= r < 8 and 0 <= c < 8
+
+
+def _king_table(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For a king on our square ``k`` (a8 = 0): knight squares, the squares of White
+    and of Black pawns that would attack it, and its eight rays ``(8, 7)`` padded
+    with the empty column."""
+    r, c = divmod(k, 8)
+    knights = np.array([(r + dr) * 8 + c + dc for dr, dc in _KNIGHT if _on_board(r + dr, c + dc)], np.intp)
+    # White pawns move towards row 0, so a White pawn attacking (r, c) stands on row r + 1
+    white_pawns = np.array([(r + 1) * 8 + c + dc for dc in (-1, 1) if _on_board(r + 1, c + dc)], np.intp)
+    black_pawns = np.array([(r - 1) * 8 + c + dc for dc in (-1, 1) if _on_board(r - 1, c + dc)], np.intp)
+    rays = np.full((8, 7), _PAD, np.intp)
+    for d, (dr, dc) in enumerate(_DIRECTIONS):
+        rr, cc, j = r + dr, c + dc, 0
+        while _on_board(rr, cc):
+            rays[d, j] = rr * 8 + cc
+            rr, cc, j = rr + dr, cc + dc, j + 1
+    return knights, white_pawns, black_pawns, rays
+
+
+_KING_TABLES = [_king_table(k) for k in range(64)]
+_RAY_OFFSETS = np.arange(0, 56, 7)
+
+
+@dataclass
+class Children:
+    """The positions after ``moves`` (one row per move)."""
+
+    moves: list[chess.Move]
+    squares: np.ndarray   # int8 (n, 64) signed squares, a8 = 0
+    check: np.ndarray     # bool (n,) the move gives check
+    capture: np.ndarray   # bool (n,) the move captures (en passant included)
+    zeroing: np.ndarray   # bool (n,) capture or pawn move (resets the fifty-move clock)
+    castling: np.ndarray  # bool (n,)
+    en_passant: np.ndarray  # bool (n,)
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+
+def expand(board: chess.Board, moves: Sequence[chess.Move] | None = None) -> Children:
+    """Apply every move (legal in ``board``; all legal moves by default) to the
+    board's signed squares array, vectorised. Equal, row for row, to
+    ``squares_from_board`` of the board after ``push(move)``."""
+    moves = list(board.legal_moves) if moves is None else list(moves)
+    n = len(moves)
+    sign = 1 if board.turn == chess.WHITE else -1
+    parent = squares_from_board(board)
+    kids = np.empty((n, 65), np.int8)
+    kids[:, :64] = parent
+    kids[:, _PAD] = 0
+    if n == 0:
+        empty = np.zeros(0, bool)
+        return Children(moves, kids[:, :64], empty, empty, empty, empty, empty)
+    frm = np.fromiter((m.from_square ^ 56 for m in moves), np.intp, n)   # python-chess a1 = 0 -> ours a8 = 0
+    to = np.fromiter((m.to_square ^ 56 for m in moves), np.intp, n)
+    promo = np.fromiter((m.promotion or 0 for m in moves), np.int8, n)
+    rows = np.arange(n)
+    moving = parent[frm]
+    target = parent[to]
+    kind = np.abs(moving)
+    pawn = kind == 1
+    # castling: a king moving two files (standard) or onto its own rook (Chess960)
+    castling = (kind == 6) & ((np.abs(frm % 8 - to % 8) > 1) | (target * sign == 4))
+    en_passant = pawn & (frm % 8 != to % 8) & (target == 0)
+    capture = ((target * sign) < 0) | en_passant
+    kids[rows, frm] = 0
+    kids[rows, to] = np.where(promo > 0, promo * sign, moving)
+    for i in np.flatnonzero(en_passant):
+        kids[i, to[i] + 8 * sign] = 0   # the captured pawn stands behind the target square
+    for i in np.flatnonzero(castling):
+        row = frm[i] // 8 * 8
+        kingside = to[i] % 8 > frm[i] % 8
+        rook_from = to[i] if target[i] * sign == 4 else row + (7 if kingside else 0)
+        kids[i, to[i]] = 0
+        kids[i, rook_from] = 0
+        kids[i, row + (6 if kingside else 2)] = 6 * sign
+        kids[i, row + (5 if kingside else 3)] = 4 * sign
+    check = _gives_check(kids, parent, sign)
+    return Children(moves, kids[:, :64], check, capture, pawn | capture, castling, en_passant)
+
+
+def _gives_check(kids: np.ndarray, parent: np.ndarray, sign: int) -> np.ndarray:
+    """Whether the opponent's king is attacked in each child (``kids`` has the pad column)."""
+    n = kids.shape[0]
+    where = np.flatnonzero(parent == -6 * sign)
+    if len(where) != 1:
+        return np.zeros(n, bool)
+    knights, white_pawns, black_pawns, rays = _KING_TABLES[int(where[0])]
+    check = (kids[:, knights] == 2 * sign).any(axis=1)
+    check |= (kids[:, white_pawns if sign > 0 else black_pawns] == sign).any(axis=1)
+    along = kids[:, rays].reshape(n, 56)                    # 8 rays of 7 squares
+    first = (along.reshape(n, 8, 7) != 0).argmax(axis=2)    # first occupied square of each ray
+    piece = along[np.arange(n)[:, None], first + _RAY_OFFSETS]   # its piece; 0 when the ray is empty
+    straight, diagonal = piece[:, :4], piece[:, 4:]
+    check |= ((straight == 4 * sign) | (straight == 5 * sign)).any(axis=1)
+    check |= ((diagonal == 3 * sign) | (diagonal == 5 * sign)).any(axis=1)
+    return check
+
+
+# -- game-ending positions -------------------------------------------------------------------
+_STALEMATE_BOUND_NORMAL, _STALEMATE_BOUND_EP, _STALEMATE_BOUND_CASTLING = 6, 7, 10
+
+
+def _mobile_pieces(board: chess.Board, limit: int) -> int:
+    """How many of the opponent's non-king pieces surely have a legal move if it
+    were the opponent's turn now, counted up to ``limit + 1``: a piece that is not
+    pinned and has a pseudo-legal move (the opponent is not in check: it is our turn).
+
+    One move of ours can take every move away from at most a few such pieces: the
+    piece it captures (1), pieces newly pinned on the king's rays through the
+    squares it changes (1 per changed square: 2 normally, 3 en passant, 4 castling),
+    a pawn blocked by a piece arriving in front of it (1 per arrival square) and
+    pawns that could only capture on a square it vacates (2 per vacated square).
+    Knights and sliders keep a move otherwise (a piece that arrives on their path
+    can be captured). Hence bounds 6 (normal moves and promotions), 7 (en passant)
+    and 10 (castling): with more mobile pieces than the bound, a quiet move cannot
+    stalemate, and python-chess is not asked.
+    """
+    them = not board.turn
+    own = board.occupied_co[them]
+    king = board.king(them)
+    if king is None:
+        return 0
+    count = 0
+    for square in chess.scan_forward(own & ~board.kings):
+        bb = chess.BB_SQUARES[square]
+        if board.pawns & bb:
+            ahead = square + 8 if them == chess.WHITE else square - 8
+            moves = 0 if not 0 <= ahead < 64 else chess.BB_SQUARES[ahead] & ~board.occupied
+            moves |= chess.BB_PAWN_ATTACKS[them][square] & board.occupied_co[board.turn]
+        else:
+            moves = board.attacks_mask(square) & ~own
+        if not moves or (chess.BB_RAYS[king][square] and board.is_pinned(them, square)):
+            continue
+        count += 1
+        if count > limit:
+            break
+    return count
+
+
+def _recent(board: chess.Board) -> chess.Board:
+    """A copy with only the moves that can matter for repetitions: at most the last
+    ``halfmove_clock`` (every move since the last irreversible one is reversible, and
+    reversible moves never reset the clock)."""
+    return board.copy(stack=min(len(board.move_stack), board.halfmove_clock + 1))
+
+
+History = tuple[Counter[bytes], Counter[bytes]]
+"""Placements (signed squares bytes) seen since the last irreversible move, counted:
+``(theirs, ours)``, see :func:`recent_placements`."""
+
+
+def recent_placements(board: chess.Board) -> History | None:
+    """Placements of the positions since the last irreversible move: ``(theirs,
+    ours)``, those with the opponent to move (what a child could repeat) and those
+    with the side to move, the current one included (what the opponent's reply to a
+    child could repeat). ``None`` when no position can repeat yet (fewer than three
+    reversible half-moves, or no moves played on ``board``).
+
+    >>> board = chess.Board()
+    >>> for move in map(chess.Move.from_uci, ("g1f3", "g8f6", "f3g1", "f6g8")):
+    ...     board.push(move)
+    >>> theirs, ours = recent_placements(board)
+    >>> ours[squares_from_board(chess.Board()).tobytes()]   # the start position, twice
+    2
+    >>> recent_placements(chess.Board()) is None
+    True
+    """
+    if board.halfmove_clock < 3 or not board.move_stack:
+        return None
+    theirs: Counter[bytes] = Counter()
+    ours: Counter[bytes] = Counter({squares_from_board(board).tobytes(): 1})
+    past = _recent(board)
+    while past.move_stack:
+        move = past.pop()
+        if past.is_irreversible(move):
+            break
+        (theirs if past.turn != board.turn else ours)[squares_from_board(past).tobytes()] += 1
+    return theirs, ours
+
+
+def terminal_outcomes(board: chess.Board, children: Children, history: History | None = None) -> list[str | None]:
+    """For each child, how the game ends there (``CHECKMATE``, ``STALEMATE``,
+    ``INSUFFICIENT``, ``REPETITION``, ``FIFTY``) or ``None``; python-chess
+    confirms only the candidates that cheap necessary conditions leave.
+    ``history``: :func:`recent_placements` of ``board``, if the caller has it."""
+    n = len(children)
+    out: list[str | None] = [None] * n
+    if n == 0:
+        return out
+    scratch = board.copy(stack=False)
+    moves = children.moves
+
+    def no_legal_move(i: int) -> bool:
+        scratch.push(moves[i])
+        try:
+            return not any(scratch.generate_legal_moves())
+        finally:
+            scratch.pop()
+
+    # checkmate: only a checking move can mate
+    for i in np.flatnonzero(children.check):
+        if no_legal_move(int(i)):
+            out[i] = CHECKMATE
+    # stalemate: only where the opponent's mobility is low enough to be taken away
+    quiet = np.flatnonzero(~children.check)
+    if len(quiet):
+        bound = np.where(children.castling, _STALEMATE_BOUND_CASTLING,
+                         np.where(children.en_passant, _STALEMATE_BOUND_EP, _STALEMATE_BOUND_NORMAL))
+        # counted only past the normal bound: castling and en passant (at most 4 moves)
+        # are tested directly unless the count exceeds their larger bounds anyway
+        mobile = 0 if board.is_check() else _mobile_pieces(board, _STALEMATE_BOUND_NORMAL)
+        for i in quiet:
+            if mobile <= bound[i] and no_legal_move(int(i)):
+                out[i] = STALEMATE
+    # insufficient material: only without pawns, rooks and queens
+    kinds = np.abs(children.squares)
+    bare = ~((kinds == 1) | (kinds == 4) | (kinds == 5)).any(axis=1)
+    for i in np.flatnonzero(bare):
+        if out[i] is None:
+            scratch.push(moves[i])
+            try:
+                if scratch.is_insufficient_material():
+                    out[i] = INSUFFICIENT
+            finally:
+                scratch.pop()
+    # fifty-move rule: a claimable draw once the clock reaches 100 half-moves
+    if board.halfmove_clock >= 99:
+        for i in np.flatnonzero(~children.zeroing):
+            if out[i] is None:
+                out[i] = FIFTY
+    # threefold repetition: only reversible moves to a placement seen twice already
+    reversible = np.flatnonzero(~children.zeroing & ~children.castling)
+    history = history or (recent_placements(board) if len(reversible) else None)
+    if history is not None:
+        seen = history[0]
+        full = None
+        for i in reversible:
+            if out[i] is None and seen.get(children.squares[i].tobytes(), 0) >= 2:
+                full = full or _recent(board)
+                full.push(moves[i])
+                try:
+                    if full.is_repetition(3):
+                        out[i] = REPETITION
+                finally:
+                    full.pop()
+    return out
+
+
+def opponent_claims(board: chess.Board, children: Children, outcomes: Sequence[str | None],
+                    history: History | None = None) -> list[str | None]:
+    """For each child that does not end the game: whether the opponent can then claim
+    a draw with its reply (``OPPONENT_REPETITION``: a reply repeats a position a third
+    time; ``OPPONENT_FIFTY``: a reply reaches the hundredth half-move), else ``None``.
+    The opponent takes that draw when it is better for it, so such a child is worth
+    at most 0 to the mover (:meth:`knights.play.engine.OnePlyEngine.score_children`)."""
+    n = len(children)
+    out: list[str | None] = [None] * n
+    candidates = [i for i in range(n) if outcomes[i] is None and not children.zeroing[i]]
+    if not candidates:
+        return out
+    if board.halfmove_clock == 98:
+        scratch = board.copy(stack=False)
+        for i in candidates:
+            scratch.push(children.moves[i])
+            try:
+                if scratch.can_claim_fifty_moves():
+                    out[i] = OPPONENT_FIFTY
+            finally:
+                scratch.pop()
+    history = history or recent_placements(board)
+    if history is not None:
+        ours = history[1]
+        twice = [np.frombuffer(key, np.int8) for key, count in ours.items() if count >= 2]
+        rest = [i for i in candidates if out[i] is None and not children.castling[i]]
+        if twice and rest:
+            placements = np.stack(twice)
+            # a reversible reply moves one piece: the child differs from the repeated
+            # placement on exactly two squares, the reply's from and to squares
+            differ = (children.squares[rest][:, None, :] != placements[None]).sum(axis=2)
+            them = -1 if board.turn == chess.WHITE else 1
+            full = None
+            for j in np.flatnonzero((differ == 2).any(axis=1)):
+                i = rest[j]
+                child = children.squares[i]
+                replies = set()
+                for r in np.flatnonzero(differ[j] == 2):
+                    a, b = np.flatnonzero(child != placements[r])
+                    if child[a] == 0:
+                        a, b = b, a
+                    if child[a] * them > 0 and child[b] == 0 and placements[r][b] == child[a]:
+                        replies.add(chess.Move(int(a) ^ 56, int(b) ^ 56))
+                if not replies:
+                    continue
+                full = full or _recent(board)
+                full.push(children.moves[i])
+                try:
+                    for reply in replies:
+                        if full.is_legal(reply):
+                            full.push(reply)
+                            try:
+                                if full.is_repetition(3):
+                                    out[i] = OPPONENT_REPETITION
+                            finally:
+                                full.pop()
+                        if out[i] is not None:
+                            break
+                finally:
+                    full.pop()
+    return out
+
+
+# -- a finished game ---------------------------------------------------------------------------
+def game_over(board: chess.Board) -> str | None:
+    """Why the game on ``board`` is over, or ``None``: checkmate, stalemate,
+    insufficient material, the 75-move and fivefold rules, and the draws a player
+    may claim now (threefold repetition, fifty moves), which the engine scores as
+    draws and lichess applies automatically."""
+    outcome = board.outcome(claim_draw=False)
+    if outcome is not None:
+        return outcome.termination.name.lower().replace("_", " ")
+    if board.halfmove_clock >= 100:
+        return FIFTY
+    if board.is_repetition(3):
+        return REPETITION
+    return None
+
+
+def result_of(board: chess.Board) -> str:
+    """The PGN result of a finished game ("1-0", "0-1", "1/2-1/2") or "*"."""
+    reason = game_over(board)
+    if reason is None:
+        return "*"
+    if board.is_checkmate():
+        return "0-1" if board.turn == chess.WHITE else "1-0"
+    return "1/2-1/2"
+
+
+# -- input: a FEN, moves, a position ---------------------------------------------------------
+_FATAL_STATUS = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
+                 | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_PAWNS_ON_BACKRANK | chess.STATUS_OPPOSITE_CHECK)
+
+
+def _status_text(status: int) -> str:
+    names = [name[len("STATUS_"):].lower().replace("_", " ") for name in dir(chess)
+             if name.startswith("STATUS_") and name != "STATUS_VALID" and status & getattr(chess, name)]
+    return ", ".join(sorted(names))
+
+
+def board_from_fen(fen: str, moves: Iterable[str] = ()) -> chess.Board:
+    """A board from a FEN (or ``"startpos"``) and UCI or SAN moves, with a clear
+    :class:`EngineError` for a bad FEN, an impossible position or an illegal move."""
+    text = (fen or "").strip()
+    try:
+        board = chess.Board() if text in ("startpos", "start") else chess.Board(text)
+    except ValueError as exc:
+        raise EngineError(f"invalid FEN {fen!r}: {exc}") from None
+    check_position(board)
+    for token in moves:
+        board.push(parse_move(board, token))
+    return board
+
+
+def parse_move(board: chess.Board, text: str) -> chess.Move:
+    """A legal move of ``board`` from UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``);
+    :class:`EngineError` otherwise (a null move included)."""
+    token = text.strip()
+    for parse in (board.parse_uci, board.parse_san):
+        try:
+            move = parse(token)
+        except ValueError:
+            continue
+        if move and move in board.legal_moves:
+            return move
+    raise EngineError(f"illegal move {token!r} in {board.fen()}")
+
+
+def check_position(board: chess.Board) -> None:
+    """Raise :class:`EngineError` if ``board`` is not a position the engine can play."""
+    if not isinstance(board, chess.Board):
+        raise EngineError(f"expected a chess.Board, got {type(board).__name__}")
+    if board.uci_variant != "chess":
+        raise EngineError(f"only standard chess is supported, not {board.uci_variant}")
+    status = board.status()
+    if status & _FATAL_STATUS:
+        raise EngineError(f"impossible position ({_status_text(status & _FATAL_STATUS)}): {board.fen()}")
+
+
