@@ -1,6 +1,8 @@
 # Knights and Kernels — every entry point a user needs.
-#   make play   set up what is missing, then play the bot in the terminal
-#   make test   set up what is missing, then run the whole test suite
+#   make play        set up what is missing, then play the bot in the terminal
+#   make check       lint (ruff), types (mypy) and the one-way import graph
+#   make test-fast   the quick loop: every test not marked slow (about a minute)
+#   make test        make check, then the whole test suite
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -16,10 +18,16 @@ SEED ?= 2024
 WORKERS ?= $(shell nproc)
 CHUNK_LINES ?= 3850
 
-.PHONY: all setup venv stockfish play test bench data sample notebook models strength report clean help
+.PHONY: all setup venv stockfish play check test test-fast bench data sample notebook models strength report clean help
 
 help:
-	@echo "make play | test | bench | data | sample | notebook V=EL/v8 | clean"
+	@echo "make play                 play the bot in the terminal"
+	@echo "make check                ruff, mypy and the import-graph test (tests/test_architecture.py)"
+	@echo "make test-fast            every test not marked slow: the quick loop"
+	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
+	@echo "make bench | strength | data | sample | models | report"
+	@echo "make notebook V=EL/v8     rerun one version's notebook"
+	@echo "make clean                remove the virtual environment and caches"
 
 setup: $(STAMP) stockfish
 
@@ -42,8 +50,20 @@ stockfish:
 play: setup
 	$(KNIGHTS) play $(ARGS)
 
-test: setup
+# Lint, types and the import graph (all three run; any failure fails the target).
+# ruff and mypy come with the venv's `test` extra; their settings are in pyproject.toml.
+check: $(STAMP)
+	@status=0; \
+	echo "ruff check ."; $(VENV)/bin/ruff check . || status=1; \
+	echo "mypy"; $(VENV)/bin/mypy || status=1; \
+	echo "import graph"; $(PY) -m pytest -q tests/test_architecture.py || status=1; \
+	exit $$status
+
+test: setup check
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
 
 bench: setup
 	$(KNIGHTS) bench $(ARGS)
@@ -91,11 +111,11 @@ report: $(STAMP)
 		|| { tail -n 40 report.log; exit 1; }
 	@echo "report/report.pdf"
 
-# Train every shipped version through its notebook (the recipe in knights/pipeline.py),
+# Train every shipped version through its notebook (the recipe in knights/learn/pipeline.py),
 # then write the held-out results table (models_EL/RESULTS.md).
 models: setup
 	$(KNIGHTS) ship-models
 	$(KNIGHTS) results
 
 clean:
-	rm -rf $(VENV) data/cache .pytest_cache
+	rm -rf $(VENV) data/cache .pytest_cache .mypy_cache .ruff_cache

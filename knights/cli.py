@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -47,7 +48,8 @@ def _data_convert(args: argparse.Namespace) -> int:
 
 
 def _data_check(args: argparse.Namespace) -> int:
-    from knights.data.chunks import read_chunks, select_chunks
+    from knights.data.cache import read_chunks
+    from knights.data.chunks import select_chunks
 
     files = select_chunks(args.folder, args.letters, prefix=args.prefix)
     total = 0
@@ -103,17 +105,36 @@ def _bench(args: argparse.Namespace) -> int:
     return bench_main(args)
 
 
-def _arena_commands(sub: argparse._SubParsersAction) -> None:
-    """``knights match``, ``knights strength`` (knights.arena.matches) and ``knights quality`` (knights.arena.quality)."""
-    from knights.arena import matches as arena
-    from knights.arena import quality
+def _ensemble(args: argparse.Namespace) -> int:
+    from knights.evaluate.train_democracy import run
 
-    arena.add_arguments(sub)
-    quality.add_arguments(sub)
+    return run(args)
 
 
-def _models_commands(sub: argparse._SubParsersAction) -> None:
-    """``knights ship-models`` (train every shipped version) and ``knights results`` (its table)."""
+if TYPE_CHECKING:
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+
+
+def _arena_commands(sub: Subcommands) -> None:
+    """``knights match``, ``knights strength`` and ``knights quality`` (knights.arena.commands)."""
+    from knights.arena.commands import add_arguments
+
+    add_arguments(sub)
+
+
+def _ensemble_command(sub: Subcommands) -> None:
+    """``knights ensemble``: what ``python -m knights.evaluate.train_democracy`` runs, same options."""
+    from knights.evaluate import train_democracy
+
+    ens = sub.add_parser("ensemble", help="train the classical learners, fit the democracy's weights, ship the best "
+                                          "blend (ensemble/models/)", description=train_democracy.DESCRIPTION)
+    train_democracy.add_arguments(ens)
+    ens.set_defaults(func=_ensemble)
+
+
+def _models_commands(sub: Subcommands) -> None:
+    """``knights ship-models`` (train every shipped version), ``knights results`` (its table) and
+    ``knights settings`` (the settings the report quotes, as JSON)."""
     def ship(args: argparse.Namespace) -> int:
         from knights.learn.pipeline import ship as run
 
@@ -139,11 +160,28 @@ def _models_commands(sub: argparse._SubParsersAction) -> None:
     rp.add_argument("--no-stockfish", action="store_true", help="skip the Stockfish depth-1 baseline")
     rp.set_defaults(func=results)
 
+    def settings(args: argparse.Namespace) -> int:
+        from knights.play.settings import write
+
+        print(f"wrote {write()}")
+        return 0
+
+    st = sub.add_parser("settings", help="write report/results/settings.json: the settings the report quotes")
+    st.set_defaults(func=settings)
+
+
+DESCRIPTION = ("Knights and Kernels: a one-ply chess bot over trained evaluators, with its data, training, "
+               "matches and benchmarks. 'knights COMMAND --help' lists a command's options.")
+
 
 def build_parser() -> argparse.ArgumentParser:
     from knights.data.convert import FORMATS
+    from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK
 
-    parser = argparse.ArgumentParser(prog="knights", description=__doc__.splitlines()[0])
+    evaluators = (f"material, democracy or a trained EL version such as {DEFAULT_NETWORK}, each optionally with "
+                  f"+threats (default: {DEFAULT_EVALUATOR}; while its files are missing, the newest trained "
+                  "network, else material, with a notice)")
+    parser = argparse.ArgumentParser(prog="knights", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
 
     data = sub.add_parser("data", help="generate, convert and check datasets").add_subparsers(
@@ -178,9 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play the bot in the terminal")
     play.add_argument("--color", "--colour", choices=("white", "black", "random"), default="white",
                       help="your colour (default white)")
-    play.add_argument("--evaluator", default=None,
-                      help="material, democracy or a trained EL version such as EL/v8 (default: EL/v8, "
-                           "or material with a notice when no network is trained yet)")
+    play.add_argument("--evaluator", default=None, help=evaluators)
     play.add_argument("--seed", type=int, default=None, help="seed of the opening randomness (and of --color random)")
     play.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
                       help="always play the best move (no stochastic opening)")
@@ -192,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=_play)
 
     uci = sub.add_parser("uci", help="run the bot as a UCI engine on stdin/stdout (GUIs, lichess-bot)")
-    uci.add_argument("--evaluator", default=None, help="initial Evaluator option (default: EL/v8 or its fallback)")
+    uci.add_argument("--evaluator", default=None, help=f"initial Evaluator option: {evaluators}")
     uci.add_argument("--seed", type=int, default=None, help="initial Seed option")
     uci.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
                      help="start with Stochastic off")
@@ -220,14 +256,16 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(func=_bench)
 
     _arena_commands(sub)  # match, strength, quality
-    _models_commands(sub)  # ship-models, results
+    _ensemble_command(sub)  # ensemble
+    _models_commands(sub)  # ship-models, results, settings
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    handler: Handler = args.func
     try:
-        return args.func(args)
+        return handler(args)
     except KeyboardInterrupt:
         print("interrupted; finished work is kept", file=sys.stderr)
         return 130

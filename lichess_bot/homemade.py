@@ -8,7 +8,7 @@ to it), install the ``knights`` package into lichess-bot's Python environment
       protocol: "homemade"
       name: "KnightsKernels"
       homemade_options:        # all optional
-        Evaluator: "EL/v8"     # material, democracy or a trained EL/vN
+        Evaluator: "default"   # democracy+threats (or its fallback); material, democracy, EL/vN, +threats
         Stochastic: true       # the paper's stochastic opening
         Seed: -1               # -1: fresh randomness
         CaptureBonus: 0        # centipawns added to captures (the original: 15)
@@ -29,7 +29,7 @@ import sys
 from typing import Any
 
 import chess
-from chess.engine import Limit, Mate, PlayResult, PovScore, Cp
+from chess.engine import Cp, Limit, Mate, PlayResult, PovScore
 from lib.engine_wrapper import MinimalEngine
 
 # A checkout of the project can also be found through $KNIGHTS_HOME instead of an install.
@@ -37,8 +37,8 @@ if os.environ.get("KNIGHTS_HOME") and os.environ["KNIGHTS_HOME"] not in sys.path
     sys.path.insert(0, os.environ["KNIGHTS_HOME"])
 
 try:
-    from knights.play.engine import OnePlyEngine
     from knights.evaluate.names import select_evaluator
+    from knights.play.engine import OnePlyEngine
 except ImportError as exc:  # pragma: no cover - a setup problem, said clearly
     raise ImportError("KnightsKernels needs the 'knights' package in lichess-bot's environment: "
                       "pip install -e /path/to/knights-and-kernels (or set KNIGHTS_HOME to the checkout)") from exc
@@ -76,6 +76,6 @@ class KnightsKernels(MinimalEngine):
         restrict = root_moves if isinstance(root_moves, list) and root_moves else None
         decision = self.knights.choose(board, root_moves=restrict)
         own = decision.score_for(board.turn)
-        score = PovScore(Mate(1), board.turn) if decision.mates else PovScore(Cp(int(round(own * 100))), board.turn)
+        score = PovScore(Mate(1), board.turn) if decision.mates else PovScore(Cp(round(own * 100)), board.turn)
         info = {"score": score, "depth": 1, "nodes": len(decision.candidates), "pv": [decision.move]}
         return PlayResult(decision.move, None, info, draw_offered=bool(draw_offered and own < 0))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from reportgen.build import main  # noqa: E402
+from reportgen.build import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -93,7 +93,7 @@ def test_no_import_cycles():
         stack.append(node)
         for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == 1:
-                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+                cycles.append(" -> ".join([*stack[stack.index(nxt):], nxt]))
             elif nxt not in state:
                 visit(nxt, stack)
         stack.pop()

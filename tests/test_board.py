@@ -10,9 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knights.features.planes import COUNT_WEIGHTS, START_COUNTS
 from knights.board.arrays import board_from_arrays, material_balance, parse_fens, parse_fens_full, squares_from_board
-from knights.features.planes import flat_features, piece_counts, signed_plane, six_planes
+from knights.features.planes import COUNT_WEIGHTS, START_COUNTS, flat_features, piece_counts, signed_plane, six_planes
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from knights.evaluate import democracy as D
-from knights.learn import learners as L
 from knights.evaluate.learner import LearnerEvaluator
+from knights.learn import learners as L
 from knights.learn import store
 from knights.learn.store import ModelFileError
 
@@ -195,7 +195,7 @@ def test_tampered_files_are_refused(models, tmp_path):
     doc = json.loads(side.read_text())
     doc["file"] = "../flip/linear.npz"
     side.write_text(json.dumps(doc))
-    with pytest.raises(ModelFileError, match="bare .npz name"):
+    with pytest.raises(ModelFileError, match=r"bare \.npz name"):
         L.load_model(side)
     side.unlink()
     with pytest.raises(ModelFileError, match="sidecar not found") as err:
@@ -265,7 +265,7 @@ def test_equal_and_original_weights():
     assert w == {"EL/v8": pytest.approx(0.9), "knn": 0.0, "random_forest": pytest.approx(0.05), "svr": 0.0,
                  "linear_svr": pytest.approx(0.025), "linear": pytest.approx(0.025)}
     assert sum(w.values()) == pytest.approx(1.0)
-    two = D.original_weights(["EL/v7", "EL/v8"] + names[1:], ["EL/v7", "EL/v8"])
+    two = D.original_weights(["EL/v7", "EL/v8", *names[1:]], ["EL/v7", "EL/v8"])
     assert two["EL/v7"] == two["EL/v8"] == pytest.approx(0.45)
     alone = D.original_weights(names[1:], [])          # no network: the classical part, renormalised
     assert alone["random_forest"] == pytest.approx(0.5) and alone["linear"] == pytest.approx(0.25)
@@ -278,7 +278,8 @@ def test_equal_and_original_weights():
 def test_fitted_weights_are_a_convex_combination_that_beats_equal(loss):
     rng = np.random.default_rng(4)
     y = rng.normal(scale=3, size=3000)
-    P = np.stack([y + rng.normal(scale=s, size=len(y)) + b for s, b in ((0.5, 0.0), (1.5, 0.3), (3.0, -1.0), (6.0, 2.0))])
+    noise = ((0.5, 0.0), (1.5, 0.3), (3.0, -1.0), (6.0, 2.0))   # (scale, bias) of each member's error
+    P = np.stack([y + rng.normal(scale=s, size=len(y)) + b for s, b in noise])
     w = D.fit_weights(P, y, loss)
     assert w.shape == (4,) and (w >= 0).all() and w.sum() == pytest.approx(1.0, abs=1e-12)
 
@@ -331,7 +332,7 @@ def test_default_network_member_is_the_best_network(quick_net, tmp_path, monkeyp
     monkeypatch.setattr(knights.evaluate.names, "DEFAULT_NETWORK", "EL/v8")   # the one trained in quick_net
     result = train_all(quick_plan(**TINY), models_dir=quick_net, out_dir=tmp_path / "models",
                        results_md=tmp_path / "RESULTS.md", results_json=tmp_path / "ensemble.json", progress=False)
-    assert list(result.report["members"])[0] == "EL/v8"
+    assert next(iter(result.report["members"])) == "EL/v8"
 
 
 def test_train_all_quick_with_a_network(trained, quick_net):
@@ -368,11 +369,10 @@ def test_train_all_quick_with_a_network(trained, quick_net):
 
 
 def test_shipped_ensemble_loads_as_an_evaluator(trained, monkeypatch):
-    from knights.evaluate.names import Evaluator
-    from knights.evaluate.names import available_evaluators, load_evaluator
-    from knights.board.positions import positions_from_boards
-
     import chess
+
+    from knights.board.positions import positions_from_boards
+    from knights.evaluate.names import Evaluator, available_evaluators, load_evaluator
 
     folder = trained.out_dir
     assert D.is_shipped(folder)
@@ -454,8 +454,7 @@ NOTEBOOK_PARAMS = {
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(NOTEBOOK_PARAMS))
 def test_notebook_runs_quick(name, tmp_path):
-    from knights.learn.ensemble_notebooks import notebook_path
-    from knights.learn.notebooks import run_notebook
+    from knights.learn.notebooks import notebook_path, run_notebook
 
     params = {"quick": True, **NOTEBOOK_PARAMS[name]}
     if name == "ensemble":
@@ -477,7 +476,7 @@ def test_notebook_runs_quick(name, tmp_path):
 def test_committed_notebooks_match_the_template():
     import nbformat
 
-    from knights.learn.ensemble_notebooks import NOTEBOOKS, notebook_path
+    from knights.learn.notebooks import NOTEBOOKS, notebook_path
 
     for name, build in NOTEBOOKS.items():
         committed = nbformat.read(notebook_path(name), as_version=4)
@@ -488,6 +487,7 @@ def test_committed_notebooks_match_the_template():
 
 
 # ---------------------------------------------------------------------------- benchmarks
+@pytest.mark.slow
 def test_ensemble_benchmarks(trained, monkeypatch):
     from knights.bench import core as bench
 

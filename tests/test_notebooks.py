@@ -26,7 +26,8 @@ def test_notebook_runs_quick(version, tmp_path):
     model, meta = version.load(out_dir)
     assert meta["quick"] is True and meta["version"] == version.name
     assert (out_dir / f"v{version.number}_loss.png").stat().st_size > 1000
-    from knights.data.chunks import ChunkCache, load_encoded, select_chunks
+    from knights.data.cache import ChunkCache, load_encoded
+    from knights.data.chunks import select_chunks
     from knights.learn.experiment import SAMPLE_DATA
 
     data = load_encoded(select_chunks(registry.REPO_ROOT / SAMPLE_DATA, "k"), ChunkCache(tmp_path / "c"))

@@ -8,6 +8,11 @@
   malformed, and with results in the shapes their producers write (synthetic, so
   that every table's filled-in path runs).
 * No number is typed by hand into the .tex.
+* The report never reads source code: what it quotes from the code comes from
+  ``report/results/settings.json``, which must equal what ``knights settings`` writes
+  now (so a renamed constant fails here, not as a placeholder in the PDF); no report
+  module imports ``ast``; every file the report or ``original.json`` points to is in
+  the repository.
 * With LaTeX installed (``latexmk`` on PATH), the PDF builds and has the expected
   section titles (checked with ``pdftotext`` when poppler-utils is installed).
   ``make test`` does not need TeX: without it that part is skipped, saying why.
@@ -15,6 +20,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -32,6 +38,14 @@ sys.path.insert(0, str(REPORT))
 
 from reportgen import build as rb  # noqa: E402
 from reportgen.sources import Sources  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def live_settings() -> dict:
+    """What ``knights settings`` writes now, from the imported code."""
+    from knights.play import settings
+
+    return settings.collect()
 
 
 # -- what report.tex needs, read independently of the build's own parser -------------------------
@@ -79,26 +93,78 @@ def run_build(out: Path, **kw) -> rb.Build:
 
 
 # -- the committed state -------------------------------------------------------------------------
+@pytest.mark.slow
 def test_build_from_repository(tmp_path):
     b = run_build(tmp_path)
     # the data statistics always have a source (the committed sample at least)
     assert "numStatsRows" not in b.nums.pending
-    text = (tmp_path / "numbers.tex").read_text()
-    assert "\\newcommand{\\numTestLetter}" in text
+    # what the report quotes from the code comes from settings.json, always present
+    quoted = {"numTestLetter", "numMatePawns", "numClipPawns", "numMateScore", "numOpeningLastMove",
+              "numDefaultEvaluator", "numOrigCaptureBonus", "numParamsElVEight", "numElVersions"}
+    assert not quoted & set(b.nums.pending), {k: b.nums.pending[k] for k in quoted & set(b.nums.pending)}
+    for table in ("el_versions", "sl_versions", "opening"):
+        assert "\\pending" not in (tmp_path / "tables" / f"{table}.tex").read_text(), table
+
+
+def test_settings_json_is_what_the_code_says_now(live_settings):
+    committed = json.loads((REPORT / "results" / "settings.json").read_text())
+    assert committed == live_settings, "report/results/settings.json is stale: run `knights settings`"
+
+
+def test_report_reads_no_source_code():
+    """The report's numbers come from JSON that commands write, never from parsing code."""
+    for path in sorted(REPORT.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert "ast" not in imported, f"{path.relative_to(ROOT)} imports ast"
+
+
+def referenced_paths() -> set[str]:
+    """Repository paths named in report.tex (``\\cmd``/``\\texttt`` with a slash, not a
+    command line; ``vN`` stands for any version) and in original.json's ``_about``."""
+    quoted = re.findall(r"\\(?:cmd|texttt)\{([^{}\s]*/[^{}\s]*)\}", tex_body())
+    about = json.loads((REPORT / "original.json").read_text())["_about"]
+    return {p.replace("\\_", "_") for p in quoted} | set(re.findall(r"[\w/.-]+/[\w.-]+\.\w+", about))
+
+
+def test_referenced_files_are_in_the_repository():
+    paths = referenced_paths()
+    assert "docs/original.md" in paths and "knights/learn/pipeline.py" in paths
+    missing = [p for p in sorted(paths) if not any(ROOT.glob(p.replace("vN", "v*").rstrip("/")))]
+    assert not missing, f"report.tex or original.json points outside the repository: {missing}"
+
+
+def results_dir_with_settings(path: Path) -> Path:
+    """An empty results folder holding only the code's settings: the code is always
+    there (settings.json is its record), the measurements may not be."""
+    path.mkdir()
+    shutil.copy(REPORT / "results" / "settings.json", path)
+    return path
 
 
 def test_build_without_any_results(tmp_path):
-    empty = tmp_path / "results"
-    empty.mkdir()
+    empty = results_dir_with_settings(tmp_path / "results")
     b = run_build(tmp_path / "out", results_dir=empty, models={"EL": tmp_path / "none", "SL": tmp_path / "none"})
     assert b.placeholders, "missing results must give marked placeholders"
     assert "numBestMae" in b.nums.pending and "numShippedElo" in b.nums.pending
     assert "\\notyet{" in (tmp_path / "out" / "numbers.tex").read_text()
 
 
+@pytest.mark.parametrize("settings", [None, {"versions": {"EL/v1": {"layers": 3}, "EL/vx": 1}, "engine": []}])
+def test_build_without_or_with_broken_settings(tmp_path, settings):
+    results = tmp_path / "results"
+    results.mkdir()
+    if settings is not None:
+        (results / "settings.json").write_text(json.dumps(settings))
+    b = rb.build(tmp_path / "out", Sources(ROOT, results_dir=results))
+    assert not b.errors, b.errors
+    assert "numMateScore" in b.nums.pending
+    assert "settings.json" in (tmp_path / "out" / "tables" / "opening.tex").read_text()
+
+
 def test_build_with_malformed_results(tmp_path):
-    bad = tmp_path / "results"
-    bad.mkdir()
+    bad = results_dir_with_settings(tmp_path / "results")
     (bad / "elo.json").write_text("{not json")
     (bad / "networks.json").write_text(json.dumps({"evaluation": [{"name": 3, "mae": "x"}], "move_networks": 5}))
     (bad / "ensemble.json").write_text(json.dumps({"members": {"knn": 7}, "blends": [],
@@ -110,17 +176,20 @@ def test_build_with_malformed_results(tmp_path):
 
 
 # -- results in their producers' shapes ------------------------------------------------------------
-def fake_results(root: Path) -> tuple[Path, dict]:
+def fake_results(root: Path, settings: dict) -> tuple[Path, dict]:
     """Small results files shaped like knights results / ship-models / knights.evaluate.train_democracy /
-    strength / quality / bench write them, and EL + SL metadata."""
+    strength / quality / bench write them, EL + SL metadata for every version, and
+    ``settings`` as knights settings writes it."""
     res, el, sl = root / "results", root / "models_EL", root / "models_SL"
     for d in (res, el, sl):
         d.mkdir(parents=True)
+    (res / "settings.json").write_text(json.dumps(settings))
+    numbers = {f: [int(n.split("/v")[1]) for n in settings["versions"] if n.startswith(f"{f}/")] for f in ("EL", "SL")}
     metric = {"mae": 1.5, "median_ae": 0.9, "sign_agreement": 0.8, "rows": 1000}
     evaluation = [{"name": "material", "kind": "baseline", **metric, "mae": 2.5},
                   {"name": "stockfish depth 1", "kind": "baseline", "seconds": 12.0, **metric, "mae": 0.9}]
     runs = {}
-    for v in range(1, 9):
+    for v in numbers["EL"]:
         h = {"train_loss": [3.0, 2.0, 1.8], "val_loss": [2.9, 2.1, 1.9], "epoch_seconds": [10, 10, 10],
              "rows_per_second": [5000.0, 5100.0, 5200.0], "device": "cpu"}
         data = {k: {"folder": "data/full", "letters": s, "chunks": 26, "rows": 100_000,
@@ -137,7 +206,7 @@ def fake_results(root: Path) -> tuple[Path, dict]:
     sl_h = {"train_loss": [9.0, 8.0], "val_loss": [9.5, 8.5], "epoch_seconds": [60, 60],
             "rows_per_second": [300.0, 310.0], "device": "cpu"}
     moves = []
-    for v in range(1, 5):
+    for v in numbers["SL"]:
         test = {"rows": 1000, "rows_with_move": 1000, "legal_share": 0.1 * v, "top1_played": 0.01 * v}
         (sl / f"v{v}.json").write_text(json.dumps({"version": f"SL/v{v}", "parameters": 10_000_000, "quick": False,
                                                    "history": sl_h, "test": test}))
@@ -158,8 +227,9 @@ def fake_results(root: Path) -> tuple[Path, dict]:
               for b in ("equal", "original", "fitted")}
     (res / "ensemble.json").write_text(json.dumps({
         "generated": "2026-01-01T00:00:00", "quick": False, "data": {"test": {"rows": 1000}, "val": {"rows": 900}},
-        "networks": ["EL/v8"], "k_sweep": {"ks": list(range(1, 11)), "mae": [2 - k / 20 + (k / 30) ** 2 for k in range(1, 11)],
-                                           "best_k": 7, "train_rows": 20_000, "val_rows": 5000, "seconds": 3.0},
+        "networks": ["EL/v8"],
+        "k_sweep": {"ks": list(range(1, 11)), "mae": [2 - k / 20 + (k / 30) ** 2 for k in range(1, 11)],
+                    "best_k": 7, "train_rows": 20_000, "val_rows": 5000, "seconds": 3.0},
         "members": members, "blends": blends,
         "shipped": {"blend": "fitted", "load_seconds": 0.2, "ms_per_decision": 9.0, "mb": 12.0,
                     "budgets": {"ms_per_decision": 25.0, "mb": 30.0, "load_seconds": 3.0}},
@@ -167,12 +237,14 @@ def fake_results(root: Path) -> tuple[Path, dict]:
     vs = {"score": 0.8, "games": 20, "wins": 15, "draws": 2, "losses": 3, "wins_by_mate": 12}
     players = [
         {"player": "sf-elo:1350", "rating": 1350.0, "se": 0, "low": 1350.0, "high": 1350.0, "games": 40, "score": 30,
-         "anchor": True, "relative": False, "label": "sf-elo:1350", "kind": "anchor", "shipped": False, "score_rate": 0.75, "vs": {}},
+         "anchor": True, "relative": False, "label": "sf-elo:1350", "kind": "anchor", "shipped": False,
+         "score_rate": 0.75, "vs": {}},
         {"player": "ours:default", "rating": 900.0, "se": 40, "low": 820.0, "high": 980.0, "games": 60, "score": 45,
          "anchor": False, "relative": False, "label": "EL/v8 (one ply, stochastic) [shipped bot]", "kind": "ours",
          "shipped": True, "score_rate": 0.75, "vs": {"random": vs, "greedy": vs, "sf-elo:1350": {**vs, "score": 0.1}}},
         {"player": "random", "rating": 300.0, "se": 50, "low": 200.0, "high": 400.0, "games": 40, "score": 5,
-         "anchor": False, "relative": False, "label": "random", "kind": "opponent", "shipped": False, "score_rate": 0.1, "vs": {}},
+         "anchor": False, "relative": False, "label": "random", "kind": "opponent", "shipped": False,
+         "score_rate": 0.1, "vs": {}},
     ]
     (res / "elo.json").write_text(json.dumps({
         "generated": "2026-01-01T00:00:00", "method": "maximum likelihood; 95% interval = rating +- 1.96 se",
@@ -209,8 +281,9 @@ def fake_results(root: Path) -> tuple[Path, dict]:
     return res, {"EL": el, "SL": sl}
 
 
-def test_build_with_results_in_producer_shapes(tmp_path):
-    res, models = fake_results(tmp_path / "in")
+@pytest.mark.slow
+def test_build_with_results_in_producer_shapes(tmp_path, live_settings):
+    res, models = fake_results(tmp_path / "in", live_settings)
     b = run_build(tmp_path / "out", results_dir=res, models=models)
     assert not b.placeholders, f"placeholders despite results: {b.placeholders}"
     text = (tmp_path / "out" / "numbers.tex").read_text()
@@ -219,7 +292,8 @@ def test_build_with_results_in_producer_shapes(tmp_path):
                   "numBestLegalShare", "numEloLevel"):
         line = next(ln for ln in text.splitlines() if ln.startswith(f"\\newcommand{{\\{macro}}}"))
         assert "notyet" not in line, line
-    assert "\\pending" not in (tmp_path / "out" / "tables" / "networks.tex").read_text()
+    for table in ("networks", "el_versions", "sl_versions", "training_runs"):
+        assert "\\pending" not in (tmp_path / "out" / "tables" / f"{table}.tex").read_text(), table
 
 
 # -- the .tex itself -----------------------------------------------------------------------------
@@ -233,6 +307,7 @@ def test_no_hand_typed_numbers():
     assert not digits, f"numbers typed into report.tex (use a \\num... macro): {digits}"
 
 
+@pytest.mark.slow
 def test_cli_writes_into_out(tmp_path):
     assert rb.main(["--out", str(tmp_path), "--quiet"]) == 0
     assert (tmp_path / "numbers.tex").is_file()
@@ -254,7 +329,7 @@ def test_pdf_builds_with_sections(tmp_path):
     assert not b.fallbacks
     shutil.copy(TEX, tmp_path / "report.tex")
     proc = subprocess.run(["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     log = (tmp_path / "report.log").read_text(errors="replace") if (tmp_path / "report.log").exists() else ""
     assert proc.returncode == 0, log[-3000:] or proc.stdout[-3000:]
     pdf = tmp_path / "report.pdf"

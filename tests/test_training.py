@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import pickle
 
 import chess
@@ -9,13 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from knights.learn import modelfile
-from knights.learn import registry
-from knights.data.chunks import ChunkCache, load_encoded, select_chunks
-from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
 from knights.board.positions import positions_from_boards
-from knights.learn.experiment import SAMPLE_DATA, run_version
+from knights.data.cache import ChunkCache, load_encoded
+from knights.data.chunks import select_chunks
+from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
 from knights.features.inputs import InputSpec
+from knights.learn import modelfile, registry
+from knights.learn.experiment import SAMPLE_DATA, run_version
 from knights.learn.nets import ConvNet, parameter_count
 from knights.learn.training import EvalTask, TrainConfig, choose_device, fit
 
@@ -32,7 +33,7 @@ def sample(tmp_path_factory):
 
 def test_original_widths_are_reproduced():
     widths = {v.name: v.build().n_flat + v.library.INPUTS.n_extra for v in registry.all_versions("EL")}
-    # ORIGINAL.md: V1 FC(402..), V3/V4 FC(578..), V8 paper FC(1080..) + 10 counts
+    # docs/original.md: V1 FC(402..), V3/V4 FC(578..), V8 paper FC(1080..) + 10 counts
     assert widths["EL/v1"] == 402 and widths["EL/v3"] == 578 and widths["EL/v4"] == 578
     assert widths["EL/v6"] == 1152 and widths["EL/v8"] == 1090
 
@@ -54,12 +55,12 @@ def test_model_file_roundtrip_and_refusals(tmp_path):
     path = tmp_path / "m.pt"
     modelfile.save_model(model, path, {"version": "test"})
     other = modelfile.load_into(ConvNet(6, [(8, 3)], [16], n_extra=2), path)
-    for a, b in zip(model.state_dict().values(), other.state_dict().values()):
+    for a, b in zip(model.state_dict().values(), other.state_dict().values(), strict=False):
         assert torch.equal(a, b)
     assert modelfile.read_meta(tmp_path / "m.json") == {"version": "test"}
     # a whole pickled module (what the original shipped) is refused, not executed
     torch.save(model, tmp_path / "module.pt")
-    with pytest.raises(modelfile.ModelFileError, match="module.pt"):
+    with pytest.raises(modelfile.ModelFileError, match=r"module\.pt"):
         modelfile.load_state(tmp_path / "module.pt")
 
     # a tampered file that would run code when unpickled
@@ -68,7 +69,7 @@ def test_model_file_roundtrip_and_refusals(tmp_path):
             return (exec, ("open('PWNED', 'w').write('x')",))
 
     (tmp_path / "evil.pt").write_bytes(pickle.dumps({"w": Evil()}))
-    with pytest.raises(modelfile.ModelFileError, match="evil.pt"):
+    with pytest.raises(modelfile.ModelFileError, match=r"evil\.pt"):
         modelfile.load_state(tmp_path / "evil.pt")
     assert not (tmp_path / "PWNED").exists()
     torch.save({"w": [1, 2, 3]}, tmp_path / "list.pt")
@@ -99,7 +100,7 @@ def test_fit_learns_and_resumes_exactly(sample, tmp_path):
     fresh = ConvNet(6, [(8, 5)], [32], n_extra=spec.n_extra)   # a new process would start from scratch
     h2 = fit(fresh, EvalTask(spec), train, val, cfg, checkpoint=ckpt, device="cpu", progress=False)
     assert h2.epochs == 3 and h2.train_loss[:2] == h.train_loss[:2]
-    for a, b in zip(straight.state_dict().values(), fresh.state_dict().values()):
+    for a, b in zip(straight.state_dict().values(), fresh.state_dict().values(), strict=False):
         assert torch.allclose(a, b, atol=1e-6)
     # a checkpoint of other settings is not resumed
     other = ConvNet(6, [(8, 5)], [32], n_extra=spec.n_extra)
@@ -115,7 +116,7 @@ def test_device_choice_honours_override(monkeypatch):
 
 
 def test_network_evaluator_matches_training_encoding(sample):
-    train, _ = sample
+    _train, _ = sample
     spec = InputSpec(planes="six", scalars=("turn", "check"), counts=True)
     model = ConvNet(6, [(4, 3)], [8], n_extra=spec.n_extra).eval()
     ev = NetworkEvaluator(model, spec, "tiny")
@@ -162,7 +163,8 @@ def test_cosine_schedule_and_checkpoint_keys():
     cfg = TrainConfig(lr=0.01, schedule="cosine", min_lr_ratio=0.1)
     assert cfg.lr_at(0.0) == pytest.approx(0.01) and cfg.lr_at(1.0) == pytest.approx(0.001)
     assert cfg.lr_at(0.5) == pytest.approx(0.0055)
-    assert all(cfg.lr_at(a) >= cfg.lr_at(b) for a, b in zip(np.linspace(0, 1, 20), np.linspace(0, 1, 20)[1:]))
+    fractions = np.linspace(0, 1, 20)
+    assert all(cfg.lr_at(a) >= cfg.lr_at(b) for a, b in itertools.pairwise(fractions))
     assert TrainConfig(lr=0.01).lr_at(0.7) == 0.01
     with pytest.raises(ValueError, match="unknown schedule"):
         TrainConfig(schedule="step")
@@ -191,7 +193,7 @@ def test_keep_best_mirror_and_schedule_train(sample, tmp_path):
     again = ConvNet(spec.n_planes, [(8, 3)], [32], n_extra=spec.n_extra)
     h2 = fit(again, task, train, val, cfg, checkpoint=tmp_path / "c.ckpt", device="cpu", progress=False)
     assert h2.best_epoch == h.best_epoch
-    for a, b in zip(model.state_dict().values(), again.state_dict().values()):
+    for a, b in zip(model.state_dict().values(), again.state_dict().values(), strict=False):
         assert torch.equal(a, b)
     from knights.learn.moves import MoveTask
     with pytest.raises(ValueError, match="cannot mirror"):

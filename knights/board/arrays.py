@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from knights.board.pieces import PAWN_VALUES
 
@@ -49,7 +51,7 @@ def _castling_code(text: str) -> int:
     return sum(_CASTLE_BITS.get(c, 0) for c in set(text))
 
 
-def _map_unique(values: Sequence[str], fn, dtype) -> np.ndarray:
+def _map_unique(values: Sequence[str], fn: Callable[[str], int], dtype: npt.DTypeLike) -> np.ndarray:
     """``fn`` applied to each distinct value only (side, castling and en-passant
     fields take a handful of values across millions of rows)."""
     lookup = {u: fn(u) for u in set(values)}
@@ -76,7 +78,7 @@ def _fen_fields(fens: Sequence[str]) -> list[Sequence[str]]:
                 return [df[i].tolist() for i in range(4)]
         except (pd.errors.ParserError, ValueError):
             pass
-    columns = list(itertools.zip_longest(*(f.split(" ", 4) for f in fens), fillvalue=""))
+    columns: list[Sequence[str]] = list(itertools.zip_longest(*(f.split(" ", 4) for f in fens), fillvalue=""))
     return (columns + [("",) * n] * 4)[:4]
 
 
@@ -119,15 +121,15 @@ def parse_fens_full(fens: Sequence[str]) -> dict[str, np.ndarray]:
     placement, side, castle_text, ep_text = _fen_fields(fens)
     ranks = _expanded_placements(list(placement)).reshape(n, 8, 9)   # 8 ranks: 8 squares + a separator
     squares = _LUT[ranks[:, :, :8]].reshape(n, 64)
-    side = _map_unique(side, lambda t: {"w": 1, "b": 0}.get(t, -1), np.int8)
+    side_code = _map_unique(side, lambda t: {"w": 1, "b": 0}.get(t, -1), np.int8)
     valid = (ranks[:, :7, 8] == ord("/")).all(axis=1) & (squares != _INVALID).all(axis=1)
     valid &= ((squares == 6).sum(axis=1) == 1) & ((squares == -6).sum(axis=1) == 1)
     edge_pawns = (np.abs(squares[:, :8]) == 1).any(axis=1) | (np.abs(squares[:, 56:]) == 1).any(axis=1)
-    valid &= ~edge_pawns & (side >= 0)
+    valid &= ~edge_pawns & (side_code >= 0)
     castling = _map_unique(castle_text, _castling_code, np.int8)
     ep = _map_unique(ep_text, lambda t: _EP.get(t, -1), np.int8)
     squares[~valid] = 0
-    return {"squares": squares, "white": (side == 1) & valid, "valid": valid,
+    return {"squares": squares, "white": (side_code == 1) & valid, "valid": valid,
             "castling": np.where(valid, castling, 0).astype(np.int8),
             "ep": np.where(valid, ep, -1).astype(np.int8)}
 
@@ -142,20 +144,22 @@ def parse_fens(fens: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 _SIGNED_CODES = np.array([1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6], np.int8)[:, None]
 
 
-def squares_from_board(board: "chess.Board") -> np.ndarray:
+def squares_from_board(board: chess.Board) -> np.ndarray:
     """The signed squares (64,) int8 of a python-chess board, read from its bitboards
     (no FEN, no loop over pieces: the engine calls it for every position it judges)."""
     white, black = board.occupied_co[True], board.occupied_co[False]
     kinds = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
     bitboards = np.array([k & white for k in kinds] + [k & black for k in kinds], dtype="<u8")
     bits = np.unpackbits(bitboards.view(np.uint8), bitorder="little").reshape(12, 64)   # python-chess order
-    return (bits * _SIGNED_CODES).sum(axis=0, dtype=np.int8)[_TO_CHESS]
+    signed: np.ndarray = (bits * _SIGNED_CODES).sum(axis=0, dtype=np.int8)[_TO_CHESS]
+    return signed
 
 
 def material_balance(squares: np.ndarray) -> np.ndarray:
     """Material from White's side in pawns (P=1 N=3 B=3 R=5 Q=9): the counting
     baseline every model is compared with. ``(N,)`` float32."""
-    return (np.sign(squares) * PAWN_VALUES[np.abs(squares)]).sum(axis=1).astype(np.float32)
+    balance: np.ndarray = (np.sign(squares) * PAWN_VALUES[np.abs(squares)]).sum(axis=1)
+    return balance.astype(np.float32)
 
 
 
@@ -173,18 +177,19 @@ def bitboards(squares: np.ndarray) -> np.ndarray:
     return packed.view("<u8")[..., 0]
 
 
-def boards_from_arrays(squares: np.ndarray, white: Sequence, castling: Sequence | None = None,
-                       ep: Sequence | None = None) -> list["chess.Board"]:
+def boards_from_arrays(squares: np.ndarray, white: npt.ArrayLike, castling: npt.ArrayLike | None = None,
+                       ep: npt.ArrayLike | None = None) -> list[chess.Board]:
     """Rebuild python-chess boards (move counters aside) from the cached arrays,
     a batch at a time: the piece bitboards are packed with NumPy and set directly."""
     import chess
 
-    n = len(white)
-    castling = np.zeros(n, np.int8) if castling is None else castling
-    ep = np.full(n, -1, np.int8) if ep is None else ep
+    to_move = np.asarray(white)
+    n = len(to_move)
+    rights_of = np.zeros(n, np.int8) if castling is None else np.asarray(castling)
+    ep_of = np.full(n, -1, np.int8) if ep is None else np.asarray(ep)
     out = []
-    for row, w_to_move, rights, ep_square in zip(bitboards(squares).tolist(), np.asarray(white).tolist(),
-                                                 np.asarray(castling).tolist(), np.asarray(ep).tolist()):
+    for row, w_to_move, rights, ep_square in zip(bitboards(squares).tolist(), to_move.tolist(),
+                                                 rights_of.tolist(), ep_of.tolist(), strict=True):
         b = chess.Board(None)
         b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings, w, k = row
         b.occupied_co[chess.WHITE], b.occupied_co[chess.BLACK] = w, k
@@ -196,6 +201,6 @@ def boards_from_arrays(squares: np.ndarray, white: Sequence, castling: Sequence 
     return out
 
 
-def board_from_arrays(squares: np.ndarray, white: bool, castling: int = 0, ep: int = -1) -> "chess.Board":
+def board_from_arrays(squares: np.ndarray, white: bool, castling: int = 0, ep: int = -1) -> chess.Board:
     """One board of :func:`boards_from_arrays`."""
     return boards_from_arrays(np.asarray(squares).reshape(1, 64), [white], [castling], [ep])[0]

@@ -12,8 +12,8 @@ positions the engine asks about go through the same code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import chess
 import numpy as np

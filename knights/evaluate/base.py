@@ -10,7 +10,9 @@ scikit-learn learner, the democracy ensemble, material counting) is an
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import chess
 import numpy as np
@@ -33,8 +35,10 @@ class Evaluator(Protocol):
 
 
 class BoardsMixin:
-    def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
-        return self.evaluate(positions_from_boards(boards))  # type: ignore[attr-defined]
+    """``evaluate_boards`` for an :class:`Evaluator`: python-chess boards in."""
+
+    def evaluate_boards(self: Evaluator, boards: Sequence[chess.Board]) -> np.ndarray:
+        return self.evaluate(positions_from_boards(boards))
 
 
 class NetworkEvaluator(BoardsMixin):
@@ -50,7 +54,8 @@ class NetworkEvaluator(BoardsMixin):
     @torch.inference_mode()
     def evaluate(self, positions: Positions) -> np.ndarray:
         planes, extra = self.spec.tensors(positions)
-        return self.model(planes, extra).float().numpy().reshape(-1)
+        out: torch.Tensor = self.model(planes, extra)
+        return out.float().numpy().reshape(-1)
 
 
 class MaterialEvaluator(BoardsMixin):
@@ -62,7 +67,7 @@ class MaterialEvaluator(BoardsMixin):
         return material_balance(np.asarray(positions.squares))
 
 
-def network_evaluator(name: str, models_dir: str | None = None) -> NetworkEvaluator:
+def network_evaluator(name: str, models_dir: str | Path | None = None) -> NetworkEvaluator:
     """The trained EL version ``name`` (e.g. ``"EL/v8"``) as an evaluator."""
     version = registry.get(name)
     if version.family != "EL":

@@ -15,15 +15,22 @@ Weights come three ways (:func:`equal_weights`, :func:`original_weights`,
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
-from knights.learn import registry
-from knights.learn import store
 from knights.evaluate.learner import LearnerEvaluator
+from knights.learn import registry, store
 from knights.learn.learners import features, load_model
+
+if TYPE_CHECKING:
+    import chess
+
+    from knights.board.positions import Positions
+    from knights.evaluate.base import Evaluator
 
 MODELS_DIR = registry.REPO_ROOT / "ensemble" / "models"
 MANIFEST = "democracy.json"
@@ -36,17 +43,18 @@ Its SVR was a LinearSVR, so ``svr`` here means our ``linear_svr`` member
 
 
 # ---------------------------------------------------------------------------- the vote
-def _check_weights(weights: Sequence[float], n: int) -> np.ndarray:
+def _check_weights(weights: npt.ArrayLike, n: int) -> np.ndarray:
     w = np.asarray(weights, dtype=np.float64).reshape(-1)
     if len(w) != n:
         raise ValueError(f"{len(w)} weights for {n} members")
     if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
         raise ValueError(f"weights must be finite, non-negative and not all zero: {w.tolist()}")
-    return w / w.sum()
+    normalised: np.ndarray = w / w.sum()
+    return normalised
 
 
-
-def predict_cp_democracy(inputs, models: Sequence, weights: Sequence[float] | Mapping[str, float]) -> np.ndarray:
+def predict_cp_democracy(inputs: Positions, models: Sequence[Evaluator],
+                         weights: npt.ArrayLike | Mapping[str, float]) -> np.ndarray:
     """The members' weighted average evaluation of ``inputs`` (any Positions-like
     block: squares, white, check, capture), in pawns from White's side.
 
@@ -63,7 +71,7 @@ def predict_cp_democracy(inputs, models: Sequence, weights: Sequence[float] | Ma
     n = len(inputs.squares)
     total = np.zeros(n, dtype=np.float64)
     X = None
-    for model, wi in zip(models, w):
+    for model, wi in zip(models, w, strict=True):
         if wi == 0:
             continue
         if isinstance(model, LearnerEvaluator):
@@ -79,25 +87,25 @@ def predict_cp_democracy(inputs, models: Sequence, weights: Sequence[float] | Ma
 class Democracy:
     """Members and weights as one :class:`~knights.evaluate.base.Evaluator` (``"democracy"``)."""
 
-    def __init__(self, members: Sequence, weights: Sequence[float], name: str = "democracy",
-                 info: dict | None = None) -> None:
+    def __init__(self, members: Sequence[Evaluator], weights: npt.ArrayLike, name: str = "democracy",
+                 info: dict[str, Any] | None = None) -> None:
         w = _check_weights(weights, len(members))
         keep = w > 0
-        self.members = [m for m, k in zip(members, keep) if k]
+        self.members = [m for m, k in zip(members, keep, strict=True) if k]
         self.weights = w[keep] / w[keep].sum()
         self.name = name
         self.info = info or {}
 
-    def evaluate(self, positions) -> np.ndarray:
+    def evaluate(self, positions: Positions) -> np.ndarray:
         return predict_cp_democracy(positions, self.members, self.weights)
 
-    def evaluate_boards(self, boards) -> np.ndarray:
+    def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
         from knights.board.positions import positions_from_boards
 
         return self.evaluate(positions_from_boards(boards))
 
     def __repr__(self) -> str:
-        parts = ", ".join(f"{m.name}={w:.3f}" for m, w in zip(self.members, self.weights))
+        parts = ", ".join(f"{m.name}={w:.3f}" for m, w in zip(self.members, self.weights, strict=True))
         return f"Democracy({parts})"
 
 
@@ -145,6 +153,7 @@ def fit_weights(predictions: np.ndarray, target: np.ndarray, loss: str = "mae", 
         raise ValueError(f"{n} predictions per member for {len(y)} targets")
     if m == 1:
         return np.ones(1)
+    w: np.ndarray
     if loss == "mae":
         # variables [w (m), u (n), v (n)]: P'w - u + v = y, sum w = 1, all >= 0; min sum(u + v)
         eye = sparse.identity(n, format="csc")
@@ -161,12 +170,12 @@ def fit_weights(predictions: np.ndarray, target: np.ndarray, loss: str = "mae", 
         G = P @ P.T / n
         b = P @ y / n
 
-        def obj(w):
+        def obj(w: np.ndarray) -> tuple[float, np.ndarray]:
             return w @ G @ w - 2 * b @ w, 2 * G @ w - 2 * b
 
         res = optimize.minimize(obj, np.full(m, 1.0 / m), jac=True, method="SLSQP", bounds=[(0, 1)] * m,
                                 constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1.0,
-                                              "jac": lambda w: np.ones_like(w)}],
+                                              "jac": np.ones_like}],
                                 options={"ftol": 1e-12, "maxiter": 500})
         w = res.x
     else:
@@ -183,7 +192,7 @@ def fit_weights(predictions: np.ndarray, target: np.ndarray, loss: str = "mae", 
 
 
 # ---------------------------------------------------------------------------- shipping
-def write_manifest(folder: str | Path, members: list[dict], extra: dict | None = None) -> Path:
+def write_manifest(folder: str | Path, members: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> Path:
     """``democracy.json``: the shipped members (name, kind, weight, and the learner's
     sidecar file or the network's version and weights checksum)."""
     folder = Path(folder)
@@ -195,18 +204,19 @@ def write_manifest(folder: str | Path, members: list[dict], extra: dict | None =
     return path
 
 
-def read_manifest(folder: str | Path | None = None) -> dict:
+def read_manifest(folder: str | Path | None = None) -> dict[str, Any]:
     path = Path(folder or MODELS_DIR) / MANIFEST
     if not path.is_file():
-        raise FileNotFoundError(f"no shipped ensemble: {path} not found (train one: python -m knights.evaluate.train_democracy)")
+        raise FileNotFoundError(f"no shipped ensemble: {path} not found (train one: knights ensemble)")
     try:
-        doc = json.loads(path.read_text())
+        doc: dict[str, Any] = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise store.ModelFileError(f"{path}: not valid JSON ({exc})") from None
     store.expect(isinstance(doc, dict) and doc.get("format") == MANIFEST_FORMAT, path,
                  f"not a {MANIFEST_FORMAT} manifest")
     members = doc.get("members")
-    store.expect(isinstance(members, list) and members, path, "no members")
+    if not isinstance(members, list) or not members:
+        raise store.ModelFileError(f"{path}: no members")
     for m in members:
         store.expect(isinstance(m, dict) and isinstance(m.get("name"), str) and m.get("kind") in ("network", "learner"),
                      path, f"bad member entry {m!r}")
@@ -221,7 +231,7 @@ def read_manifest(folder: str | Path | None = None) -> dict:
     return doc
 
 
-def _network_models_dir(member: dict) -> str | None:
+def _network_models_dir(member: dict[str, Any]) -> str | None:
     return member.get("models_dir") or None
 
 
@@ -245,13 +255,14 @@ def is_shipped(folder: str | Path | None = None) -> bool:
     return True
 
 
-def load_members(folder: str | Path | None = None) -> tuple[list, list[float], dict]:
+def load_members(folder: str | Path | None = None) -> tuple[list[Evaluator], list[float], dict[str, Any]]:
     """The shipped members as evaluators, their weights, and the manifest."""
     from knights.evaluate.base import NetworkEvaluator
 
     folder = Path(folder or MODELS_DIR)
     doc = read_manifest(folder)
-    members, weights = [], []
+    members: list[Evaluator] = []
+    weights: list[float] = []
     for m in doc["members"]:
         if m["weight"] == 0:
             continue
@@ -265,7 +276,7 @@ def load_members(folder: str | Path | None = None) -> tuple[list, list[float], d
             if want and store.sha256_file(weights_file) != want:
                 raise store.ModelFileError(
                     f"{weights_file}: not the {m['version']} weights this ensemble was fitted with (SHA-256 "
-                    f"differs from {folder / MANIFEST}); refit the ensemble: python -m knights.evaluate.train_democracy")
+                    f"differs from {folder / MANIFEST}); refit the ensemble: knights ensemble")
             model, _ = version.load(models_dir)
             members.append(NetworkEvaluator(model, version.library.INPUTS, m["name"]))
         weights.append(float(m["weight"]))

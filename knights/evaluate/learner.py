@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Protocol
 
-import chess
 import numpy as np
 
 from knights.board.positions import Positions
@@ -12,10 +11,16 @@ from knights.evaluate.base import BoardsMixin
 from knights.learn.learners import features
 
 
+class Predictor(Protocol):
+    """A fitted learner: features (N, 394) in, pawns (N,) out."""
+
+    def predict(self, X: np.ndarray) -> np.ndarray: ...
+
+
 class LearnerEvaluator(BoardsMixin):
     """Scores positions with a shipped learner's own ``predict`` on :func:`features`."""
 
-    def __init__(self, name: str, model) -> None:
+    def __init__(self, name: str, model: Predictor) -> None:
         self.name = name
         self.model = model
 

@@ -13,7 +13,7 @@ all resolve names here.
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from knights.evaluate import democracy
 from knights.evaluate.base import Evaluator, MaterialEvaluator, network_evaluator

@@ -10,32 +10,34 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from knights.board.positions import Positions
+    from knights.data.chunks import Encoded
+
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
 def single_core() -> Iterator[None]:
     """BLAS/OpenMP pools and torch limited to one thread inside the block."""
+    import torch
     from threadpoolctl import threadpool_limits
 
-    try:
-        import torch
-        before = torch.get_num_threads()
-    except ImportError:  # pragma: no cover - torch is a project dependency
-        torch, before = None, None
+    before = torch.get_num_threads()
     with threadpool_limits(limits=1):
-        if torch is not None:
-            torch.set_num_threads(1)
+        torch.set_num_threads(1)
         try:
             yield
         finally:
-            if torch is not None:
-                torch.set_num_threads(before)
+            torch.set_num_threads(before)
 
 
-def decision_batches(block, count: int = 12, seed: int = 0, min_moves: int = 20) -> list:
+def decision_batches(block: Encoded, count: int = 12, seed: int = 0, min_moves: int = 20) -> list[Positions]:
     """``count`` batches of Positions: the children (after every legal move) of
     positions drawn from ``block`` that have at least ``min_moves`` legal moves."""
     from knights.board.arrays import board_from_arrays
@@ -63,7 +65,7 @@ def decision_batches(block, count: int = 12, seed: int = 0, min_moves: int = 20)
     return batches
 
 
-def ms_per_decision(evaluate: Callable, batches: list, repeats: int = 5) -> float:
+def ms_per_decision(evaluate: Callable[[Positions], object], batches: list[Positions], repeats: int = 5) -> float:
     """Median over the batches of the best of ``repeats`` timings, in ms, one core."""
     with single_core():
         evaluate(batches[0])   # warm caches and lazy initialisation
@@ -78,13 +80,14 @@ def ms_per_decision(evaluate: Callable, batches: list, repeats: int = 5) -> floa
     return float(np.median(per) * 1000)
 
 
-def timed(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
+def timed(fn: Callable[[], T], repeats: int) -> tuple[float, T]:
     """Best wall time of ``repeats`` calls of ``fn`` (time.perf_counter) and the last value.
 
     The best, not the mean: other load on the machine only ever adds time."""
-    times = []
-    value = None
-    for _ in range(max(1, repeats)):
+    t0 = time.perf_counter()
+    value = fn()
+    times = [time.perf_counter() - t0]
+    for _ in range(max(1, repeats) - 1):
         t0 = time.perf_counter()
         value = fn()
         times.append(time.perf_counter() - t0)

@@ -1,11 +1,12 @@
 """Train every classical learner, fit the democracy's weights, ship the best blend.
 
-    python -m knights.evaluate.train_democracy                  # full data: learners on a subset of a-h,
-                                              # weights fitted on i, compared on j; ships
-                                              # ensemble/models/, ensemble/RESULTS.md,
-                                              # report/results/ensemble.json
-    python -m knights.evaluate.train_democracy --quick          # committed sample; everything to a temp folder
-    python -m knights.evaluate.train_democracy --quick --quick-network EL/v8   # ... with a 1-epoch network member
+    knights ensemble                    # full data: learners on a subset of a-h, weights fitted
+                                        # on i, compared on j; ships ensemble/models/,
+                                        # ensemble/RESULTS.md, report/results/ensemble.json
+    knights ensemble --quick            # committed sample; everything to a temp folder
+    knights ensemble --quick --quick-network EL/v8   # ... with a 1-epoch network member
+
+``python -m knights.evaluate.train_democracy`` takes the same arguments.
 
 Steps (each a function the notebooks call too): load the chunks (:func:`load_data`);
 sweep K for the KNN (:func:`run_k_sweep`); size the kernel SVR's subsample by timing
@@ -27,21 +28,37 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from knights.learn import learners as L
+from knights.data.cache import ChunkCache, load_encoded
+from knights.data.chunks import Encoded, select_chunks
+from knights.evaluate.democracy import (
+    MANIFEST,
+    MODELS_DIR,
+    Democracy,
+    equal_weights,
+    fit_weights,
+    load_shipped,
+    original_weights,
+    write_manifest,
+)
 from knights.evaluate.learner import LearnerEvaluator
-from knights.learn import store
-from knights.evaluate.democracy import (MANIFEST, MODELS_DIR, Democracy, equal_weights, fit_weights, load_shipped,
-                                original_weights, write_manifest)
 from knights.evaluate.timing import decision_batches, ms_per_decision, timed
-from knights.learn import registry
-from knights.data.chunks import ChunkCache, Encoded, load_encoded, select_chunks
+from knights.learn import learners as L
+from knights.learn import registry, store
 from knights.learn.experiment import FULL_DATA, SAMPLE_DATA, TEST_LETTERS
 from knights.learn.metrics import regression_metrics
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from knights.evaluate.base import Evaluator, NetworkEvaluator
 
 ENSEMBLE_DIR = registry.REPO_ROOT / "ensemble"
 RESULTS_MD = ENSEMBLE_DIR / "RESULTS.md"
@@ -79,11 +96,11 @@ class Plan:
     timing_batches: int = 12
     timing_repeats: int = 5
 
-    def replace(self, **kw) -> "Plan":
+    def replace(self, **kw: Any) -> Plan:
         return dataclasses.replace(self, **{k: v for k, v in kw.items() if v is not None})
 
 
-def quick_plan(**overrides) -> Plan:
+def quick_plan(**overrides: Any) -> Plan:
     """The committed sample (chunks a-m of ~2,500 rows): train a-h, validate i,j,
     test k-m (the letters the quick networks use), small subsets."""
     base = Plan(data_dir=SAMPLE_DATA, train="a-h", val="i,j", test="k-m", quick=True,
@@ -94,11 +111,11 @@ def quick_plan(**overrides) -> Plan:
     return base.replace(**overrides)
 
 
-def make_plan(quick: bool = False, **overrides) -> Plan:
+def make_plan(quick: bool = False, **overrides: Any) -> Plan:
     return quick_plan(**overrides) if quick else Plan().replace(**overrides)
 
 
-def _say(progress: bool, *args) -> None:
+def _say(progress: bool, *args: object) -> None:
     if progress:
         print(*args, flush=True)
 
@@ -127,7 +144,7 @@ class Data:
         idx = self.order[:n]
         return self._X[:n], self.train.target[idx], self.train.squares[idx]
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         return {"folder": registry.repo_relative(self.folder),
                 **{k: {"chunks": len(v), "rows": len(getattr(self, k)), "first": v[0].name, "last": v[-1].name}
                    for k, v in self.files.items()},
@@ -152,7 +169,7 @@ def network_training_chunks(name: str, models_dir: str | Path | None) -> tuple[P
         return folder.resolve(), set()
 
 
-def load_data(plan: Plan, networks: list[str] = (), models_dir: str | Path | None = None,
+def load_data(plan: Plan, networks: Sequence[str] = (), models_dir: str | Path | None = None,
               progress: bool = False) -> Data:
     """The plan's chunks, encoded (through the chunk cache). Validation chunks that a
     network member trained on are left out, so the blend's weights are fitted on
@@ -216,18 +233,20 @@ def choose_svr_rows(times: dict[int, float], budget_s: float, max_rows: int) -> 
     return int(min(max(rows, n[-1]), max_rows)) // 100 * 100, a
 
 
-def fit_learner(name: str, data: Data, plan: Plan, k: int | None = None, verify_rows: int = 2_000):
+def fit_learner(name: str, data: Data, plan: Plan, k: int | None = None,
+                verify_rows: int = 2_000) -> tuple[Any, L.ShippedModel, L.FitRecord]:
     """Fit one learner; returns ``(sklearn estimator, shipped model, FitRecord)``.
 
     The shipped model's own predict is compared with scikit-learn's on validation
     rows: ``FitRecord.verify_max_abs_diff`` (must be ~0)."""
     rows = {"knn": plan.knn_rows, "random_forest": plan.rf_rows, "svr": plan.svr_rows,
             "linear_svr": plan.linear_svr_rows, "linear": plan.linear_rows}[name]
-    if rows == "auto":
+    if isinstance(rows, str):
         raise ValueError("resolve svr_rows='auto' first (choose_svr_rows)")
     X, y, sq = data.train_xy(rows)
     t0 = time.perf_counter()
-    params: dict = {}
+    params: dict[str, Any] = {}
+    model: L.ShippedModel
     if name == "knn":
         if k is None:
             raise ValueError("KNN needs K: run the sweep first")
@@ -241,7 +260,7 @@ def fit_learner(name: str, data: Data, plan: Plan, k: int | None = None, verify_
     elif name == "svr":
         est = L.fit_svr(X, y, C=plan.svr_C)
         params = {"kernel": "rbf", "C": plan.svr_C, "epsilon": 0.1, "gamma": float(est._gamma),
-                  "support_vectors": int(len(est.support_))}
+                  "support_vectors": len(est.support_)}
     elif name == "linear_svr":
         est = L.fit_linear_svr(X, y)
         params = {"loss": "epsilon_insensitive", "C": 0.1, "epsilon": 0.0, "n_iter": int(est.n_iter_)}
@@ -261,14 +280,14 @@ def fit_learner(name: str, data: Data, plan: Plan, k: int | None = None, verify_
     return est, model, rec
 
 
-def predict_block(evaluator, block: Encoded, batch: int = 20_000) -> np.ndarray:
+def predict_block(evaluator: Evaluator, block: Encoded, batch: int = 20_000) -> np.ndarray:
     """An evaluator's predictions for a whole block, in batches."""
     out = [np.asarray(evaluator.evaluate(block.take(slice(s, s + batch))), dtype=np.float32).reshape(-1)
            for s in range(0, len(block), batch)]
     return np.concatenate(out) if out else np.zeros(0, np.float32)
 
 
-def network_member(name: str, models_dir: str | Path | None = None):
+def network_member(name: str, models_dir: str | Path | None = None) -> NetworkEvaluator:
     """An EL version as a member (:func:`knights.evaluate.base.network_evaluator`; torch is
     imported only when a network joins)."""
     from knights.evaluate.base import network_evaluator
@@ -276,7 +295,8 @@ def network_member(name: str, models_dir: str | Path | None = None):
     return network_evaluator(name, models_dir)
 
 
-def plot_predictions(pred: np.ndarray, target: np.ndarray, title: str = "", path: str | Path | None = None):
+def plot_predictions(pred: np.ndarray, target: np.ndarray, title: str = "",
+                     path: str | Path | None = None) -> Figure:
     """Predicted against Stockfish's evaluation (pawns), and the error histogram."""
     import matplotlib.pyplot as plt
 
@@ -295,7 +315,7 @@ def plot_predictions(pred: np.ndarray, target: np.ndarray, title: str = "", path
     return fig
 
 
-def plot_weights(blends: dict, path: str | Path | None = None):
+def plot_weights(blends: dict[str, Any], path: str | Path | None = None) -> Figure:
     """One bar group per blend: each member's weight."""
     import matplotlib.pyplot as plt
 
@@ -318,14 +338,14 @@ def plot_weights(blends: dict, path: str | Path | None = None):
 # ---------------------------------------------------------------------------- everything
 @dataclass
 class TrainResult:
-    report: dict
+    report: dict[str, Any]
     out_dir: Path
     results_md: Path
     results_json: Path
     sweep: L.KSweep
     ensemble: Democracy | None = None
 
-    def table(self):
+    def table(self) -> pd.DataFrame:
         import pandas as pd
 
         rows = {}
@@ -338,7 +358,7 @@ class TrainResult:
         return pd.DataFrame(rows).T
 
 
-def _files_mb(paths) -> float:
+def _files_mb(paths: Iterable[str | Path]) -> float:
     return sum(Path(p).stat().st_size for p in paths) / 1e6
 
 
@@ -350,8 +370,8 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     shipping, the results table. See the module docstring."""
     plan = plan or Plan()
     t_start = time.perf_counter()
-    tmp_root = Path(tempfile.mkdtemp(prefix="knights-ensemble-")) if plan.quick else None
     if plan.quick:
+        tmp_root = Path(tempfile.mkdtemp(prefix="knights-ensemble-"))
         out_dir = Path(out_dir) if out_dir else tmp_root / "models"
         results_md = Path(results_md) if results_md else tmp_root / "RESULTS.md"
         results_json = Path(results_json) if results_json else tmp_root / "ensemble.json"
@@ -366,7 +386,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
         models_dir = Path(tempfile.mkdtemp(prefix="knights-quicknet-"))
         _say(progress, f"training {quick_network} quickly (sample, 1 epoch) into {models_dir}")
         run_version(quick_network, quick=True, out_dir=models_dir, progress=False)
-        networks = list(networks or []) + [quick_network]
+        networks = [*(networks or []), quick_network]
     if networks is None:
         from knights.evaluate.names import DEFAULT_NETWORK
 
@@ -377,7 +397,8 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
 
     data = load_data(plan, networks, models_dir, progress=progress)
     _say(progress, f"data: train {len(data.train):,} rows, validation {len(data.val):,}, test {len(data.test):,}"
-         + (f" (validation chunks left out as network training: {len(data.excluded_val)})" if data.excluded_val else ""))
+         + (f" (validation chunks left out as network training: {len(data.excluded_val)})"
+            if data.excluded_val else ""))
 
     # -- KNN sweep
     sweep = run_k_sweep(data, plan)
@@ -403,7 +424,8 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
              f"(cap {plan.svr_max_rows:,}: support vectors cost decision time)")
 
     # -- learners
-    fitted: dict[str, tuple] = {}   # name -> (shipped model, record); the scikit-learn estimators are let go
+    # name -> (shipped model, record); the scikit-learn estimators are let go
+    fitted: dict[str, tuple[L.ShippedModel, L.FitRecord]] = {}
     for name in L.LEARNERS:
         _, model, rec = fit_learner(name, data, plan, k=sweep.best_k)
         fitted[name] = (model, rec)
@@ -413,7 +435,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
 
     # -- write every learner, load it back (the shipped form), check the round trip
     stage = Path(tempfile.mkdtemp(prefix="knights-ensemble-stage-"))
-    members: dict[str, object] = {}
+    members: dict[str, Evaluator] = {}
     sizes: dict[str, float] = {}
     files: dict[str, list[Path]] = {}
     probe = L.features(data.val.squares[:500])
@@ -431,13 +453,13 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     names = list(networks) + list(L.LEARNERS)
 
     # -- predictions and metrics
-    pred = {"val": {}, "test": {}}
+    pred: dict[str, dict[str, np.ndarray]] = {"val": {}, "test": {}}
     for split in ("val", "test"):
         block = getattr(data, split)
         for name in names:
             pred[split][name] = predict_block(members[name], block)
     batches = decision_batches(data.test, count=plan.timing_batches, seed=plan.seed)
-    member_report = {}
+    member_report: dict[str, dict[str, Any]] = {}
     for name in names:
         member_report[name] = {
             "kind": "network" if name in networks else "learner",
@@ -460,14 +482,14 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     t0 = time.perf_counter()
     w_mae = fit_weights(P_val, data.val.target, "mae", MIN_WEIGHT)
     lp_s = time.perf_counter() - t0
-    weightings["fitted"] = (dict(zip(names, w_mae.tolist())),
+    weightings["fitted"] = (dict(zip(names, w_mae.tolist(), strict=True)),
                             f"non-negative weights summing to one that minimise the validation MAE (exact linear "
                             f"programme, HiGHS, {lp_s:.1f}s; members under {MIN_WEIGHT} dropped and the rest refitted)")
     w_mse = fit_weights(P_val, data.val.target, "mse", MIN_WEIGHT)
-    weightings["fitted_mse"] = (dict(zip(names, w_mse.tolist())),
+    weightings["fitted_mse"] = (dict(zip(names, w_mse.tolist(), strict=True)),
                                 "the same, minimising the validation MSE instead (SLSQP), for comparison")
 
-    def blend_report(weights: dict, how: str) -> dict:
+    def blend_report(weights: dict[str, Any], how: str) -> dict[str, Any]:
         w = np.array([weights[n] for n in names])
         used = [n for n in names if weights[n] > 0]
         dem = Democracy([members[n] for n in names], w)
@@ -479,7 +501,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
 
     blends = {b: blend_report(w, how) for b, (w, how) in weightings.items()}
 
-    def within(b: dict) -> bool:
+    def within(b: dict[str, Any]) -> bool:
         return within_budgets(b, plan.decision_budget_ms, plan.size_budget_mb)
 
     if not within(blends["fitted"]):
@@ -493,7 +515,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
                             key=lambda n: member_report[n]["ms_per_decision"] + member_report[n]["mb"]))
             idx = [names.index(n) for n in pool]
             w = fit_weights(P_val[idx], data.val.target, "mae", MIN_WEIGHT)
-            weights = {n: 0.0 for n in names} | dict(zip(pool, w.tolist()))
+            weights = {n: 0.0 for n in names} | dict(zip(pool, w.tolist(), strict=True))
             cand = blend_report(weights, f"as fitted, over {', '.join(pool)} only: the costliest members "
                                          "dropped until the blend keeps to the budgets")
         if within(cand):
@@ -522,19 +544,19 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     write_manifest(out_dir, manifest_members, {
         "blend": best, "how": chosen["how"], "test": chosen["test"], "val": chosen["val"],
         "data": data.describe(), "quick": plan.quick,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")})
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")})
     shutil.rmtree(stage, ignore_errors=True)
     load_s, ens = timed(lambda: load_shipped(out_dir), repeats=3)
     shipped_ms = ms_per_decision(ens.evaluate, batches)
     shipped_mb = _files_mb(p for p in out_dir.iterdir() if p.is_file())
 
     report = {
-        "generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "quick": plan.quick, "plan": {k: (list(v) if isinstance(v, tuple) else v)
                                       for k, v in dataclasses.asdict(plan).items()},
         "data": data.describe(), "networks": networks, "k_sweep": sweep.as_dict(), "svr_sizing": svr_sizing,
         "members": member_report, "blends": blends, "shipped": {
-            "blend": best, "folder": str(out_dir), "load_seconds": round(load_s, 3),
+            "blend": best, "folder": registry.repo_relative(out_dir.resolve()), "load_seconds": round(load_s, 3),
             "ms_per_decision": round(shipped_ms, 3), "mb": round(shipped_mb, 3),
             "budgets": {"ms_per_decision": plan.decision_budget_ms, "mb": plan.size_budget_mb, "load_seconds": 3.0}},
         "total_seconds": round(time.perf_counter() - t_start, 1),
@@ -549,11 +571,11 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     return TrainResult(report, out_dir, Path(results_md), results_json, sweep, ens)
 
 
-def within_budgets(blend: dict, ms: float, mb: float) -> bool:
-    return blend["ms_per_decision"] <= ms and blend["mb"] <= mb
+def within_budgets(blend: dict[str, Any], ms: float, mb: float) -> bool:
+    return bool(blend["ms_per_decision"] <= ms and blend["mb"] <= mb)
 
 
-def select_shipped(blends: dict, ms: float = 25.0, mb: float = 30.0) -> str:
+def select_shipped(blends: dict[str, Any], ms: float = 25.0, mb: float = 30.0) -> str:
     """The blend to ship: the lowest held-out (test) MAE among those within the budgets
     (``ms`` per decision on one core, ``mb`` of learner files)."""
     ok = [b for b in blends if within_budgets(blends[b], ms, mb)]
@@ -564,11 +586,12 @@ def select_shipped(blends: dict, ms: float = 25.0, mb: float = 30.0) -> str:
 
 def combine_rows(P: np.ndarray, w: np.ndarray) -> np.ndarray:
     w = np.asarray(w, dtype=np.float64)
-    return (w / w.sum()) @ P
+    combined: np.ndarray = (w / w.sum()) @ P
+    return combined
 
 
 # ---------------------------------------------------------------------------- the table
-def _fmt(x, digits=3) -> str:
+def _fmt(x: float | None, digits: int = 3) -> str:
     if x is None:
         return "-"
     if isinstance(x, float) and not np.isfinite(x):
@@ -576,16 +599,17 @@ def _fmt(x, digits=3) -> str:
     return f"{x:.{digits}f}"
 
 
-def results_markdown(r: dict, figure: Path | None = None, md_path: Path | None = None) -> str:
+def results_markdown(r: dict[str, Any], figure: Path | None = None, md_path: Path | None = None) -> str:
     d = r["data"]
     lines = ["# Classical learners and the democracy: held-out results", "",
-             f"Generated by `python -m knights.evaluate.train_democracy{' --quick' if r['quick'] else ''}` on {r['generated']}"
-             f" ({r['total_seconds']:.0f} s in all). Do not edit by hand.", "",
+             f"Generated by `knights ensemble{' --quick' if r['quick'] else ''}` "
+             f"on {r['generated']} ({r['total_seconds']:.0f} s in all). Do not edit by hand.", "",
              f"Data: `{d['folder']}`; learners trained on subsets of letters `{r['plan']['train']}` "
              f"({d['train']['rows']:,} rows), weights fitted on `{r['plan']['val']}` ({d['val']['rows']:,} rows"
              + (f"; {len(d['val_chunks_left_out_as_network_training'])} chunks a network trained on left out"
                 if d["val_chunks_left_out_as_network_training"] else "")
-             + f"), everything compared on the held-out test letters `{r['plan']['test']}` ({d['test']['rows']:,} rows).",
+             + f"), everything compared on the held-out test letters `{r['plan']['test']}` "
+               f"({d['test']['rows']:,} rows).",
              "MAE and median absolute error in pawns against Stockfish (mates = +-10, clipped to +-9); sign agreement: "
              "share of positions where the sign of the evaluation agrees (Stockfish 0 left out). "
              "ms/decision: one core, the ~35 positions after every legal move of one position.", "",
@@ -635,8 +659,19 @@ def results_markdown(r: dict, figure: Path | None = None, md_path: Path | None =
 
 
 # ---------------------------------------------------------------------------- CLI
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m knights.evaluate.train_democracy", description=__doc__.split("\n\n")[0])
+DESCRIPTION = "Train every classical learner, fit the democracy's weights, ship the best blend."
+"""One line for ``--help`` (``knights ensemble`` and ``python -m knights.evaluate.train_democracy``)."""
+
+_PLAN_OPTIONS = ("data_dir", "train", "val", "test", "knn_rows", "rf_rows", "rf_max_leaf_nodes", "svr_rows",
+                 "svr_budget_s", "linear_svr_rows", "linear_rows", "sweep_train_rows", "sweep_val_rows")
+
+
+def _rows_or_auto(text: str) -> int | str:
+    return text if text == "auto" else int(text)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``knights ensemble`` (the same as the module's own command line)."""
     p.add_argument("--quick", action="store_true", help="committed sample, small subsets, output to a temp folder")
     p.add_argument("--data-dir")
     p.add_argument("--train", help='training letters (default "a-h")')
@@ -651,26 +686,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="folder for the shipped models (default ensemble/models; quick: temp)")
     p.add_argument("--results-md")
     p.add_argument("--results-json")
-    def rows_or_auto(text: str) -> int | str:
-        return text if text == "auto" else int(text)
-
-    for name, typ in (("knn-rows", int), ("rf-rows", int), ("rf-max-leaf-nodes", int), ("svr-rows", rows_or_auto),
-                      ("svr-budget-s", float), ("linear-svr-rows", int), ("linear-rows", int),
-                      ("sweep-train-rows", int), ("sweep-val-rows", int)):
+    typed: tuple[tuple[str, Callable[[str], object]], ...] = (
+        ("knn-rows", int), ("rf-rows", int), ("rf-max-leaf-nodes", int), ("svr-rows", _rows_or_auto),
+        ("svr-budget-s", float), ("linear-svr-rows", int), ("linear-rows", int),
+        ("sweep-train-rows", int), ("sweep-val-rows", int))
+    for name, typ in typed:
         p.add_argument(f"--{name}", type=typ)
-    a = p.parse_args(argv)
-    overrides = {k: getattr(a, k) for k in ("data_dir", "train", "val", "test", "knn_rows", "rf_rows",
-                                            "rf_max_leaf_nodes", "svr_rows", "svr_budget_s", "linear_svr_rows",
-                                            "linear_rows", "sweep_train_rows", "sweep_val_rows")}
-    plan = make_plan(a.quick, **overrides)
+
+
+def run(a: argparse.Namespace) -> int:
+    """Train and ship as the parsed options of :func:`add_arguments` say."""
+    plan = make_plan(a.quick, **{k: getattr(a, k) for k in _PLAN_OPTIONS})
     networks = None if a.networks is None else [n.strip() for n in a.networks.split(",") if n.strip()]
+    train_all(plan, networks=networks, models_dir=a.models_dir, quick_network=a.quick_network, out_dir=a.out,
+              results_md=a.results_md, results_json=a.results_json)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m knights.evaluate.train_democracy", description=DESCRIPTION)
+    add_arguments(p)
+    a = p.parse_args(argv)
     try:
-        train_all(plan, networks=networks, models_dir=a.models_dir, quick_network=a.quick_network, out_dir=a.out,
-                  results_md=a.results_md, results_json=a.results_json)
+        return run(a)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return 0
 
 
 if __name__ == "__main__":

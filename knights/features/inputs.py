@@ -14,7 +14,8 @@ import numpy as np
 import torch
 
 from knights.board.positions import Positions
-from knights.features import attacks, planes as P
+from knights.features import attacks
+from knights.features import planes as P
 
 SCALARS = ("turn", "check", "capture")
 
@@ -71,7 +72,7 @@ class InputSpec:
         else:
             planes = np.zeros((n, 0, 8, 8), np.float32)
         maps = attacks.attack_maps(sq) if (self.attacks or self.gains) else None
-        if self.attacks:
+        if self.attacks and maps is not None:
             counts, cheapest = maps
             pressure = np.where(cheapest > 0, 1.0 / np.maximum(cheapest, 1), 0.0).astype(np.float32)
             extra_planes = np.concatenate([counts.astype(np.float32) * 0.5, pressure], axis=1)
@@ -94,7 +95,7 @@ class InputSpec:
         return (torch.from_numpy(planes).to(device, non_blocking=True),
                 torch.from_numpy(extra).to(device, non_blocking=True))
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, object]:
         return {"planes": self.planes, "plane_values": self.plane_values,
                 "scalars": list(self.scalars), "counts": self.counts,
                 **({"attacks": True} if self.attacks else {}), **({"gains": True} if self.gains else {})}

@@ -47,7 +47,7 @@ def six_planes(squares: np.ndarray, values: Literal["ones", "codes"] = "ones") -
     """
     sq = squares.reshape(-1, 1, 64)
     kinds = np.arange(1, 7, dtype=np.int8).reshape(1, 6, 1)
-    planes = (np.abs(sq) == kinds) * (np.sign(sq) if values == "ones" else sq)   # int8: small temporaries
+    planes: np.ndarray = (np.abs(sq) == kinds) * (np.sign(sq) if values == "ones" else sq)   # int8: small temporaries
     return planes.astype(np.float32).reshape(-1, 6, 8, 8)
 
 

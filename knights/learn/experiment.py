@@ -17,17 +17,22 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from knights.learn import modelfile
-from knights.learn import registry
-from knights.data.chunks import ChunkCache, Encoded, iter_batches, load_encoded, select_chunks
+from knights.data.cache import ChunkCache, iter_batches, load_encoded
+from knights.data.chunks import Encoded, select_chunks
+from knights.features.inputs import InputSpec
+from knights.learn import modelfile, registry
 from knights.learn.metrics import regression_metrics
 from knights.learn.nets import parameter_count
-from knights.learn.training import EvalTask, History, TrainConfig, choose_device, environment, fit
+from knights.learn.training import EvalTask, History, Task, TrainConfig, choose_device, environment, fit
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FULL_DATA = "data/full"
 """Chunks of the full generated dataset (``make data``): letters a-j."""
@@ -43,11 +48,11 @@ class Result:
     name: str
     model: nn.Module
     history: History
-    meta: dict
+    meta: dict[str, Any]
     weights: Path
 
 
-def data_recipe(folder: Path, checksums: list[str], n_rows: int, letters: str) -> dict:
+def data_recipe(folder: Path, checksums: list[str], n_rows: int, letters: str) -> dict[str, Any]:
     """What data a run used: folder, letters, rows, and a checksum over the chunk files'
     own checksums (``checksums``, in file order)."""
     digest = hashlib.sha1("".join(checksums).encode()).hexdigest()
@@ -79,7 +84,7 @@ def warm_start(model: nn.Module, parent: str, models_dir: Path) -> list[str]:
     return copied
 
 
-def predict(model: nn.Module, spec, data: Encoded, batch: int = 50_000) -> np.ndarray:
+def predict(model: nn.Module, spec: InputSpec, data: Encoded, batch: int = 50_000) -> np.ndarray:
     """The model's evaluations of ``data`` in pawns (CPU)."""
     out = []
     model.eval()
@@ -89,7 +94,7 @@ def predict(model: nn.Module, spec, data: Encoded, batch: int = 50_000) -> np.nd
     return np.concatenate(out) if out else np.zeros(0, np.float32)
 
 
-def version_task(version: registry.Version):
+def version_task(version: registry.Version) -> Task:
     """What a batch means for this version: L1 in pawns for evaluation networks; for
     move networks the 64x64 move grid with the version's illegal-move ``PENALTY``."""
     lib = version.library
@@ -100,7 +105,7 @@ def version_task(version: registry.Version):
     return EvalTask(lib.INPUTS)
 
 
-def held_out_metrics(version: registry.Version, model: nn.Module, data: Encoded) -> dict:
+def held_out_metrics(version: registry.Version, model: nn.Module, data: Encoded) -> dict[str, Any]:
     """Test-set figures: MAE, median error and sign agreement for evaluation networks;
     the share of legal top moves and of top moves equal to the move played for move networks."""
     if version.family == "SL":
@@ -122,6 +127,7 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
     """
     version = registry.get(name)
     lib = version.library
+    defaults: dict[str, Any]
     if quick:
         defaults = {"data_dir": SAMPLE_DATA, **QUICK}
         out = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="knights-quick-"))
@@ -182,7 +188,7 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
     return Result(version.name, model, history, meta, weights)
 
 
-def plot_history(result: Result, path: str | Path | None = None):
+def plot_history(result: Result, path: str | Path | None = None) -> Figure:
     """Train and validation loss per epoch; saved beside the weights as ``vN_loss.png``."""
     import matplotlib.pyplot as plt
 

@@ -24,15 +24,26 @@ puts any of them behind the project's evaluator interface.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from knights.features.planes import flat_features
 from knights.learn import store
 from knights.learn.store import expect
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.linear_model import LinearRegression
+    from sklearn.svm import SVR, LinearSVR
+
+Arrays = dict[str, np.ndarray]
+"""A shipped model's named arrays (:mod:`knights.learn.store`)."""
 
 N_FEATURES = 394
 N_PLANE_FEATURES = 384
@@ -62,7 +73,7 @@ class KSweep:
         """The K of the lowest validation MAE (the smallest such K on a tie)."""
         return int(self.ks[int(np.argmin(self.mae))])
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"ks": self.ks, "mae": self.mae, "best_k": self.best_k, "train_rows": self.train_rows,
                 "val_rows": self.val_rows, "seconds": round(self.seconds, 2)}
 
@@ -75,7 +86,8 @@ def distance_weighted(dist: np.ndarray, neigh_y: np.ndarray) -> np.ndarray:
     inf = np.isinf(w)
     rows = inf.any(axis=1)
     w[rows] = inf[rows]
-    return (neigh_y * w).sum(axis=1) / w.sum(axis=1)
+    average: np.ndarray = (neigh_y * w).sum(axis=1) / w.sum(axis=1)
+    return average
 
 
 def k_sweep(X: np.ndarray, y: np.ndarray, X_val: np.ndarray, y_val: np.ndarray,
@@ -98,7 +110,7 @@ def k_sweep(X: np.ndarray, y: np.ndarray, X_val: np.ndarray, y_val: np.ndarray,
     return KSweep(ks, mae, len(X), len(X_val), time.perf_counter() - t0)
 
 
-def plot_k_sweep(sweep: KSweep, path: str | Path | None = None):
+def plot_k_sweep(sweep: KSweep, path: str | Path | None = None) -> Figure:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -133,19 +145,20 @@ class KNNModel:
         self.estimator.fit(features(self.squares), self.target)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        return self.estimator.predict(X)
+        return np.asarray(self.estimator.predict(X))
 
-    def to_arrays(self) -> tuple[dict, dict]:
+    def to_arrays(self) -> tuple[Arrays, dict[str, Any]]:
         return {"squares": self.squares, "target": self.target}, {"k": self.k, "rows": len(self.target)}
 
     @classmethod
-    def from_arrays(cls, arrays: dict, meta: dict, path: str | Path = "") -> "KNNModel":
+    def from_arrays(cls, arrays: Arrays, meta: dict[str, Any], path: str | Path = "") -> KNNModel:
         sq, t = arrays["squares"], arrays["target"]
         k = meta.get("k")
         expect(sq.ndim == 2 and sq.shape[1] == 64 and sq.dtype == np.int8, path, "squares must be int8 (N, 64)")
         expect(t.shape == (len(sq),) and t.dtype == np.float32, path, "target must be float32 (N,)")
         expect(bool((np.abs(sq) <= 6).all()), path, "squares hold codes outside -6..6")
-        expect(isinstance(k, int) and 1 <= k <= len(sq), path, f"bad K {k!r}")
+        if not isinstance(k, int) or not 1 <= k <= len(sq):
+            raise store.ModelFileError(f"{path}: bad K {k!r}")
         return cls(sq, t, k)
 
 
@@ -162,7 +175,8 @@ class ForestModel:
 
     kind = "forest"
 
-    def __init__(self, left, right, feature, threshold, value, roots, n_features: int = N_FEATURES) -> None:
+    def __init__(self, left: npt.ArrayLike, right: npt.ArrayLike, feature: npt.ArrayLike, threshold: npt.ArrayLike,
+                 value: npt.ArrayLike, roots: npt.ArrayLike, n_features: int = N_FEATURES) -> None:
         self.left = np.asarray(left, dtype=np.int32)
         self.right = np.asarray(right, dtype=np.int32)
         self.feature = np.asarray(feature, dtype=np.int16)
@@ -172,7 +186,7 @@ class ForestModel:
         self.n_features = n_features
 
     @classmethod
-    def from_sklearn(cls, forest) -> "ForestModel":
+    def from_sklearn(cls, forest: RandomForestRegressor) -> ForestModel:
         lefts, rights, feats, thrs, vals, roots = [], [], [], [], [], []
         offset = 0
         for est in forest.estimators_:
@@ -227,19 +241,19 @@ class ForestModel:
             out += leaves[:, j]
         return out / self.n_trees
 
-    def to_arrays(self) -> tuple[dict, dict]:
+    def to_arrays(self) -> tuple[Arrays, dict[str, Any]]:
         # children as offsets from their parent: small numbers that compress well
         idx = np.arange(self.n_nodes, dtype=np.int64)
         leaf = self.left < 0
         left_off = np.where(leaf, 0, self.left - idx).astype(np.int32)
         right_off = np.where(leaf, 0, self.right - idx).astype(np.int32)
         value = np.where(leaf, self.value, 0.0)
-        arrays = {"left_offset": left_off, "right_offset": right_off, "feature": self.feature,
+        arrays: Arrays = {"left_offset": left_off, "right_offset": right_off, "feature": self.feature,
                   "threshold": self.threshold, "value": value, "roots": self.roots}
         return arrays, {"n_features": self.n_features, "n_trees": self.n_trees, "n_nodes": self.n_nodes}
 
     @classmethod
-    def from_arrays(cls, arrays: dict, meta: dict, path: str | Path = "") -> "ForestModel":
+    def from_arrays(cls, arrays: Arrays, meta: dict[str, Any], path: str | Path = "") -> ForestModel:
         lo, ro = arrays["left_offset"], arrays["right_offset"]
         n = len(lo)
         for name in ("right_offset", "feature", "threshold", "value"):
@@ -270,7 +284,8 @@ class ForestModel:
 
 
 def fit_random_forest(X: np.ndarray, y: np.ndarray, *, n_estimators: int = 20, max_features: int = 20,
-                      max_leaf_nodes: int | None = None, random_state: int = 0, n_jobs: int = -1):
+                      max_leaf_nodes: int | None = None, random_state: int = 0,
+                      n_jobs: int = -1) -> RandomForestRegressor:
     """scikit-learn's forest with the original's settings; ``max_leaf_nodes`` caps each
     tree so that the shipped forest keeps to its size budget (None: fully grown)."""
     from sklearn.ensemble import RandomForestRegressor
@@ -301,7 +316,7 @@ class KernelSVRModel:
         self._sv_norm = (sv.astype(np.float64) ** 2).sum(axis=1)
 
     @classmethod
-    def from_sklearn(cls, svr, sv_squares: np.ndarray) -> "KernelSVRModel":
+    def from_sklearn(cls, svr: SVR, sv_squares: np.ndarray) -> KernelSVRModel:
         if svr.kernel != "rbf":
             raise ValueError(f"only the RBF kernel is shipped, not {svr.kernel!r}")
         sv = features(sv_squares).astype(np.float64)
@@ -321,13 +336,13 @@ class KernelSVRModel:
             out[s:s + batch] = np.exp(-self.gamma * sq) @ self.dual_coef + self.intercept
         return out
 
-    def to_arrays(self) -> tuple[dict, dict]:
+    def to_arrays(self) -> tuple[Arrays, dict[str, Any]]:
         return ({"sv_squares": self.sv_squares, "dual_coef": self.dual_coef,
                  "intercept": np.array([self.intercept]), "gamma": np.array([self.gamma])},
                 {"support_vectors": len(self.dual_coef)})
 
     @classmethod
-    def from_arrays(cls, arrays: dict, meta: dict, path: str | Path = "") -> "KernelSVRModel":
+    def from_arrays(cls, arrays: Arrays, meta: dict[str, Any], path: str | Path = "") -> KernelSVRModel:
         sq, a = arrays["sv_squares"], arrays["dual_coef"]
         expect(sq.ndim == 2 and sq.shape[1] == 64 and sq.dtype == np.int8, path, "sv_squares must be int8 (S, 64)")
         expect(bool((np.abs(sq) <= 6).all()), path, "sv_squares hold codes outside -6..6")
@@ -338,7 +353,7 @@ class KernelSVRModel:
         return cls(sq, a, float(arrays["intercept"][0]), float(arrays["gamma"][0]))
 
 
-def fit_svr(X: np.ndarray, y: np.ndarray, *, C: float = 10.0, epsilon: float = 0.1, cache_size: int = 1000):
+def fit_svr(X: np.ndarray, y: np.ndarray, *, C: float = 10.0, epsilon: float = 0.1, cache_size: int = 1000) -> SVR:
     from sklearn.svm import SVR
 
     return SVR(kernel="rbf", C=C, epsilon=epsilon, gamma="scale", cache_size=cache_size).fit(X, y)
@@ -356,17 +371,18 @@ class LinearModel:
         self.estimator = estimator
 
     @classmethod
-    def from_sklearn(cls, est) -> "LinearModel":
+    def from_sklearn(cls, est: LinearRegression | LinearSVR) -> LinearModel:
         return cls(est.coef_, np.asarray(est.intercept_).reshape(-1)[:1], type(est).__name__)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        return X @ self.coef + self.intercept[0]
+        pred: np.ndarray = X @ self.coef + self.intercept[0]
+        return pred
 
-    def to_arrays(self) -> tuple[dict, dict]:
+    def to_arrays(self) -> tuple[Arrays, dict[str, Any]]:
         return {"coef": self.coef, "intercept": self.intercept}, {"estimator": self.estimator}
 
     @classmethod
-    def from_arrays(cls, arrays: dict, meta: dict, path: str | Path = "") -> "LinearModel":
+    def from_arrays(cls, arrays: Arrays, meta: dict[str, Any], path: str | Path = "") -> LinearModel:
         c, b = arrays["coef"], arrays["intercept"]
         expect(c.ndim == 1 and c.shape[0] == meta.get("n_features", N_FEATURES), path,
                f"coef must have {N_FEATURES} entries")
@@ -376,13 +392,14 @@ class LinearModel:
         return cls(c, b, str(meta.get("estimator", "")))
 
 
-def fit_linear(X: np.ndarray, y: np.ndarray):
+def fit_linear(X: np.ndarray, y: np.ndarray) -> LinearRegression:
     from sklearn.linear_model import LinearRegression
 
     return LinearRegression().fit(X, y)
 
 
-def fit_linear_svr(X: np.ndarray, y: np.ndarray, *, C: float = 0.1, epsilon: float = 0.0, max_iter: int = 2000):
+def fit_linear_svr(X: np.ndarray, y: np.ndarray, *, C: float = 0.1, epsilon: float = 0.0,
+                   max_iter: int = 2000) -> LinearSVR:
     """LinearSVR with the epsilon-insensitive (L1-like) loss, solved in the dual."""
     import warnings
 
@@ -396,16 +413,20 @@ def fit_linear_svr(X: np.ndarray, y: np.ndarray, *, C: float = 0.1, epsilon: flo
 
 
 # ---------------------------------------------------------------------------- files
-MODEL_KINDS = {"knn": KNNModel, "forest": ForestModel, "kernel_svr": KernelSVRModel, "linear": LinearModel}
+ShippedModel = KNNModel | ForestModel | KernelSVRModel | LinearModel
+"""A learner in its shipped form: ``predict(X)``, ``to_arrays()`` and ``from_arrays()``."""
+
+MODEL_KINDS: dict[str, type[ShippedModel]] = {"knn": KNNModel, "forest": ForestModel, "kernel_svr": KernelSVRModel,
+                                              "linear": LinearModel}
 
 
-def save_model(model, path: str | Path, meta: dict | None = None) -> Path:
+def save_model(model: ShippedModel, path: str | Path, meta: dict[str, Any] | None = None) -> Path:
     """Write a shipped model (``.npz`` + ``.json``); returns the sidecar path."""
     arrays, own = model.to_arrays()
     return store.save_arrays(path, model.kind, arrays, {**own, **(meta or {})})
 
 
-def load_model(path: str | Path):
+def load_model(path: str | Path) -> ShippedModel:
     """A shipped model back from its files (every check of :func:`store.load_arrays`,
     then the kind's own consistency checks)."""
     doc = store.read_sidecar(path)
@@ -418,13 +439,15 @@ def load_model(path: str | Path):
     return cls.from_arrays(arrays, meta, store.sidecar_path(path).with_suffix(".npz"))
 
 
-def shipped_model(name: str, est, train_squares: np.ndarray | None = None):
+def shipped_model(name: str, est: Any, train_squares: np.ndarray | None = None) -> ShippedModel:
     """The shipped (own-predict) form of a fitted scikit-learn learner; the SVR keeps
     its support vectors as ``train_squares`` rows. (KNN has no scikit-learn estimator:
     its shipped form is built directly, :class:`KNNModel`.)"""
     if name == "random_forest":
         return ForestModel.from_sklearn(est)
     if name == "svr":
+        if train_squares is None:
+            raise ValueError("the SVR's shipped form needs its training squares (train_squares)")
         return KernelSVRModel.from_sklearn(est, train_squares[est.support_])
     return LinearModel.from_sklearn(est)
 
@@ -436,9 +459,9 @@ class FitRecord:
     name: str
     train_rows: int
     fit_seconds: float
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
     verify_max_abs_diff: float | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"train_rows": self.train_rows, "fit_seconds": round(self.fit_seconds, 2), "params": self.params,
                 "verify_max_abs_diff": self.verify_max_abs_diff}

@@ -14,4 +14,4 @@ def regression_metrics(pred: np.ndarray, target: np.ndarray) -> dict[str, float]
     nonzero = target != 0
     sign = float(np.mean(np.sign(pred[nonzero]) == np.sign(target[nonzero]))) if nonzero.any() else float("nan")
     return {"mae": float(err.mean()), "median_ae": float(np.median(err)), "sign_agreement": sign,
-            "rows": int(len(target))}
+            "rows": len(target)}

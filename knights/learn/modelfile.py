@@ -12,6 +12,7 @@ import json
 import os
 import pickle
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
@@ -70,7 +71,8 @@ def expand_state(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return out
 
 
-def save_model(model: nn.Module, path: str | Path, meta: dict | None = None, *, quantize: bool = False) -> None:
+def save_model(model: nn.Module, path: str | Path, meta: dict[str, Any] | None = None, *,
+               quantize: bool = False) -> None:
     """Write ``model``'s state dict to ``path`` and ``meta`` beside it (``.json``),
     each through a temporary file and a rename. ``quantize=True`` stores matrices of
     a million or more numbers in 4 bits (the move networks, to fit the size budget)."""
@@ -86,15 +88,16 @@ def save_model(model: nn.Module, path: str | Path, meta: dict | None = None, *, 
         write_meta(path.with_suffix(".json"), meta)
 
 
-def write_meta(path: str | Path, meta: dict) -> None:
+def write_meta(path: str | Path, meta: dict[str, Any]) -> None:
     path = Path(path)
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(meta, indent=1, sort_keys=False) + "\n")
     os.replace(tmp, path)
 
 
-def read_meta(path: str | Path) -> dict:
-    return json.loads(Path(path).read_text())
+def read_meta(path: str | Path) -> dict[str, Any]:
+    meta: dict[str, Any] = json.loads(Path(path).read_text())
+    return meta
 
 
 def load_state(path: str | Path) -> dict[str, torch.Tensor]:

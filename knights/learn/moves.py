@@ -28,7 +28,7 @@ indices), so epochs after the first, and validation, only look them up.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 N_MOVES = 4096
 
 
-def boards(block: Encoded) -> list["chess.Board"]:
+def boards(block: Encoded) -> list[chess.Board]:
     """python-chess boards of the cached positions."""
     return boards_from_arrays(block.squares, block.white, block.castling, block.ep)
 
@@ -58,7 +58,8 @@ def _keys(block: Encoded) -> list[bytes]:
     rows[:, 65] = np.asarray(block.castling).view(np.uint8)
     rows[:, 66] = np.asarray(block.ep).view(np.uint8)
     # fixed-width byte strings: equal after numpy's trailing-NUL strip iff equal rows
-    return rows.view("S67")[:, 0].tolist()
+    keys: list[bytes] = rows.view("S67")[:, 0].tolist()
+    return keys
 
 
 class LegalMoveCache:
@@ -93,7 +94,7 @@ class LegalMoveCache:
                 found.clear()
                 missing = {k: i for i, k in reversed(list(enumerate(keys)))}
             todo = block.take(np.fromiter(missing.values(), dtype=np.int64, count=len(missing)))
-            for k, b in zip(missing, boards(todo)):
+            for k, b in zip(missing, boards(todo), strict=True):
                 idx = {m.from_square * 64 + m.to_square for m in b.generate_legal_moves()}
                 found[k] = np.array(sorted(idx), dtype=np.int16).tobytes()
             self.computed += len(missing)
@@ -149,7 +150,7 @@ class MoveTask:
         return mse + self.penalty * illegal
 
 
-def move_metrics(model: nn.Module, spec: InputSpec, data: Encoded, batch: int = 4096) -> dict:
+def move_metrics(model: nn.Module, spec: InputSpec, data: Encoded, batch: int = 4096) -> dict[str, Any]:
     """How the model's top move (argmax of its 4096 outputs) fares on ``data``.
 
     ``legal_share``: share of positions where it is legal; ``top1_played``: share of

@@ -10,7 +10,7 @@ No pooling, no dropout, as in the original. An evaluation network has ``out=1``
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 from torch import nn
@@ -48,7 +48,7 @@ class ConvNet(nn.Module):
         x = self.convs(planes).flatten(1)
         if self.n_extra:
             x = torch.cat([x, extra], dim=1)
-        y = self.head(x)
+        y: torch.Tensor = self.head(x)
         return y.squeeze(1) if y.shape[1] == 1 else y
 
 

@@ -3,8 +3,9 @@
 Each version's notebook runs (papermill) on the full dataset with the settings
 below. The notebooks' own defaults keep the original's epoch counts; the runs that
 produced the shipped weights use fewer where the original's do not fit a few hours
-on a 2-core CPU. Every run is logged, with how long it took, in
-``report/results/training_runs.json``, which the report reads.
+on a 2-core CPU. Every run is logged, with the epochs it trained and how long it
+took, in ``report/results/training_runs.json``: the report reads the shipped epochs
+there (never from this file).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from pathlib import Path
 
 from knights.learn import registry
 
-RUNS: dict[str, dict] = {
-    # EL: original epochs 200 / 200 / 40 / 25 / 50 / 50 / 50 / 30; these fit ~30 minutes on 2 CPU cores
+RUNS: dict[str, dict[str, int | str]] = {
+    # EL: fewer epochs than the original's (each library's TRAIN); these fit ~30 minutes on 2 CPU cores
     "EL/v1": {"epochs": 20},
     "EL/v2": {"epochs": 20},
     "EL/v3": {"epochs": 8},
@@ -35,7 +36,7 @@ RUNS: dict[str, dict] = {
 LOG = registry.REPO_ROOT / "report" / "results" / "training_runs.json"
 
 
-def ship(names: list[str] | None = None, *, log: Path = LOG) -> list[dict]:
+def ship(names: list[str] | None = None, *, log: Path = LOG) -> list[dict[str, object]]:
     """Run the notebooks of ``names`` (default: all of :data:`RUNS`, in order)."""
     from knights.learn.notebooks import run_notebook
 
@@ -48,10 +49,11 @@ def ship(names: list[str] | None = None, *, log: Path = LOG) -> list[dict]:
         run_notebook(version.notebook, registry.REPO_ROOT / "runs" / "notebooks" / f"{name.replace('/', '_')}.ipynb",
                      params)
         meta = json.loads(version.meta_path().read_text())
-        entry = {"version": name, "parameters": params, "seconds": round(time.perf_counter() - t0, 1),
-                 "epochs": len(meta["history"]["train_loss"]), "train_rows": meta["data"]["train"]["rows"],
-                 "rows_per_second": meta["history"]["rows_per_second"], "device": meta["history"]["device"],
-                 "test": meta["test"]}
+        entry: dict[str, object] = {
+            "version": name, "parameters": params, "seconds": round(time.perf_counter() - t0, 1),
+            "epochs": len(meta["history"]["train_loss"]), "train_rows": meta["data"]["train"]["rows"],
+            "rows_per_second": meta["history"]["rows_per_second"], "device": meta["history"]["device"],
+            "test": meta["test"]}
         entries[name] = entry
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text(json.dumps(entries, indent=1) + "\n")

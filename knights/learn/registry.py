@@ -11,9 +11,10 @@ from __future__ import annotations
 import importlib.util
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from torch import nn
 
@@ -69,9 +70,10 @@ class Version:
 
     def build(self) -> nn.Module:
         """A freshly initialised network of this version."""
-        return self.library.build_model()
+        model: nn.Module = self.library.build_model()
+        return model
 
-    def load(self, models_dir: str | Path | None = None) -> tuple[nn.Module, dict]:
+    def load(self, models_dir: str | Path | None = None) -> tuple[nn.Module, dict[str, Any]]:
         """The trained network (eval mode, CPU) and its metadata."""
         model = modelfile.load_into(self.build(), self.weights(models_dir))
         meta_file = self.meta_path(models_dir)
@@ -82,7 +84,7 @@ class Version:
         return self.weights(models_dir).is_file()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _import_library(path: Path, module_name: str) -> ModuleType:
     if not path.is_file():
         raise FileNotFoundError(f"version library not found: {path}")

@@ -23,10 +23,11 @@ import json
 import os
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from knights.data.chunks import file_checksum
+from knights.data.cache import file_checksum
 
 FORMAT = "knights-arrays"
 FORMAT_VERSION = 1
@@ -57,7 +58,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def save_arrays(path: str | Path, kind: str, arrays: dict[str, np.ndarray], meta: dict | None = None) -> Path:
+def save_arrays(path: str | Path, kind: str, arrays: dict[str, np.ndarray], meta: dict[str, Any] | None = None) -> Path:
     """Write ``arrays`` to ``<path>.npz`` and the sidecar ``<path>.json``; returns the sidecar.
 
     Only plain numeric arrays are accepted (dtypes :data:`ALLOWED_DTYPES`)."""
@@ -73,7 +74,7 @@ def save_arrays(path: str | Path, kind: str, arrays: dict[str, np.ndarray], meta
         clean[name] = arr
         spec[name] = {"dtype": arr.dtype.name, "shape": list(arr.shape)}
     buf = io.BytesIO()
-    np.savez_compressed(buf, **clean)
+    np.savez_compressed(buf, **clean)  # type: ignore[arg-type]  # numpy's stub: **arrays could name allow_pickle
     _atomic_write(npz, buf.getvalue())
     doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": kind, "file": npz.name,
            "sha256": sha256_file(npz), "bytes": npz.stat().st_size, "arrays": spec, "meta": meta or {}}
@@ -81,7 +82,7 @@ def save_arrays(path: str | Path, kind: str, arrays: dict[str, np.ndarray], meta
     return side
 
 
-def read_sidecar(path: str | Path) -> dict:
+def read_sidecar(path: str | Path) -> dict[str, Any]:
     side = sidecar_path(path)
     if not side.is_file():
         raise ModelFileError(f"{side}: model sidecar not found")
@@ -104,7 +105,7 @@ def read_sidecar(path: str | Path) -> dict:
     return doc
 
 
-def load_arrays(path: str | Path, kind: str | None = None) -> tuple[dict[str, np.ndarray], dict]:
+def load_arrays(path: str | Path, kind: str | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The arrays and the sidecar of a shipped model, every check passed.
 
     ``path``: the sidecar, the ``.npz`` or their common stem. ``kind``: the kind the

@@ -6,8 +6,16 @@ networks: their own loss), and :func:`fit` runs epochs over in-memory encoded da
 with a tqdm bar, per-epoch train and validation loss, a checkpoint after every
 epoch and resume from it.
 
->>> cfg = TrainConfig(epochs=2, batch_size=4096, optimizer="adam", lr=0.006)   # doctest: +SKIP
->>> history = fit(model, EvalTask(spec), train, val, cfg, checkpoint="runs/v8.ckpt")  # doctest: +SKIP
+>>> cfg = TrainConfig(epochs=2, batch_size=4096, optimizer="adam", lr=0.006)
+>>> cfg.lr_at(0.0), cfg.lr_at(1.0)                      # the original's constant rate
+(0.006, 0.006)
+>>> cosine = cfg.replace(schedule="cosine")
+>>> round(cosine.lr_at(0.5), 5), round(cosine.lr_at(1.0), 5)   # half way; the floor, lr x min_lr_ratio
+(0.00306, 0.00012)
+
+A run is then one call (:func:`knights.learn.experiment.run_version` makes it for a version)::
+
+    history = fit(model, EvalTask(spec), train, val, cfg, checkpoint="runs/v8.ckpt")
 """
 
 from __future__ import annotations
@@ -21,13 +29,14 @@ import random
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import torch
 from torch import nn
 
-from knights.data.chunks import Encoded, iter_batches
+from knights.data.cache import iter_batches
+from knights.data.chunks import Encoded
 from knights.features.inputs import InputSpec
 
 
@@ -66,7 +75,7 @@ class TrainConfig:
         floor = self.lr * self.min_lr_ratio
         return floor + (self.lr - floor) * 0.5 * (1.0 + math.cos(math.pi * min(max(progress, 0.0), 1.0)))
 
-    def replace(self, **changes: object) -> "TrainConfig":
+    def replace(self, **changes: object) -> TrainConfig:
         return TrainConfig(**{**asdict(self), **changes})
 
 
@@ -124,6 +133,9 @@ class EvalTask:
 
 
 # -- history and checkpoints ----------------------------------------------------------
+StateDict = dict[str, torch.Tensor]
+"""A model's weights by name (``model.state_dict()``)."""
+
 @dataclass
 class History:
     train_loss: list[float] = field(default_factory=list)
@@ -137,7 +149,7 @@ class History:
     def epochs(self) -> int:
         return len(self.train_loss)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -160,7 +172,7 @@ def config_key(cfg: TrainConfig, model: nn.Module, n_train: int) -> str:
 
 
 def save_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, history: History, key: str,
-                    best: dict | None = None) -> None:
+                    best: StateDict | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
@@ -169,7 +181,7 @@ def save_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, hi
 
 
 def load_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer,
-                    key: str) -> tuple[History, dict | None] | None:
+                    key: str) -> tuple[History, StateDict | None] | None:
     """Restore a checkpoint of the same run: its history and the best epoch's weights
     (if it keeps them); None when there is none (or it is of another run)."""
     if not path.is_file():
@@ -243,7 +255,8 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
             bar.set_postfix(loss=f"{total / n:.4f}")
         seconds = time.perf_counter() - t0
         history.train_loss.append(total / max(n, 1))
-        history.val_loss.append(evaluate_loss(model, task, val, cfg, device) if val is not None and len(val) else float("nan"))
+        history.val_loss.append(evaluate_loss(model, task, val, cfg, device)
+                                if val is not None and len(val) else float("nan"))
         history.epoch_seconds.append(seconds)
         history.rows_per_second.append(n / seconds if seconds > 0 else float("nan"))
         if cfg.keep_best and (history.best_epoch is None
@@ -257,17 +270,16 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
             save_checkpoint(ckpt, model, opt, history, key, best)
     if cfg.keep_best and best is not None:
         model.load_state_dict(best)
-        if progress:
+        if progress and history.best_epoch is not None:
             print(f"kept epoch {history.best_epoch} (validation {history.val_loss[history.best_epoch - 1]:.4f})")
     model.eval()
     return history
 
 
-def environment() -> dict:
+def environment() -> dict[str, Any]:
     """Library versions and machine, for model metadata."""
-    import sklearn
-
     import chess
+    import sklearn
 
     return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
             "python-chess": chess.__version__, "scikit-learn": sklearn.__version__,

@@ -4,9 +4,10 @@ and numbers. ``python report/build.py`` runs them all (``make report`` does).
 Modules:
 
 * :mod:`sources`: the **only** code that reads ``report/results/*`` and model
-  metadata; every schema the report depends on is interpreted there.
-* :mod:`repo`: facts read from the source tree without importing it (version
-  libraries, the Makefile's data recipe, the engine's opening table), by parsing.
+  metadata; every schema the report depends on is interpreted there. What the
+  report quotes from the code (version libraries, the generator's and the engine's
+  constants) is among those results: ``settings.json``, which ``knights settings``
+  writes by importing the live values. The report never reads source code.
 * :mod:`datastats`: statistics of a folder of CSSLab chunk files (stdlib + NumPy).
 * :mod:`tex`: number macros, booktabs tables and placeholders.
 * :mod:`figures`, :mod:`tables`: one function per figure / table.

@@ -3,23 +3,23 @@
     python report/build.py [--out DIR] [--results DIR] [--models-el DIR] [--models-sl DIR]
 
 writes ``DIR/figures/*.pdf``, ``DIR/tables/*.tex`` and ``DIR/numbers.tex`` (``DIR``
-defaults to ``report/``) from ``report/results/``, the models' metadata, the source
-tree and the committed data sample. What is not measured yet becomes a marked
-placeholder; the build itself never fails for a missing result.
+defaults to ``report/``) from ``report/results/`` (the code's settings included:
+``settings.json``), the models' metadata and the committed data sample. What is not
+measured yet becomes a marked placeholder; the build itself never fails for a missing
+result.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import datastats, figures, repo, sources, tables
+from . import datastats, figures, sources, tables
 from .sources import REPO, Sources, dig
 from .tex import Numbers, esc, fmt, fmt_int, fmt_pct, fmt_seconds, fmt_sig, placeholder_table
 
@@ -71,7 +71,8 @@ class Build:
         if why is None:
             try:
                 make(path)
-            except Exception as exc:  # a malformed result must not stop the report
+            except (LookupError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
+                # a malformed result (a key missing, a value of the wrong type or shape) must not stop the report
                 why = f"figure failed ({type(exc).__name__}: {exc})"[:150]
                 print(f"warning: {name}: {why}", file=sys.stderr)
         if why is not None:
@@ -83,41 +84,34 @@ class Build:
 # ================================================================================== sections
 def data_section(b: Build) -> None:
     src, n = b.src, b.nums
-    make = repo.makefile_vars(src.root)
-    gen = repo.generator(src.root)
-    exp = repo.experiment_constants(src.root)
-    el = repo.versions("EL", src.root)
+    gen = sources.dataset_generation(src)
+    rule = sources.settings(src, "data")
+    el = [v["number"] for v in sources.versions(src, "EL")]
     used = sources.data_recipe(src, el)
-    stockfish = dig(used, "generator", "stockfish") or dig(sources.bench(src, "generate") or {}, "details", "stockfish")
-    b.table("recipe", tables.recipe(make, gen, exp, stockfish, used))
-    for key in ("POSITIONS", "DEPTH", "SEED", "CHUNK_LINES"):
-        value = make.get(key, "")
-        n.put("num" + camel(key.lower()), int(value) if value.isdigit() else None, fmt_int, why="Makefile")
-    if make.get("POSITIONS", "").isdigit() and make.get("CHUNK_LINES", "").isdigit():
-        pos, lines = int(make["POSITIONS"]), int(make["CHUNK_LINES"])
-        n.put("numChunksFull", math.ceil(pos / lines), fmt_int)
-        n.put("numRowsPerLetter", 26 * lines, fmt_int)
-    else:
-        n.missing("numChunksFull", "Makefile")
-        n.missing("numRowsPerLetter", "Makefile")
-    n.put("numTestLetter", esc(exp.get("TEST_LETTERS", "?")))
-    n.put("numStockfish", esc(stockfish) if stockfish else None, why="model metadata or bench.json generate")
-    gen_info = sources.dataset_generation(src)
-    n.put("numGenerateSeconds", gen_info["seconds"], fmt_seconds, why=src.missing("dataset.json"))
+    stockfish = gen["stockfish"] or dig(used, "generator", "stockfish")
+    full = sources.data_stats_committed(src)
+    b.table("recipe", tables.recipe(gen, rule, full, stockfish, used))
+    why_chunks = src.missing("data_stats.json")
+    n.put("numChunksFull", full and full.get("files"), fmt_int, why=why_chunks)
+    letters = (full or {}).get("letters") or {}
+    n.put("numChunksPerLetter", max(letters.values()) if letters else None, fmt_int, why=why_chunks)
+    n.put("numRowsPerLetter", full["rows"] / len(letters) if letters else None, fmt_int, why=why_chunks)
+    why_settings = src.missing("settings.json")
+    n.put("numTestLetter", esc(rule["test_letters"]) if "test_letters" in rule else None, why=why_settings)
+    n.put("numStockfish", esc(stockfish) if stockfish else None, why="dataset.json or model metadata")
+    n.put("numGenerateSeconds", gen["seconds"], fmt_seconds, why=src.missing("dataset.json"))
     for k in ("train", "val", "test"):
         n.put(f"numUsed{camel(k)}Rows", dig(used, k, "rows"), fmt_int, why="a trained full-data EL model")
 
-    rule = repo.target_constants(src.root)
-    n.put("numMatePawns", rule.get("MATE_PAWNS"), fmt, digits=0, why="knights/data/csslab.py")
-    n.put("numClipPawns", rule.get("CLIP_PAWNS"), fmt, digits=0, why="knights/data/csslab.py")
-    full = sources.data_stats_committed(src)
+    n.put("numMatePawns", rule.get("mate_pawns"), fmt, digits=0, why=why_settings)
+    n.put("numClipPawns", rule.get("clip_pawns"), fmt, digits=0, why=why_settings)
     if full:
         folder = str(full.get("folder", "data/full"))
         ds, label = full, ("the committed sample" if "sample" in folder else "the full dataset") + f" ({folder})"
     else:
         try:
-            ds = datastats.compute(b.data_sample, mate=float(rule.get("MATE_PAWNS", datastats.MATE)),
-                                   clip=float(rule.get("CLIP_PAWNS", datastats.CLIP)))
+            ds = datastats.compute(b.data_sample, mate=float(rule.get("mate_pawns", datastats.MATE)),
+                                   clip=float(rule.get("clip_pawns", datastats.CLIP)))
             label = "the committed sample (data/sample)"
         except (OSError, ValueError) as exc:
             ds, label = None, str(exc)
@@ -141,16 +135,14 @@ def data_section(b: Build) -> None:
 
 def networks_section(b: Build) -> None:
     src, n = b.src, b.nums
-    el, sl = repo.versions("EL", src.root), repo.versions("SL", src.root)
-    libs_el = [repo.library("EL", v, src.root) for v in el]
-    libs_sl = [repo.library("SL", v, src.root) for v in sl]
+    libs_el, libs_sl = sources.versions(src, "EL"), sources.versions(src, "SL")
+    el, sl = [v["number"] for v in libs_el], [v["number"] for v in libs_sl]
+    why_settings = src.missing("settings.json")
     runs = sources.training_runs(src)
-    metas = {f"EL/v{v}": src.meta("EL", v) for v in el} | {f"SL/v{v}": src.meta("SL", v) for v in sl}
-    plan = repo.pipeline_runs(src.root)
-    b.table("el_versions", tables.el_versions(libs_el, plan, metas))
-    n.put("numElVersions", len(el), fmt_int)
-    n.put("numSlVersions", len(sl), fmt_int)
-    hist = {f"EL/v{v}": sources.history(src, "EL", v) for v in el} | {f"SL/v{v}": sources.history(src, "SL", v) for v in sl}
+    hist = {lib["name"]: sources.history(src, lib["family"], lib["number"]) for lib in libs_el + libs_sl}
+    b.table("el_versions", tables.el_versions(libs_el, runs, hist, why_settings))
+    n.put("numElVersions", len(el) or None, fmt_int, why=why_settings)
+    n.put("numSlVersions", len(sl) or None, fmt_int, why=why_settings)
     el_hist = {k: hist[k] for k in hist if k.startswith("EL/")}
     sl_hist = {k: hist[k] for k in hist if k.startswith("SL/")}
     why_models = "knights ship-models"
@@ -185,13 +177,11 @@ def networks_section(b: Build) -> None:
     for v in el:
         r = by.get(f"EL/v{v}")
         n.put(f"numMaeV{word(v)}", r and r["mae"], fmt, why=why, digits=3)
-    counts = {lib["version"]: (metas.get(lib["version"]) or {}).get("parameters") or lib.get("parameters")
-              for lib in libs_el + libs_sl}
-    for name, c in counts.items():
-        n.put(f"numParams{name.split('/')[0].title()}V{word(int(name.split('/v')[1]))}", c, fmt_int)
+    for lib in libs_el + libs_sl:
+        n.put(f"numParams{lib['family'].title()}V{word(lib['number'])}", lib["parameters"], fmt_int)
 
     moves = sources.move_table(src, sl)
-    b.table("sl_versions", tables.sl_versions(libs_sl, moves, plan))
+    b.table("sl_versions", tables.sl_versions(libs_sl, moves, runs, hist, why_settings))
     b.figure("legal_share", lambda p: figures.legal_share(moves, p),
              None if any(m["legal_share"] is not None for m in moves) else src.missing("networks.json"))
     best_legal = max((m["legal_share"] for m in moves if m["legal_share"] is not None), default=None)
@@ -229,8 +219,8 @@ def ensemble_section(b: Build) -> None:
     n.put("numBudgetMs", s["budget_ms"], fmt_sig, why=why)
     n.put("numBudgetMb", s["budget_mb"], fmt_sig, why=why)
     n.put("numEnsembleTestRows", s["test_rows"], fmt_int, why=why)
-    n.put("numEnsembleQuick", "quick run on the committed sample" if s["quick"] else ("full run" if s["quick"] is False else None),
-          why=why)
+    quick = "quick run on the committed sample" if s["quick"] else ("full run" if s["quick"] is False else None)
+    n.put("numEnsembleQuick", quick, why=why)
     original = next((x for x in blends if x["name"] == "original"), None)
     n.put("numOriginalBlendMae", original and original["test_mae"], fmt, why=why, digits=3)
     learners = [m for m in members if m["kind"] != "network" and m["test_mae"] is not None]
@@ -244,13 +234,14 @@ def ensemble_section(b: Build) -> None:
 
 def playing_section(b: Build) -> None:
     src, n = b.src, b.nums
-    eng = repo.engine_constants(src.root)
-    b.table("opening", tables.opening(eng.get("OPENING_TABLE")))
-    n.put("numDefaultEvaluator", esc(eng["DEFAULT_EVALUATOR"]) if eng.get("DEFAULT_EVALUATOR") else None,
-          why="knights/evaluator.py")
-    n.put("numMateScore", eng.get("MATE_SCORE"), fmt, digits=0, why="knights/engine.py")
-    table = eng.get("OPENING_TABLE") or ()
-    n.put("numOpeningLastMove", max((lim for _, lim in table if lim), default=None), fmt_int, why="knights/engine.py")
+    eng = sources.settings(src, "engine")
+    why = src.missing("settings.json")
+    table = eng.get("opening_table") or []
+    b.table("opening", tables.opening(table))
+    n.put("numDefaultEvaluator", esc(eng["default_evaluator"]) if eng.get("default_evaluator") else None, why=why)
+    n.put("numMateScore", eng.get("mate_score"), fmt, digits=0, why=why)
+    n.put("numOpeningLastMove", max((lim for _, lim in table if lim), default=None), fmt_int, why=why)
+    n.put("numOrigCaptureBonus", eng.get("original_capture_bonus"), "{:g}".format, why=why)
 
     bars = list(sources.decision_ms(src))
     for m in sources.ensemble_members(src):
@@ -261,23 +252,24 @@ def playing_section(b: Build) -> None:
     dec = sources.bench(src, "decision")
     why = "bench.json decision (make bench)"
     ok = dec and dec["status"] != "SKIP"
-    n.put("numDecisionMs", ok and (sources.number(dec["details"].get("ms_per_decision"))
-                                   or (1000 / dec["rate"] if dec["rate"] else None)) or None, fmt_sig, why=why)
-    n.put("numDecisionBaselineMs", ok and (sources.number(dec["details"].get("baseline_ms_per_decision"))
-                                           or (1000 / dec["baseline_rate"] if dec["baseline_rate"] else None)) or None,
+    n.put("numDecisionMs", (ok and (sources.number(dec["details"].get("ms_per_decision"))
+                                   or (1000 / dec["rate"] if dec["rate"] else None))) or None, fmt_sig, why=why)
+    n.put("numDecisionBaselineMs", (ok and (sources.number(dec["details"].get("baseline_ms_per_decision"))
+                                           or (1000 / dec["baseline_rate"] if dec["baseline_rate"] else None))) or None,
           fmt_sig, why=why)
-    n.put("numDecisionRatio", ok and dec["ratio"] or None, fmt_sig, why=why)
+    n.put("numDecisionRatio", (ok and dec["ratio"]) or None, fmt_sig, why=why)
     n.put("numDecisionStatus", dec["status"] + (" (quick run)" if dec["quick"] else "") if dec else None, why=why)
-    n.put("numDecisionLegalMoves", ok and sources.number(dec["details"].get("legal_moves_mean")) or None, fmt,
+    n.put("numDecisionLegalMoves", (ok and sources.number(dec["details"].get("legal_moves_mean"))) or None, fmt,
           digits=0, why=why)
     ens = sources.bench(src, "ensemble_decision")
     why = "bench.json ensemble_decision (make bench)"
     ok = ens and ens["status"] != "SKIP"
-    n.put("numEnsembleDecisionMs", ok and sources.number(ens["details"].get("ms_per_decision")) or None, fmt_sig, why=why)
+    n.put("numEnsembleDecisionMs", (ok and sources.number(ens["details"].get("ms_per_decision"))) or None, fmt_sig,
+          why=why)
     load = sources.bench(src, "ensemble_load")
     why = "bench.json ensemble_load (make bench)"
     ok = load and load["status"] != "SKIP"
-    n.put("numEnsembleLoadSeconds", ok and sources.number(load["details"].get("seconds")) or None, fmt_sig, why=why)
+    n.put("numEnsembleLoadSeconds", (ok and sources.number(load["details"].get("seconds"))) or None, fmt_sig, why=why)
 
     sk = sources.soak(src)
     why = "bench.json soak (make bench)"
@@ -378,10 +370,9 @@ def original_numbers(b: Build, original: dict) -> None:
 
 
 def formats_section(b: Build) -> None:
-    root = b.src.root
-    el = repo.file_sizes("models_EL/v*.pt", root)
-    sl = repo.file_sizes("models_SL/v*.pt", root)
-    ens = repo.file_sizes("ensemble/models/*", root)
+    el = sources.file_sizes(b.src, "models_EL/v*.pt")
+    sl = sources.file_sizes(b.src, "models_SL/v*.pt")
+    ens = sources.file_sizes(b.src, "ensemble/models/*")
 
     def files(d: dict, pattern: str) -> str:
         if not d:
@@ -391,13 +382,16 @@ def formats_section(b: Build) -> None:
     rows = [
         ["Evaluation networks", files(el, "models_EL/vN.pt"),
          "PyTorch state dict (names $\\to$ tensors), float32; metadata \\texttt{vN.json}",
-         "\\texttt{torch.load(weights\\_only=True)}; anything but a flat name-to-tensor mapping is refused, naming the file"],
+         "\\texttt{torch.load(weights\\_only=True)}; anything but a flat name-to-tensor mapping is refused, "
+         "naming the file"],
         ["Move networks", files(sl, "models_SL/vN.pt"),
          "state dict with the large matrices stored 4-bit (one scale per row)",
          "as above; expanded to float32 after loading; test metrics recorded for the stored form"],
         ["Classical learners, democracy", files({k: v for k, v in ens.items()}, "ensemble/models/*"),
-         "plain numeric arrays (\\texttt{.npz}) + JSON sidecar with SHA-256, dtypes and shapes; \\texttt{democracy.json} manifest",
-         "hash checked before opening; \\texttt{allow\\_pickle=False}; only the listed arrays and dtypes; estimators rebuilt from arrays"],
+         "plain numeric arrays (\\texttt{.npz}) + JSON sidecar with SHA-256, dtypes and shapes; "
+         "\\texttt{democracy.json} manifest",
+         "hash checked before opening; \\texttt{allow\\_pickle=False}; only the listed arrays and dtypes; "
+         "estimators rebuilt from arrays"],
         ["The original", "whole pickled modules", "\\texttt{torch.save(model)}, scikit-learn pickles",
          "unpickling runs arbitrary code from the file"],
     ]
@@ -416,7 +410,7 @@ def timings_section(b: Build, script_seconds: float) -> None:
          "seconds": b.runs_total, "source": "results/training_runs.json"},
         {"command": "knights results", "what": "held-out table: every network, material, Stockfish depth 1",
          "seconds": sources.number(net.get("seconds")), "source": "results/networks.json"},
-        {"command": "python -m knights.evaluate.train_democracy", "what": "learners, K sweep, blends; ship the democracy",
+        {"command": "knights ensemble", "what": "learners, K sweep, blends; ship the democracy",
          "seconds": b.ensemble_seconds, "source": "results/ensemble.json"},
         {"command": "make strength", "what": "rating ladder games and move-quality analysis",
          "seconds": b.strength_seconds, "source": "results/elo.json"},
@@ -498,7 +492,7 @@ def build(out: Path, src: Sources, data_sample: Path | None = None, tex_path: Pa
         inputs.append(sources.Input(
             f"models_{family}/v*.json", Path(f"models_{family}"), "read" if read else "missing",
             "knights ship-models", stamp=max((i.stamp for i in read if i.stamp), default=None),
-            quick=(True if quick else False) if read else None,
+            quick=(bool(quick)) if read else None,
             error=f"{len(read)} of {len(metas)} versions trained" + (f", {len(quick)} quick" if quick else "")))
     b.table("provenance", tables.provenance(inputs))
     fill_gaps(b, Path(tex_path).read_text())
@@ -531,7 +525,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: placeholders for what no section produced: {', '.join(b.fallbacks)}", file=sys.stderr)
         pending = sorted(set(b.nums.pending.values()) | set(b.placeholders.values()))
         if pending:
-            print(f"not yet measured ({len(b.nums.pending)} numbers, {len(b.placeholders)} tables/figures), waiting for:")
+            print(f"not yet measured ({len(b.nums.pending)} numbers, {len(b.placeholders)} tables/figures), "
+                  "waiting for:")
             for why in pending:
                 print(f"  - {why}")
     return 0

@@ -6,13 +6,14 @@ nothing to draw it writes a placeholder figure that names what is missing.
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 FULL, HALF = 6.3, 3.1   # inches: text width of the report, and half of it
 OURS, BASE, GREY, MISS = "#c0392b", "#2c7fb8", "#888888", "#e67e22"
@@ -52,7 +53,7 @@ def data_stats(ds: dict, path: Path) -> Path:
     fig, (a, b) = plt.subplots(1, 2, figsize=(FULL, 2.2), gridspec_kw={"width_ratios": [1.4, 1]})
     edges, counts = ds["eval_hist"]["edges"], ds["eval_hist"]["counts"]
     n = ds["rows"]
-    mids = [(lo + hi) / 2 for lo, hi in zip(edges, edges[1:])]
+    mids = [(lo + hi) / 2 for lo, hi in itertools.pairwise(edges)]
     mate, clip = ds.get("mate", 10.0), ds.get("clip", 9.0)
     a.bar(mids, [c / n for c in counts], width=edges[1] - edges[0], color=BASE,
           label=f"evaluation (clipped to $\\pm${clip:g})")
@@ -63,7 +64,7 @@ def data_stats(ds: dict, path: Path) -> Path:
     a.set_xlim(-mate - 0.6, mate + 0.6)
     a.legend(frameon=False, loc="upper center")
     le, lc = ds["length_hist"]["edges"], ds["length_hist"]["counts"]
-    b.bar([(x + y) / 2 for x, y in zip(le, le[1:])], lc, width=le[1] - le[0], color=BASE)
+    b.bar([(x + y) / 2 for x, y in itertools.pairwise(le)], lc, width=le[1] - le[0], color=BASE)
     b.set_xlabel("positions per game")
     b.set_ylabel("games")
     return _save(fig, path)
@@ -109,7 +110,7 @@ def mae_bars(rows: list[dict], path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(HALF + 0.4, 0.22 * len(rows) + 0.6))
     ys = list(range(len(rows)))[::-1]
     ax.barh(ys, [r["mae"] for r in rows], color=[GREY if r["kind"] == "baseline" else BASE for r in rows])
-    for y, r in zip(ys, rows):
+    for y, r in zip(ys, rows, strict=False):
         ax.text(r["mae"], y, f" {r['mae']:.2f}", va="center", fontsize=6)
     ax.set_yticks(ys, [r["name"] for r in rows])
     ax.set_xlabel("held-out MAE (pawns)")
@@ -136,7 +137,7 @@ def k_sweep(s: dict, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(HALF, 1.9))
     ax.plot(s["ks"], s["mae"], "o-", ms=2.5, lw=1, color=BASE)
     best = s["best_k"]
-    best_mae = min(m for k, m in zip(s["ks"], s["mae"]) if k == best)
+    best_mae = min(m for k, m in zip(s["ks"], s["mae"], strict=False) if k == best)
     ax.plot([best], [best_mae], "o", ms=6, mfc="none", color=OURS)
     ax.annotate(f"K = {best:.0f}", (best, best_mae), textcoords="offset points", xytext=(6, 8), color=OURS, fontsize=7)
     ax.set_xlabel("K (neighbours, distance-weighted)")
@@ -152,7 +153,7 @@ def latency(bars: list[tuple[str, float, str]], path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(HALF + 0.5, 0.22 * len(bars) + 0.7))
     ys = list(range(len(bars)))[::-1]
     ax.barh(ys, [b[1] for b in bars], color=[colours.get(b[2], BASE) for b in bars])
-    for y, b in zip(ys, bars):
+    for y, b in zip(ys, bars, strict=False):
         ax.text(b[1], y, f" {b[1]:.3g}", va="center", fontsize=6)
     ax.set_yticks(ys, [b[0] for b in bars])
     ax.set_xscale("log")
@@ -166,7 +167,7 @@ def soak(sk: dict, path: Path) -> Path:
     groups = [("against a random mover", sk["vs_random"]), ("self-play (White's result)", sk["self_play"])]
     groups = [(t, g) for t, g in groups if g]
     fig, axes = plt.subplots(1, max(1, len(groups)), figsize=(FULL, 1.7), squeeze=False)
-    for ax, (title, counts) in zip(axes.flat, groups):
+    for ax, (title, counts) in zip(axes.flat, groups, strict=False):
         names = list(counts)
         ax.bar(range(len(names)), [counts[n] for n in names], color=BASE)
         for i, n in enumerate(names):
@@ -181,7 +182,7 @@ def elo(players: list[dict], path: Path) -> Path:
     colours = {"anchor": GREY, "opponent": BASE, "ours": OURS}
     fig, ax = plt.subplots(figsize=(FULL, 0.2 * len(players) + 0.7))
     ys = list(range(len(players)))[::-1]
-    for y, p in zip(ys, players):
+    for y, p in zip(ys, players, strict=False):
         c = colours.get(p["kind"], BASE)
         if p["kind"] == "anchor" or p["low"] is None:
             ax.plot(p["rating"], y, "D", color=c, ms=4)
@@ -214,6 +215,6 @@ def bench_ratios(entries: list[dict], path: Path) -> Path:
     ax.set_xscale("log")
     ax.set_yticks(ys, [r[0] for r in rows])
     ax.set_xlabel("achieved / target (log scale; dashed: target)")
-    for y, r in zip(ys, rows):
+    for y, r in zip(ys, rows, strict=False):
         ax.text(r[1], y, f" {r[2]}", va="center", fontsize=6)
     return _save(fig, path)

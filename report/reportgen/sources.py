@@ -21,21 +21,22 @@ REPO = Path(__file__).resolve().parents[2]
 FILES: dict[str, tuple[str, str]] = {
     "networks.json": ("held-out MAE of every network and the two baselines", "knights results"),
     "training_runs.json": ("time and size of every shipped training run", "knights ship-models"),
-    "ensemble.json": ("learners, K sweep, blends of the democracy", "python -m knights.evaluate.train_democracy"),
+    "ensemble.json": ("learners, K sweep, blends of the democracy", "knights ensemble"),
     "elo.json": ("ratings with intervals, scores against every opponent", "make strength"),
     "quality.json": ("move quality of the shipped bot (Stockfish-judged)", "make strength"),
     "bench.json": ("throughput benchmarks against their baselines", "make bench"),
     "dataset.json": ("how the full dataset was generated (rows, games, seconds)", "make data"),
     "data_stats.json": ("statistics of the full dataset", "report/data_stats.py data/full"),
+    "settings.json": ("the code's settings: data recipe, versions, engine", "knights settings"),
 }
 
 
 def dig(obj, *keys, default=None):
     """``obj[k1][k2]...`` or ``default`` when any step is missing."""
     for k in keys:
-        if isinstance(obj, dict) and k in obj:
-            obj = obj[k]
-        elif isinstance(obj, list) and isinstance(k, int) and -len(obj) <= k < len(obj):
+        in_dict = isinstance(obj, dict) and k in obj
+        in_list = isinstance(obj, list) and isinstance(k, int) and -len(obj) <= k < len(obj)
+        if in_dict or in_list:
             obj = obj[k]
         else:
             return default
@@ -196,7 +197,8 @@ def move_table(src: Sources, versions: list[int]) -> list[dict]:
 
 
 def history(src: Sources, family: str, v: int) -> dict | None:
-    """Per-epoch train_loss, val_loss, rows_per_second, epoch_seconds, device; quick flag."""
+    """Per-epoch train_loss, val_loss, rows_per_second, epoch_seconds, device; quick flag,
+    training rows and seconds, parameters, stored form and the batch size trained with."""
     meta = src.meta(family, v)
     h = dig(meta, "history")
     if not isinstance(h, dict) or not h.get("train_loss"):
@@ -207,7 +209,7 @@ def history(src: Sources, family: str, v: int) -> dict | None:
             "device": h.get("device"), "quick": bool(meta.get("quick")),
             "train_rows": number(dig(meta, "data", "train", "rows")),
             "train_seconds": number(meta.get("train_seconds")), "parameters": number(meta.get("parameters")),
-            "stored": meta.get("stored")}
+            "stored": meta.get("stored"), "batch_size": number(dig(meta, "train_config", "batch_size"))}
 
 
 def data_recipe(src: Sources, versions: list[int]) -> dict:
@@ -224,6 +226,33 @@ def data_recipe(src: Sources, versions: list[int]) -> dict:
     return {}
 
 
+# -- settings (imported from the code by knights settings) --------------------------------------
+def settings(src: Sources, section: str) -> dict:
+    """One section of ``settings.json`` (``data``, ``versions`` or ``engine``), ``{}`` when missing."""
+    found = dig(src.result("settings.json"), section)
+    return found if isinstance(found, dict) else {}
+
+
+def versions(src: Sources, family: str) -> list[dict]:
+    """The versions of ``family`` the code declares, by number: name, family, number,
+    inputs, train (the version's TrainConfig), data (letters) and layers (convs,
+    widths) as dicts, parent, penalty and parameters, as ``settings.json`` records them."""
+    rows = []
+    for name, v in settings(src, "versions").items():
+        number_ = name.removeprefix(f"{family}/v")
+        if number_ == name or not number_.isdigit() or not isinstance(v, dict):
+            continue
+        sections = {k: v[k] if isinstance(v.get(k), dict) else {} for k in ("inputs", "train", "data", "layers")}
+        rows.append({"name": name, "family": family, "number": int(number_), **sections, "parent": v.get("parent"),
+                     "penalty": number(v.get("penalty")), "parameters": number(v.get("parameters"))})
+    return sorted(rows, key=lambda v: v["number"])
+
+
+def file_sizes(src: Sources, pattern: str) -> dict[str, int]:
+    """Sizes in bytes of the repository's files matching a glob (the shipped artefacts)."""
+    return {str(p.relative_to(src.root)): p.stat().st_size for p in sorted(src.root.glob(pattern)) if p.is_file()}
+
+
 # -- training runs ------------------------------------------------------------------------
 def mean_rate(values) -> float | None:
     """The mean of the numeric, non-zero rates in ``values`` (None when there are none)."""
@@ -236,6 +265,13 @@ def training_rate(run: dict | None, hist: dict | None) -> float | None:
     else the mean of its metadata's per-epoch rates (:func:`history`)."""
     rps = (run or {}).get("rows_per_second")
     return rps if rps is not None else mean_rate((hist or {}).get("rows_per_second"))
+
+
+def epochs_trained(run: dict | None, hist: dict | None) -> float | None:
+    """Epochs the shipped weights of a version were trained for: its runs-log entry
+    (:func:`training_runs`), else the length of its metadata's loss history (:func:`history`)."""
+    epochs = (run or {}).get("epochs")
+    return epochs if epochs is not None else (len(hist["train_loss"]) if hist else None)
 
 
 def training_runs(src: Sources) -> dict[str, dict]:
@@ -259,7 +295,8 @@ def k_sweep(src: Sources) -> dict | None:
     s = dig(src.result("ensemble.json"), "k_sweep")
     if not isinstance(s, dict) or not s.get("ks") or not s.get("mae"):
         return None
-    pairs = [(number(k), number(m)) for k, m in zip(s["ks"], s["mae"]) if number(k) is not None and number(m) is not None]
+    pairs = [(number(k), number(m)) for k, m in zip(s["ks"], s["mae"], strict=False)
+             if number(k) is not None and number(m) is not None]
     if not pairs:
         return None
     best = number(s.get("best_k")) or min(pairs, key=lambda p: p[1])[0]
@@ -284,7 +321,8 @@ def ensemble_blends(src: Sources) -> list[dict]:
     if not isinstance(blends, dict):
         return []
     shipped = dig(doc, "shipped", "blend")
-    return [{"name": n, "how": b.get("how", ""), "weights": {k: number(w) or 0.0 for k, w in (b.get("weights") or {}).items()},
+    return [{"name": n, "how": b.get("how", ""),
+             "weights": {k: number(w) or 0.0 for k, w in (b.get("weights") or {}).items()},
              "val_mae": number(dig(b, "val", "mae")), "test_mae": number(dig(b, "test", "mae")),
              "ms": number(b.get("ms_per_decision")), "mb": number(b.get("mb")), "shipped": n == shipped}
             for n, b in blends.items() if isinstance(b, dict)]
@@ -433,6 +471,10 @@ def data_stats_committed(src: Sources) -> dict | None:
 
 
 def dataset_generation(src: Sources) -> dict:
+    """How ``make data`` generated the full dataset: rows, games, seconds, workers,
+    Stockfish build, and the recipe it ran (seed, depth, max_plies)."""
     doc = src.result("dataset.json") or {}
+    recipe = doc.get("recipe") if isinstance(doc.get("recipe"), dict) else {}
     return {"seconds": number(doc.get("seconds")), "rows": number(doc.get("rows")), "games": number(doc.get("games")),
-            "workers": number(doc.get("workers")), "stockfish": doc.get("stockfish")}
+            "workers": number(doc.get("workers")), "stockfish": doc.get("stockfish"),
+            **{k: number(recipe.get(k)) for k in ("seed", "depth", "max_plies")}}

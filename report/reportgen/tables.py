@@ -1,58 +1,70 @@
 """The report's tables, one function each, returning a booktabs ``tabular``.
 
-Inputs are adapted rows (:mod:`sources`) and parsed source facts (:mod:`repo`);
-missing values become a red ``n/m`` cell, a missing table a placeholder naming the
-command that will produce it.
+Inputs are adapted rows (:mod:`sources`): measured results and the code's settings
+(``settings.json``); missing values become a red ``n/m`` cell, a missing table a
+placeholder naming the command that will produce it.
 """
 
 from __future__ import annotations
 
-from .sources import training_rate
+from .sources import epochs_trained, training_rate
 from .tex import PENDING, cell, code, esc, fmt, fmt_int, fmt_pct, fmt_seconds, fmt_sig, placeholder_table, tabular
 
-INPUT_WORDS = {"turn": "turn", "check": "check", "capture": "capture"}
 PLANE_WORDS = {"signed": "signed", "six": "6 planes", "three": "3 planes", "none": "64 codes"}
 
 
-def inputs_text(lib: dict) -> str:
-    """``signed + turn, check``; ``6 planes + counts``."""
-    extras = [INPUT_WORDS.get(s, s) for s in lib.get("scalars", ())] + (["counts"] if lib.get("counts") else [])
-    return esc(PLANE_WORDS.get(lib.get("planes"), str(lib.get("planes"))) + (" + " + ", ".join(extras) if extras else ""))
+def inputs_text(inputs: dict) -> str:
+    """A version's ``InputSpec`` in words: ``signed + turn, check``; ``6 planes, attack maps + counts, gains``."""
+    planes = PLANE_WORDS.get(inputs.get("planes"), str(inputs.get("planes")))
+    planes += ", attack maps" if inputs.get("attacks") else ""
+    extras = list(inputs.get("scalars", ())) + [k for k in ("counts", "gains") if inputs.get(k)]
+    return esc(planes + (" + " + ", ".join(extras) if extras else ""))
 
 
-def optimiser_text(lib: dict) -> str:
-    text = f"{'Adam' if lib.get('optimizer') == 'adam' else 'SGD'} {lib.get('lr')}"
-    if lib.get("optimizer") == "sgd" and lib.get("momentum"):
-        text += f", m {lib['momentum']}"
+def optimiser_text(train: dict) -> str:
+    """``Adam 0.002``; ``SGD 0.035, m 0.9`` (from a version's ``TrainConfig``)."""
+    text = f"{'Adam' if train.get('optimizer') == 'adam' else 'SGD'} {train.get('lr')}"
+    if train.get("optimizer") == "sgd" and train.get("momentum"):
+        text += f", m {train['momentum']}"
     return esc(text)
 
 
-def layers_text(lib: dict) -> str:
-    return r"\texttt{" + esc(lib.get("layers", "?")).replace(" ", r"\allowbreak{} ") + "}"
+def layers_text(layers: dict) -> str:
+    """``Conv(6,16,k5) FC(1090,384,1)``: each convolution (in, out channels, kernel),
+    then the fully connected widths, breakable between layers."""
+    parts = [f"Conv({i},{o},k{k})" for i, o, k in layers.get("convs", [])]
+    parts.append("FC(" + ",".join(str(w) for w in layers.get("widths", [])) + ")")
+    return r"\texttt{" + r"\allowbreak{} ".join(esc(p) for p in parts) + "}"
 
 
-def _val(x, default=None):
-    return default if x is None else x
+def epochs_text(lib: dict, run: dict | None, hist: dict | None) -> str:
+    """``original / shipped``: the version's own epoch count (the notebooks' default)
+    and the epochs its shipped weights were trained for."""
+    return f"{cell(lib['train'].get('epochs'), fmt_int)} / {cell(epochs_trained(run, hist), fmt_int)}"
 
 
 # -- data ----------------------------------------------------------------------------------------------
-def recipe(make: dict, gen: dict, exp: dict, stockfish: str | None, used: dict) -> str:
-    eps = ", ".join(f"{e:g}" for e in gen.get("EPSILONS", ()))
-    lo, hi = gen.get("opening_plies", (None, None))
+def recipe(gen: dict, data: dict, chunks: dict | None, stockfish: str | None, used: dict) -> str:
+    """The data recipe: ``gen`` as ``make data`` ran it (:func:`sources.dataset_generation`),
+    ``data`` the generator's settings (``settings.json``), ``chunks`` the full dataset's
+    statistics (files per suffix letter), ``used`` the splits a trained model saw."""
+    eps = ", ".join(f"{e:g}" for e in data.get("epsilons", ()))
+    lo, hi = data.get("opening_plies") or (None, None)
+    per_letter = sorted(set((chunks or {}).get("letters", {}).values()))
     rows = [
-        ["Labels", (esc(stockfish) if stockfish else "Stockfish") + f" at depth {esc(make.get('DEPTH', '?'))}, "
+        ["Labels", (esc(stockfish) if stockfish else "Stockfish") + f" at depth {cell(gen['depth'], fmt_int)}, "
          "one search per position (label and the engine's best move)"],
-        ["Size, seed", f"{fmt_int(int(make['POSITIONS']))} positions, seed {esc(make.get('SEED', '?'))}"
-         if make.get("POSITIONS", "").isdigit() else PENDING],
+        ["Size, seed", f"{cell(gen['rows'], fmt_int)} positions in {cell(gen['games'], fmt_int)} games, "
+         f"seed {cell(gen['seed'], '{:.0f}'.format)}"],
         ["Players", "Stockfish playing a random legal move with probability $\\varepsilon \\in \\{" + eps
          + "\\}$; a greedy one-ply material counter; a random mover"],
         ["Openings", f"{lo}--{hi} random plies before the players take over" if lo is not None else PENDING],
-        ["Game end", f"the rules, or adjudication at {gen.get('recipe_max_plies', '?')} plies "
-         f"($|$eval$|$ $\\geq$ {fmt(gen.get('ADJUDICATE_PAWNS', 0), 0)} pawns wins, else a draw)"],
-        ["Chunks", f"{fmt_int(int(make['CHUNK_LINES']))} rows each, suffixes \\texttt{{aa}}, \\texttt{{ab}}, \\dots; "
-         "the first suffix letter selects train and validation sets" if make.get("CHUNK_LINES", "").isdigit()
-         else PENDING],
-        ["Test set", f"letter \\texttt{{{esc(exp.get('TEST_LETTERS', '?'))}}}: never trained or validated on"],
+        ["Game end", f"the rules, or adjudication at {cell(gen['max_plies'], fmt_int)} plies "
+         f"($|$eval$|$ $\\geq$ {cell(data.get('adjudicate_pawns'), fmt, digits=0)} pawns wins, else a draw)"],
+        ["Chunks", f"{cell(chunks.get('files'), fmt_int)} files with suffixes \\texttt{{aa}}, \\texttt{{ab}}, \\dots, "
+         f"{'/'.join(str(n) for n in per_letter)} to a first letter; that letter selects train and validation sets"
+         if chunks else PENDING],
+        ["Test set", f"letter \\texttt{{{cell(data.get('test_letters'))}}}: never trained or validated on"],
     ]
     if used:
         rows.append(["As trained (" + esc(used["version"]) + ")",
@@ -67,14 +79,16 @@ def data_stats(ds: dict) -> str:
     games = max(1, sum(res.values()))
     movers = ds.get("movers", {})
     mover_text = ", ".join(f"{esc(k)} {fmt_pct(v / n, 0)}" for k, v in movers.items())
+    skipped = f" ({fmt_int(ds['malformed'])} malformed rows skipped)" if ds.get("malformed") else ""
     rows = [
-        ["Positions", fmt_int(n) + (f" ({fmt_int(ds['malformed'])} malformed rows skipped)" if ds.get("malformed") else "")],
+        ["Positions", fmt_int(n) + skipped],
         ["Games", fmt_int(ds["games"]) + f"; results 1--0 {fmt_pct(res.get('1-0', 0) / games, 0)}, "
          f"0--1 {fmt_pct(res.get('0-1', 0) / games, 0)}, draws {fmt_pct(res.get('1/2-1/2', 0) / games, 0)}"],
         ["Positions per game", f"mean {fmt(ds['positions_per_game']['mean'], 1)}, median "
          f"{fmt(ds['positions_per_game']['median'], 0)}, range {ds['positions_per_game']['min']}--"
          f"{ds['positions_per_game']['max']}"],
-        [f"Forced mates ($\\pm${ds.get('mate', 10):g})", f"{fmt_pct(ds['mate_share'])} of positions ({fmt_int(ds['mates_white'])} for White, "
+        [f"Forced mates ($\\pm${ds.get('mate', 10):g})",
+         f"{fmt_pct(ds['mate_share'])} of positions ({fmt_int(ds['mates_white'])} for White, "
          f"{fmt_int(ds['mates_black'])} for Black)"],
         ["Other evaluations", f"median $|$eval$|$ {fmt(ds['median_abs'])} pawns; {fmt_pct(ds['clipped_share'])} "
          f"clipped at $\\pm${ds.get('clip', 9):g}"],
@@ -86,18 +100,19 @@ def data_stats(ds: dict) -> str:
 
 
 # -- networks -------------------------------------------------------------------------------------------
-def el_versions(libs: list[dict], plan: dict, metas: dict) -> str:
+def el_versions(libs: list[dict], runs: dict, hist: dict, why: str) -> str:
+    """One row per evaluation network as its library declares it (``settings.json``),
+    with the epochs its shipped weights were trained for."""
+    if not libs:
+        return placeholder_table(why)
     rows = []
     for lib in libs:
-        name = lib["version"]
-        meta = metas.get(name) or {}
-        params = meta.get("parameters") or lib.get("parameters")
-        ours = (plan.get(name) or {}).get("epochs")
-        rows.append([name.split("/")[1].upper(), layers_text(lib), inputs_text(lib), optimiser_text(lib),
-                     f"{lib.get('epochs')} / {ours if ours is not None else PENDING}",
-                     esc(f"{lib.get('train')} / {lib.get('val')}"),
-                     esc(lib["parent"].split("/")[1].upper()) if lib.get("parent") else "--",
-                     fmt_int(params) if params else PENDING])
+        name = lib["name"]
+        rows.append([f"V{lib['number']}", layers_text(lib["layers"]), inputs_text(lib["inputs"]),
+                     optimiser_text(lib["train"]), epochs_text(lib, runs.get(name), hist.get(name)),
+                     esc(f"{lib['data'].get('train')} / {lib['data'].get('val')}"),
+                     esc(str(lib["parent"]).split("/")[-1].upper()) if lib["parent"] else "--",
+                     cell(lib["parameters"], fmt_int)])
     return tabular(["V", "Layers", "Inputs", "Optimiser", "Epochs", "Train / val. letters", "From",
                     "Params"], rows,
                    r"@{}l L{0.19\linewidth} L{0.13\linewidth} l c L{0.14\linewidth} c r@{}")
@@ -107,7 +122,7 @@ def networks(table: dict | None, why: str) -> str:
     if not table:
         return placeholder_table(why)
     rows, groups = [], []
-    ordered = [r for r in table["rows"] if r["kind"] == "baseline"] + [r for r in table["rows"] if r["kind"] != "baseline"]
+    ordered = sorted(table["rows"], key=lambda r: r["kind"] != "baseline")   # baselines first, order kept
     n_base = sum(r["kind"] == "baseline" for r in ordered)
     best = min((r["mae"] for r in ordered if r["kind"] != "baseline" and r["mae"] is not None), default=None)
     for r in ordered:
@@ -123,20 +138,23 @@ def networks(table: dict | None, why: str) -> str:
                    groups=groups)
 
 
-def sl_versions(libs: list[dict], rows_: list[dict], plan: dict) -> str:
+def sl_versions(libs: list[dict], rows_: list[dict], runs: dict, hist: dict, why: str) -> str:
+    """One row per move network: its declaration (``settings.json``), the batch size and
+    epochs its shipped weights were trained with, and its test-letter shares (``rows_``)."""
+    if not libs:
+        return placeholder_table(why)
     by_name = {r["name"]: r for r in rows_}
     rows = []
     for lib in libs:
-        r = by_name.get(lib["version"], {})
-        ran = plan.get(lib["version"], {})
-        batch = fmt_int(lib.get("batch_size") or 0)
-        if ran.get("batch_size") and ran["batch_size"] != lib.get("batch_size"):
-            batch += f" / {fmt_int(ran['batch_size'])}"
-        rows.append([lib["version"].split("/")[1].upper(), layers_text(lib), fmt(lib.get("penalty") or 0, 0),
-                     optimiser_text(lib), batch,
-                     f"{lib.get('epochs')} / {ran['epochs'] if ran.get('epochs') is not None else PENDING}",
-                     fmt_int(r.get("parameters") or lib["parameters"]) if (r.get("parameters") or lib.get("parameters")) else PENDING,
-                     cell(r.get("legal_share"), fmt_pct), cell(r.get("top1_played"), fmt_pct)])
+        name = lib["name"]
+        r, h = by_name.get(name, {}), hist.get(name) or {}
+        batch = cell(lib["train"].get("batch_size"), fmt_int)
+        if h.get("batch_size") and h["batch_size"] != lib["train"].get("batch_size"):
+            batch += f" / {fmt_int(h['batch_size'])}"
+        rows.append([f"V{lib['number']}", layers_text(lib["layers"]), cell(lib["penalty"], fmt, digits=0),
+                     optimiser_text(lib["train"]), batch, epochs_text(lib, runs.get(name), h),
+                     cell(lib["parameters"], fmt_int), cell(r.get("legal_share"), fmt_pct),
+                     cell(r.get("top1_played"), fmt_pct)])
     return tabular(["V", "Layers", "Penalty", "Optimiser", "Batch", "Epochs", "Params", "Legal", "Played"], rows,
                    r"@{}l L{0.24\linewidth} r l r c r r r@{}")
 
@@ -145,7 +163,7 @@ def training_runs(libs: list[dict], runs: dict, hist: dict) -> str:
     rows = []
     total = 0.0
     for lib in libs:
-        name = lib["version"]
+        name = lib["name"]
         r = runs.get(name)
         h = hist.get(name) or {}
         if not r and not h:
@@ -155,7 +173,7 @@ def training_runs(libs: list[dict], runs: dict, hist: dict) -> str:
         seconds = r.get("seconds") or h.get("train_seconds")
         total += seconds or 0.0
         rps = training_rate(r, h)
-        rows.append([esc(name), cell(r.get("epochs") or (len(h["train_loss"]) if h.get("train_loss") else None), fmt_int),
+        rows.append([esc(name), cell(epochs_trained(r, h), fmt_int),
                      cell(r.get("train_rows") or h.get("train_rows"), fmt_int), cell(rps, fmt_int),
                      esc(r.get("device") or h.get("device") or "?"), cell(seconds, fmt_seconds)])
     rows.append([r"\textbf{all}", "", "", "", "", r"\textbf{" + fmt_seconds(total) + "}" if total else PENDING])
@@ -177,9 +195,9 @@ def ensemble_members(members: list[dict], why: str) -> str:
         test = cell(m["test_mae"], fmt, digits=3)
         if m["test_mae"] is not None and m["test_mae"] == best:
             test = r"\textbf{" + test + "}"
-        rows.append([esc(TITLES.get(m["name"], m["name"])), cell(m["train_rows"], fmt_int) if m["kind"] != "network" else "--",
-                     cell(m["val_mae"], fmt, digits=3), test, cell(m["sign"], fmt_pct),
-                     cell(m["ms"], fmt_sig), cell(m["mb"], fmt, digits=2)])
+        fit_rows = cell(m["train_rows"], fmt_int) if m["kind"] != "network" else "--"
+        rows.append([esc(TITLES.get(m["name"], m["name"])), fit_rows, cell(m["val_mae"], fmt, digits=3), test,
+                     cell(m["sign"], fmt_pct), cell(m["ms"], fmt_sig), cell(m["mb"], fmt, digits=2)])
     return tabular(["Member", "Fit rows", "Val. MAE", "Test MAE", "Sign agrees", "ms/decision", "MB"], rows,
                    "@{}lrrrrrr@{}")
 
@@ -190,8 +208,8 @@ def ensemble_blends(blends: list[dict], why: str) -> str:
     short = {"knn": "KNN", "random_forest": "RF", "svr": "SVR", "linear_svr": "LSVR", "linear": "LR"}
     rows = []
     for b in blends:
-        weights = ", ".join(f"{esc(short.get(k, k))} {w:.2f}" for k, w in sorted(b["weights"].items(), key=lambda kv: -kv[1])
-                            if w >= 0.005) or "--"
+        by_weight = sorted(b["weights"].items(), key=lambda kv: -kv[1])
+        weights = ", ".join(f"{esc(short.get(k, k))} {w:.2f}" for k, w in by_weight if w >= 0.005) or "--"
         name = esc(b["name"].replace("_", " ")) + (r" $\star$" if b["shipped"] else "")
         rows.append([name, weights, cell(b["val_mae"], fmt, digits=3), cell(b["test_mae"], fmt, digits=3),
                      cell(b["ms"], fmt_sig), cell(b["mb"], fmt, digits=2)])
@@ -220,7 +238,7 @@ def opening_effective(table) -> list[tuple[str, list[float]]]:
 
 def opening(table) -> str:
     if not table:
-        return placeholder_table("knights/engine.py OPENING_TABLE")
+        return placeholder_table("report/results/settings.json engine (knights settings)")
     phases = opening_effective(table)
     header = ["Rank", "Weight", "Offered up to move"] + [f"moves {p[0]}" for p in phases]
     rows = []
@@ -281,7 +299,8 @@ def bench(entries: list[dict], why: str, expected: tuple[str, ...]) -> str:
     rows = []
     for b in entries:
         if b["status"] == "SKIP":
-            rows.append([code(b["name"]), esc(b["details"].get("reason", "skipped")), "", "--", "--", "--", "--", "SKIP"])
+            reason = esc(b["details"].get("reason", "skipped"))
+            rows.append([code(b["name"]), reason, "", "--", "--", "--", "--", "SKIP"])
             continue
         target = ("$\\geq$ " + fmt_sig(b["target"]) + ("$\\times$" if b["metric"] == "ratio" else "")
                   if b["target"] is not None else "--")

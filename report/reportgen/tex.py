@@ -52,7 +52,7 @@ def cell(x, formatter=None, **kw) -> str:
 
 # -- formatting ------------------------------------------------------------------------------
 def fmt_int(x) -> str:
-    return f"{int(round(x)):,}".replace(",", "{,}")
+    return f"{round(x):,}".replace(",", "{,}")
 
 
 def fmt(x, digits: int = 2) -> str:
@@ -80,7 +80,7 @@ def fmt_sig(x, sig: int = 3) -> str:
     mag = abs(x)
     if mag >= 10 ** (sig - 1):
         return fmt_int(x)
-    digits = max(0, sig - 1 - int(math.floor(math.log10(mag))))
+    digits = max(0, sig - 1 - math.floor(math.log10(mag)))
     text = fmt(x, digits)
     return text.rstrip("0").rstrip(".") if "." in text else text
 
@@ -143,7 +143,8 @@ def tabular(header: list[str] | None, rows: list[list[str]], align: str, *, note
         out.append(" & ".join(r) + r" \\")
     out.append(r"\bottomrule")
     if note:
-        out.append(rf"\multicolumn{{{len(align.replace('@{{}}', '').split())}}}{{@{{}}l@{{}}}}{{\footnotesize {note}}} \\")
+        columns = len(align.replace("@{}", "").split())
+        out.append(rf"\multicolumn{{{columns}}}{{@{{}}l@{{}}}}{{\footnotesize {note}}} \\")
     out.append(r"\end{tabular}")
     return "\n".join(out) + "\n"
 
