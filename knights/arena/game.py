@@ -223,16 +223,24 @@ def ask(player: Player, board: chess.Board) -> chess.Move | Forfeit:
     copy per move would cost time in proportion to the game's length). A player that
     leaves it changed has searched another position than the one it moves in, and
     forfeits like one that raises; the caller puts the board back."""
-    plies, fen = len(board.move_stack), board.fen()
+    before = _snapshot(board)
     try:
         move = player.choose_move(board)
     except Exception as exc:  # noqa: BLE001 - the player loses, the match goes on
         return Forfeit(FORFEIT_ERROR, f"{player.name}: {type(exc).__name__}: {exc}")
-    if len(board.move_stack) != plies or board.fen() != fen:
+    if _snapshot(board) != before:
         return Forfeit(FORFEIT_ERROR, f"{player.name} changed the board it was given")
     if not isinstance(move, chess.Move) or not board.is_legal(move):
-        return Forfeit(FORFEIT_ILLEGAL, f"{player.name} played the illegal move {move!r} in {fen}")
+        return Forfeit(FORFEIT_ILLEGAL, f"{player.name} played the illegal move {move!r} in {board.fen()}")
     return move
+
+
+def _snapshot(board: chess.Board) -> tuple[object, ...]:
+    """Everything a player could change on a board, read without building a FEN
+    (this runs twice a move): the history's length and every field of the position."""
+    return (len(board.move_stack), board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+            board.kings, board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.promoted,
+            board.turn, board.castling_rights, board.ep_square, board.halfmove_clock, board.fullmove_number)
 
 
 def _replayed(start: chess.Board, moves: list[chess.Move]) -> chess.Board:
