@@ -1,5 +1,6 @@
 """Attack maps and capture gains, checked square by square against python-chess;
-the colour mirror of encoded positions; the inputs built from them."""
+the legal gains against their python-chess reference (tests/threat_oracle.py); the
+colour mirror of encoded positions; the inputs built from them."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ import chess
 import numpy as np
 import pytest
 from test_board import random_positions
+from threat_oracle import capture_threat
 
-from knights.features.attacks import attack_maps, capture_gains
 from knights.board.arrays import boards_from_arrays, material_balance, parse_fens, squares_from_board
+from knights.board.pieces import PAWNS
 from knights.data.chunks import Encoded
+from knights.features.attacks import KING_AS_ATTACKER, attack_maps, capture_gains, legal_capture_gains
 from knights.features.inputs import InputSpec
-from knights.evaluate.threats import capture_threat
 
-VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 12}
+VALUE = {**dict(enumerate(PAWNS)), chess.KING: KING_AS_ATTACKER}
 OUR_TO_CHESS = [(7 - i // 8) * 8 + i % 8 for i in range(64)]
 
 
@@ -65,22 +67,33 @@ def test_capture_gains_by_hand(fen, gains):
     assert capture_gains(sq)[0].tolist() == gains
 
 
-def test_capture_gains_match_the_threat_term(boards):
-    """The vectorised gain is the threat term's one-step exchange without legality:
-    they agree except where a pin, a check or en passant changes the legal captures."""
+def test_legal_gains_are_the_reference(boards):
+    """Exactly the python-chess reference, wherever it cannot take en passant (the
+    arrays carry no en-passant square)."""
     sq = np.stack([squares_from_board(b) for b in boards])
-    gains = capture_gains(sq)
-    quiet = [i for i, b in enumerate(boards) if not b.is_check() and b.ep_square is None]
-    agree = [gains[i, 0 if boards[i].turn else 1] == capture_threat(boards[i]) for i in quiet]
-    assert len(quiet) > 300 and np.mean(agree) > 0.97
-    assert gains.max() >= 5
+    legal = legal_capture_gains(sq, np.array([b.turn for b in boards], np.int8))
+    rebuilt = boards_from_arrays(sq, [b.turn for b in boards])      # the same boards, no ep square
+    np.testing.assert_array_equal(legal, [capture_threat(b) for b in rebuilt])
+    assert legal.max() >= 5 and sum(b.is_check() for b in boards) >= 10
+
+
+def test_pseudo_legal_gains_bound_the_legal_ones(boards):
+    """Legality and x-rays only take captures away or make them cost, so the
+    pseudo-legal gain is never below the legal one; they differ mostly in check."""
+    sq = np.stack([squares_from_board(b) for b in boards])
+    turn = np.array([b.turn for b in boards], np.int8)
+    legal = legal_capture_gains(sq, turn)
+    pseudo = np.where(turn == 1, *capture_gains(sq).T)
+    assert (pseudo >= legal).all()
+    quiet = np.array([not b.is_check() for b in boards])
+    assert np.mean(pseudo[quiet] == legal[quiet]) > 0.97 > np.mean(pseudo[~quiet] == legal[~quiet])
 
 
 def test_mirror_is_python_chess_mirror(boards):
     data = encoded(boards)
     flipped = data.mirrored()
     rebuilt = boards_from_arrays(flipped.squares, flipped.white, flipped.castling, flipped.ep)
-    for b, m, move in zip(boards, rebuilt, flipped.move):
+    for b, m, move in zip(boards, rebuilt, flipped.move, strict=True):
         expected = b.mirror()
         assert m.board_fen() == expected.board_fen() and m.turn == expected.turn
         assert m.castling_rights == expected.castling_rights and m.ep_square == expected.ep_square
@@ -88,6 +101,8 @@ def test_mirror_is_python_chess_mirror(boards):
         assert last is None or move == chess.square_mirror(last.from_square) * 64 + chess.square_mirror(last.to_square)
     np.testing.assert_array_equal(material_balance(flipped.squares), -material_balance(data.squares))
     np.testing.assert_array_equal(flipped.target, -data.target)
+    np.testing.assert_array_equal(legal_capture_gains(flipped.squares, flipped.white),
+                                  legal_capture_gains(data.squares, data.white))
     twice = flipped.mirrored()
     for f in Encoded.FIELDS:
         np.testing.assert_array_equal(getattr(twice, f), getattr(data, f))
