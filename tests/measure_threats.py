@@ -32,7 +32,8 @@ from knights.evaluate.base import BoardsMixin, Evaluator
 from knights.evaluate.names import load_evaluator
 from knights.evaluate.threats import THREATS_SUFFIX, threat_term
 from knights.features.attacks import capture_gains, legal_capture_gains
-from knights.play.engine import OnePlyEngine, expand
+from knights.play.children import expand
+from knights.play.engine import OnePlyEngine
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,6 +17,7 @@ from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
 from knights.evaluate.names import EvaluatorError, select_evaluator
 from knights.features.inputs import InputSpec
 from knights.learn.nets import ConvNet
+from knights.play.children import expand
 from knights.play.engine import MATE_SCORE, Decision, OnePlyEngine, opening_weights
 from knights.play.rules import (
     CHECKMATE,
@@ -26,13 +27,11 @@ from knights.play.rules import (
     OPPONENT_REPETITION,
     REPETITION,
     STALEMATE,
-    EngineError,
-    board_from_fen,
-    expand,
     game_over,
     opponent_claims,
     terminal_outcomes,
 )
+from knights.play.user_input import EngineError, board_from_fen
 
 
 def material_engine(**kw) -> OnePlyEngine:

@@ -17,7 +17,8 @@ from knights.data.chunks import Encoded, read_chunk
 from knights.evaluate.base import MaterialEvaluator
 from knights.evaluate.names import load_evaluator
 from knights.evaluate.threats import ThreatAwareEvaluator, threat_term
-from knights.play.engine import OnePlyEngine, expand
+from knights.play.children import expand
+from knights.play.engine import OnePlyEngine
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample"
 

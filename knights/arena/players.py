@@ -39,7 +39,7 @@ import chess
 from knights.board.pieces import CENTIPAWNS
 from knights.data.stockfish import Stockfish
 from knights.play.engine import Decision, OnePlyEngine
-from knights.play.rules import EngineError
+from knights.play.user_input import EngineError
 
 
 @runtime_checkable

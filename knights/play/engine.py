@@ -9,9 +9,9 @@ lowest. Positions that end the game are scored exactly, never by the model::
     decision.move, decision.score, decision.candidates[:3]
 
 Scores are pawns from White's side throughout (centipawns appear only in the UCI
-front end). The rules behind them (the positions after every move, check, mate, the
-draws) are answered for all moves at once in :mod:`knights.play.rules`; this module
-turns them into scores and picks the move.
+front end). The rules behind them are answered for all moves at once: the positions
+after every move and check in :mod:`knights.play.children`, mate and the draws in
+:mod:`knights.play.rules`; this module turns them into scores and picks the move.
 
 Terminal positions
 ------------------
@@ -72,17 +72,9 @@ import numpy as np
 from knights.board.positions import Positions
 from knights.evaluate.base import Evaluator
 from knights.evaluate.names import select_evaluator
-from knights.play.rules import (
-    CHECKMATE,
-    Children,
-    EngineError,
-    board_from_fen,
-    check_position,
-    expand,
-    opponent_claims,
-    recent_placements,
-    terminal_outcomes,
-)
+from knights.play.children import Children, expand
+from knights.play.rules import CHECKMATE, opponent_claims, recent_placements, terminal_outcomes
+from knights.play.user_input import EngineError, board_from_fen, check_position
 
 MATE_SCORE = 100.0
 """Score of a checkmate, pawns (positive: White mates)."""

@@ -25,7 +25,8 @@ import chess.pgn
 
 from knights.evaluate.names import select_evaluator
 from knights.play.engine import MATE_SCORE, OnePlyEngine
-from knights.play.rules import EngineError, board_from_fen, game_over, parse_move, result_of
+from knights.play.rules import game_over, result_of
+from knights.play.user_input import EngineError, board_from_fen, parse_move
 
 BOT_NAME = "KS_ChessAI (Knights and Kernels)"
 HELP = """Moves: SAN (e4, Nf3, O-O, exd5, e8=Q) or UCI (e2e4, g1f3, e7e8q).

@@ -150,7 +150,7 @@ class UciSession:
         self.board = chess.Board()
 
     def cmd_position(self, args: list[str]) -> None:
-        from knights.play.rules import EngineError, check_position
+        from knights.play.user_input import EngineError, check_position
 
         self.flush_pending()
         if not args:
