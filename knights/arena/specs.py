@@ -44,7 +44,7 @@ from knights.arena.players import (
     UciPlayer,
 )
 from knights.evaluate.base import Evaluator
-from knights.evaluate.names import DEFAULT_EVALUATOR, load_evaluator
+from knights.evaluate.names import load_evaluator, resolve_name
 from knights.play.engine import OnePlyEngine
 
 SPEC_HELP = ("ours:<evaluator>[:det], random, greedy, ab<N>, sf-nodes:<N>, sf-elo:<E>, "
@@ -69,7 +69,7 @@ def parse_ours(spec: str) -> tuple[str, bool]:
     for suffix, value in ((":det", False), (":stoch", True)):
         if rest.endswith(suffix) or rest == suffix[1:]:
             rest, stochastic = rest[: -len(suffix)] if rest.endswith(suffix) else "", value
-    return (DEFAULT_EVALUATOR if rest in ("", "default") else rest), stochastic
+    return resolve_name(rest), stochastic
 
 
 def check_spec(spec: str) -> str:

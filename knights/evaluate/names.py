@@ -65,7 +65,8 @@ def load_evaluator(name: str | None = None) -> Evaluator:
     """An evaluator by name: ``"EL/v8"`` (any trained EL version), ``"democracy"``
     (the shipped ensemble) or ``"material"`` (counting material), each optionally with
     ``"+threats"`` (plus the static capture-threat term, :mod:`knights.evaluate.threats`);
-    ``None`` gives :data:`DEFAULT_EVALUATOR`."""
+    ``None`` gives :data:`DEFAULT_EVALUATOR`. Names are taken as spelled
+    (:func:`resolve_name` spells and checks them)."""
     name = name or DEFAULT_EVALUATOR
     if name.endswith(THREATS_SUFFIX):
         return ThreatAwareEvaluator(load_evaluator(name[: -len(THREATS_SUFFIX)]))
@@ -93,24 +94,41 @@ def canonical_evaluator_name(name: str) -> str:
         raise EvaluatorError(f"unknown evaluator {name!r}: {exc}") from None
 
 
-def select_evaluator(name: str | None = None, *,
-                     notice: Callable[[str], None] | None = _stderr_notice) -> Evaluator:
-    """The evaluator to play with. ``None`` (or ``"default"``) means
-    :data:`~knights.evaluate.names.DEFAULT_EVALUATOR`; when its weights are not on disk
-    (a fresh clone) the newest trained EL version is used, else ``"material"``, and
-    ``notice`` gets one line saying so. A named evaluator that is not available is an
-    :class:`EvaluatorError` listing the available ones."""
-    available = available_evaluators()
-    if name is None or name.strip().lower() in ("", "default"):
-        fallback = default_evaluator_name(available)
-        if fallback == DEFAULT_EVALUATOR:
-            return load_evaluator(DEFAULT_EVALUATOR)
-        if notice is not None:
-            notice(f"note: {DEFAULT_EVALUATOR} has no trained weights yet (models_EL/ is empty "
-                   f"or incomplete); playing with the '{fallback}' evaluator instead")
-        return load_evaluator(fallback)
+def is_default(name: str | None) -> bool:
+    """Whether ``name`` asks for the default evaluator (``None``, ``""``, ``"default"``)."""
+    return name is None or name.strip().lower() in ("", "default")
+
+
+def resolve_name(name: str | None, available: list[str] | None = None) -> str:
+    """The canonical name of the evaluator that ``name`` asks for, checked against
+    ``available`` (default: :func:`available_evaluators`).
+
+    The default (see :func:`is_default`) is :data:`DEFAULT_EVALUATOR`, or on a checkout
+    without its files the newest trained network, else ``"material"``; any other name is
+    spelled canonically and must be available, or :class:`EvaluatorError` lists what is.
+
+    >>> resolve_name("Material+threats", ["material", "material+threats"])
+    'material+threats'
+    >>> resolve_name("default", ["material", "EL/v3", "material+threats"])
+    'EL/v3'
+    """
+    available = available_evaluators() if available is None else available
+    if is_default(name):
+        return default_evaluator_name(available)
+    assert name is not None
     canonical = canonical_evaluator_name(name)
     if canonical not in available:
         raise EvaluatorError(f"evaluator {canonical!r} is not available here (not trained or not shipped); "
-                          f"available: {', '.join(available)}")
-    return load_evaluator(canonical)
+                             f"available: {', '.join(available)}")
+    return canonical
+
+
+def select_evaluator(name: str | None = None, *,
+                     notice: Callable[[str], None] | None = _stderr_notice) -> Evaluator:
+    """The evaluator to play with: :func:`resolve_name`, loaded. When the default
+    falls back (its files are missing), ``notice`` gets one line saying so."""
+    chosen = resolve_name(name)
+    if is_default(name) and chosen != DEFAULT_EVALUATOR and notice is not None:
+        notice(f"note: {DEFAULT_EVALUATOR} has no trained weights yet (models_EL/ is empty "
+               f"or incomplete); playing with the '{chosen}' evaluator instead")
+    return load_evaluator(chosen)
