@@ -416,7 +416,7 @@ def test_shipped_ensemble_refuses_other_network_weights(trained, quick_net, tmp_
 
 
 def test_select_shipped_takes_the_best_within_budgets():
-    from knights.evaluate.train_democracy import select_shipped
+    from knights.evaluate.democracy_results import select_shipped
 
     def blend(mae, ms, mb=1.0):
         return {"test": {"mae": mae}, "ms_per_decision": ms, "mb": mb}
@@ -431,7 +431,7 @@ def test_select_shipped_takes_the_best_within_budgets():
 
 
 def test_test_letters_never_overlap(tmp_path):
-    from knights.evaluate.train_democracy import load_data, quick_plan
+    from knights.evaluate.democracy_plan import load_data, quick_plan
 
     with pytest.raises(ValueError, match="test chunks"):
         load_data(quick_plan(val="i,k"))

@@ -46,8 +46,9 @@ def _context(quick: bool) -> dict:
         ctx["folder"] = democracy.MODELS_DIR
         ctx["source"] = "shipped"
     elif quick:
+        from knights.evaluate.democracy_plan import quick_plan
         from knights.evaluate.names import DEFAULT_NETWORK
-        from knights.evaluate.train_democracy import quick_plan, train_all
+        from knights.evaluate.train_democracy import train_all
 
         work = bench._workdir() / "ensemble"
         trained = registry.get(DEFAULT_NETWORK).is_trained()
@@ -71,7 +72,7 @@ def _context(quick: bool) -> dict:
 
 
 def _load_network(ctx: dict):
-    from knights.evaluate.train_democracy import network_member
+    from knights.evaluate.democracy_members import network_member
 
     return [network_member(v, d) for v, d in ctx["networks"]]
 
@@ -80,7 +81,7 @@ def _cold_load_seconds(folder: Path | None = None, network: tuple | None = None)
     """Load time in a fresh Python process, imports included: the ensemble in ``folder``,
     or the ``(version, models_dir)`` network alone."""
     if network is not None:
-        load = ("from knights.evaluate.train_democracy import network_member; "
+        load = ("from knights.evaluate.democracy_members import network_member; "
                 f"network_member({network[0]!r}, {network[1]!r})")
     else:
         load = f"from knights.evaluate.democracy import load_shipped; load_shipped({str(folder)!r})"

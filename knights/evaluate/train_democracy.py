@@ -15,6 +15,13 @@ form predicts what scikit-learn predicts (:func:`fit_learner`); predict validati
 and test with every member; weigh the members three ways; time every blend on one
 core; ship the blend with the lowest held-out MAE that keeps to the budgets
 (25 ms a decision, 30 MB of files).
+
+Where each step lives: :mod:`knights.evaluate.democracy_plan` (the plan and the data),
+:mod:`knights.evaluate.democracy_members` (fitting and predicting with each member),
+:mod:`knights.evaluate.democracy_results` (choosing the shipped blend, the table, the
+plots); this module runs them all (:func:`train_all`) and is the command line. The
+notebooks' names are all importable from here (``from knights.evaluate import
+train_democracy as T``: see ``__all__``).
 """
 
 from __future__ import annotations
@@ -23,20 +30,17 @@ import argparse
 import dataclasses
 import datetime as _dt
 import json
-import os
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from knights.data.cache import ChunkCache, load_encoded
-from knights.data.chunks import Encoded, select_chunks
 from knights.evaluate.democracy import (
     MANIFEST,
     MODELS_DIR,
@@ -47,18 +51,41 @@ from knights.evaluate.democracy import (
     original_weights,
     write_manifest,
 )
+from knights.evaluate.democracy_members import (
+    choose_svr_rows,
+    fit_learner,
+    network_member,
+    predict_block,
+    run_k_sweep,
+    svr_fit_seconds,
+)
+from knights.evaluate.democracy_plan import Data, Plan, load_data, make_plan, quick_plan
+from knights.evaluate.democracy_results import (
+    combine_rows,
+    plot_predictions,
+    plot_weights,
+    results_markdown,
+    select_shipped,
+    within_budgets,
+)
 from knights.evaluate.learner import LearnerEvaluator
 from knights.evaluate.timing import decision_batches, ms_per_decision, timed
 from knights.learn import learners as L
 from knights.learn import registry, store
-from knights.learn.experiment import FULL_DATA, SAMPLE_DATA, TEST_LETTERS
 from knights.learn.metrics import regression_metrics
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.figure import Figure
 
-    from knights.evaluate.base import Evaluator, NetworkEvaluator
+    from knights.evaluate.base import Evaluator
+
+# The notebooks' names (``T.make_plan``, ``T.fit_learner``, ...), the command line and the
+# trainer, wherever each is defined.
+__all__ = [
+    "DESCRIPTION", "Data", "Plan", "TrainResult", "add_arguments", "choose_svr_rows", "fit_learner", "load_data",
+    "main", "make_plan", "network_member", "plot_predictions", "plot_weights", "quick_plan", "regression_metrics",
+    "run", "run_k_sweep", "select_shipped", "svr_fit_seconds", "train_all",
+]
 
 ENSEMBLE_DIR = registry.REPO_ROOT / "ensemble"
 RESULTS_MD = ENSEMBLE_DIR / "RESULTS.md"
@@ -68,276 +95,17 @@ MIN_WEIGHT = 0.01
 """Fitted weights below this are dropped (and the rest refitted): not worth a member's time."""
 
 
-@dataclass
-class Plan:
-    """What to train on and how big each learner gets (``None`` rows: all of them)."""
-
-    data_dir: str = FULL_DATA
-    train: str = "a-h"
-    val: str = "i"
-    test: str = TEST_LETTERS
-    quick: bool = False
-    ks: tuple[int, ...] = tuple(range(1, 41))
-    sweep_train_rows: int | None = None      # None: knn_rows (K is chosen for the KNN that is fitted)
-    sweep_val_rows: int | None = 5_000
-    knn_rows: int | None = 20_000
-    rf_rows: int | None = 400_000
-    rf_max_leaf_nodes: int | None = 50_000    # ~6 bytes a node compressed: ~12 MB for 20 trees
-    svr_rows: int | str | None = "auto"
-    svr_budget_s: float = 120.0
-    svr_probe_rows: tuple[int, ...] = (1_000, 2_000, 4_000)
-    svr_max_rows: int = 10_000               # support vectors cost ~1 ms a decision per 1,000
-    svr_C: float = 10.0
-    linear_svr_rows: int | None = 400_000
-    linear_rows: int | None = 400_000
-    seed: int = 0
-    decision_budget_ms: float = 25.0
-    size_budget_mb: float = 30.0
-    timing_batches: int = 12
-    timing_repeats: int = 5
-
-    def replace(self, **kw: Any) -> Plan:
-        return dataclasses.replace(self, **{k: v for k, v in kw.items() if v is not None})
-
-
-def quick_plan(**overrides: Any) -> Plan:
-    """The committed sample (chunks a-m of ~2,500 rows): train a-h, validate i,j,
-    test k-m (the letters the quick networks use), small subsets."""
-    base = Plan(data_dir=SAMPLE_DATA, train="a-h", val="i,j", test="k-m", quick=True,
-                sweep_train_rows=None, sweep_val_rows=2_500, knn_rows=5_000, rf_rows=None,
-                rf_max_leaf_nodes=None, svr_rows=3_000, svr_probe_rows=(500, 1_000, 2_000),
-                linear_svr_rows=None, linear_rows=None,
-                timing_batches=6, timing_repeats=3)
-    return base.replace(**overrides)
-
-
-def make_plan(quick: bool = False, **overrides: Any) -> Plan:
-    return quick_plan(**overrides) if quick else Plan().replace(**overrides)
-
-
 def _say(progress: bool, *args: object) -> None:
     if progress:
         print(*args, flush=True)
 
 
-# ---------------------------------------------------------------------------- data
-@dataclass
-class Data:
-    """Training, validation and test blocks, and a fixed shuffle of the training rows
-    (every learner's subset is a prefix of it, so smaller subsets nest in larger)."""
-
-    folder: Path
-    files: dict[str, list[Path]]
-    train: Encoded
-    val: Encoded
-    test: Encoded
-    order: np.ndarray
-    excluded_val: list[str] = field(default_factory=list)
-    _X: np.ndarray | None = None
-
-    def train_xy(self, rows: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Features, targets and squares of the first ``rows`` shuffled training rows
-        (the features of the largest request are kept and sliced)."""
-        n = len(self.order) if rows is None else min(int(rows), len(self.order))
-        if self._X is None or len(self._X) < n:
-            self._X = L.features(self.train.squares[self.order[:n]])
-        idx = self.order[:n]
-        return self._X[:n], self.train.target[idx], self.train.squares[idx]
-
-    def describe(self) -> dict[str, Any]:
-        return {"folder": registry.repo_relative(self.folder),
-                **{k: {"chunks": len(v), "rows": len(getattr(self, k)), "first": v[0].name, "last": v[-1].name}
-                   for k, v in self.files.items()},
-                "val_chunks_left_out_as_network_training": self.excluded_val}
-
-
-def network_training_chunks(name: str, models_dir: str | Path | None) -> tuple[Path | None, set[str]]:
-    """The folder and chunk names a trained network learned from (its metadata)."""
-    version = registry.get(name)
-    meta_file = version.meta_path(models_dir)
-    if not meta_file.exists():
-        return None, set()
-    meta = json.loads(meta_file.read_text())
-    recipe = (meta.get("data") or {}).get("train") or {}
-    folder, letters = recipe.get("folder"), recipe.get("letters")
-    if not folder or not letters:
-        return None, set()
-    folder = registry.repo_path(folder)
-    try:
-        return folder.resolve(), {p.name for p in select_chunks(folder, letters)}
-    except (FileNotFoundError, ValueError):
-        return folder.resolve(), set()
-
-
-def load_data(plan: Plan, networks: Sequence[str] = (), models_dir: str | Path | None = None,
-              progress: bool = False) -> Data:
-    """The plan's chunks, encoded (through the chunk cache). Validation chunks that a
-    network member trained on are left out, so the blend's weights are fitted on
-    positions no member has seen; the test letters must be in neither."""
-    folder = registry.repo_path(plan.data_dir)
-    files = {k: select_chunks(folder, getattr(plan, k)) for k in ("train", "val", "test")}
-    overlap = set(files["test"]) & (set(files["train"]) | set(files["val"]))
-    if overlap:
-        raise ValueError(f"test chunks {sorted(p.name for p in overlap)} are also in training or validation")
-    shared = set(files["train"]) & set(files["val"])
-    if shared:
-        raise ValueError(f"validation chunks {sorted(p.name for p in shared)[:5]} (of {len(shared)}) are also "
-                         "training chunks of the learners: the blend would favour them")
-    excluded: set[str] = set()
-    for net in networks:
-        net_folder, names = network_training_chunks(net, models_dir)
-        if net_folder == folder.resolve():
-            excluded |= {p.name for p in files["val"]} & names
-            seen = {p.name for p in files["test"]} & names
-            if seen:
-                raise ValueError(f"{net} trained on test chunks {sorted(seen)}")
-    if excluded:
-        files["val"] = [p for p in files["val"] if p.name not in excluded]
-        if not files["val"]:
-            raise ValueError(f"every validation chunk of {plan.val!r} was used to train a network member; "
-                             "choose other validation letters (--val)")
-    cache = ChunkCache(folder.parent / "cache") if not plan.quick else ChunkCache()
-    blocks = {k: load_encoded(v, cache, progress=progress) for k, v in files.items()}
-    order = np.random.default_rng(plan.seed).permutation(len(blocks["train"]))
-    return Data(folder, files, blocks["train"], blocks["val"], blocks["test"], order, sorted(excluded))
-
-
-# ---------------------------------------------------------------------------- learners
-def run_k_sweep(data: Data, plan: Plan) -> L.KSweep:
-    """Validation MAE of distance-weighted KNN for K in ``plan.ks`` on subsets."""
-    X, y, _ = data.train_xy(plan.sweep_train_rows or plan.knn_rows)
-    n_val = len(data.val) if plan.sweep_val_rows is None else min(plan.sweep_val_rows, len(data.val))
-    vi = np.random.default_rng(plan.seed + 1).permutation(len(data.val))[:n_val]
-    return L.k_sweep(X, y, L.features(data.val.squares[vi]), data.val.target[vi], plan.ks)
-
-
-def svr_fit_seconds(data: Data, sizes: tuple[int, ...], C: float = 10.0) -> dict[int, float]:
-    """Kernel SVR fit time (seconds) at each training size."""
-    out = {}
-    for n in sizes:
-        X, y, _ = data.train_xy(n)
-        t0 = time.perf_counter()
-        L.fit_svr(X, y, C=C)
-        out[len(X)] = time.perf_counter() - t0
-    return out
-
-
-def choose_svr_rows(times: dict[int, float], budget_s: float, max_rows: int) -> tuple[int, float]:
-    """The subsample whose fit time, extrapolated from ``times`` by a power law
-    (time ~ rows^a, fitted in log-log), is ``budget_s``; and the exponent."""
-    n = np.array(sorted(times), dtype=float)
-    t = np.array([max(times[int(k)], 1e-3) for k in n])
-    a = float(np.polyfit(np.log(n), np.log(t), 1)[0]) if len(n) > 1 else 2.0
-    a = min(max(a, 1.0), 3.0)
-    rows = n[-1] * (budget_s / t[-1]) ** (1.0 / a)
-    return int(min(max(rows, n[-1]), max_rows)) // 100 * 100, a
-
-
-def fit_learner(name: str, data: Data, plan: Plan, k: int | None = None,
-                verify_rows: int = 2_000) -> tuple[Any, L.ShippedModel, L.FitRecord]:
-    """Fit one learner; returns ``(sklearn estimator, shipped model, FitRecord)``.
-
-    The shipped model's own predict is compared with scikit-learn's on validation
-    rows: ``FitRecord.verify_max_abs_diff`` (must be ~0)."""
-    rows = {"knn": plan.knn_rows, "random_forest": plan.rf_rows, "svr": plan.svr_rows,
-            "linear_svr": plan.linear_svr_rows, "linear": plan.linear_rows}[name]
-    if isinstance(rows, str):
-        raise ValueError("resolve svr_rows='auto' first (choose_svr_rows)")
-    X, y, sq = data.train_xy(rows)
-    t0 = time.perf_counter()
-    params: dict[str, Any] = {}
-    model: L.ShippedModel
-    if name == "knn":
-        if k is None:
-            raise ValueError("KNN needs K: run the sweep first")
-        est = None
-        model = L.KNNModel(sq, y, k)
-        params = {"k": int(k), "weights": "distance"}
-    elif name == "random_forest":
-        est = L.fit_random_forest(X, y, max_leaf_nodes=plan.rf_max_leaf_nodes)
-        params = {"n_estimators": 20, "max_features": 20, "random_state": 0, "n_jobs": -1,
-                  "max_leaf_nodes": plan.rf_max_leaf_nodes}
-    elif name == "svr":
-        est = L.fit_svr(X, y, C=plan.svr_C)
-        params = {"kernel": "rbf", "C": plan.svr_C, "epsilon": 0.1, "gamma": float(est._gamma),
-                  "support_vectors": len(est.support_)}
-    elif name == "linear_svr":
-        est = L.fit_linear_svr(X, y)
-        params = {"loss": "epsilon_insensitive", "C": 0.1, "epsilon": 0.0, "n_iter": int(est.n_iter_)}
-    elif name == "linear":
-        est = L.fit_linear(X, y)
-    else:
-        raise ValueError(f"unknown learner {name!r}; known: {', '.join(L.LEARNERS)}")
-    fit_s = time.perf_counter() - t0
-    if est is not None:
-        model = L.shipped_model(name, est, sq)
-    rec = L.FitRecord(name, len(X), fit_s, params)
-    if est is not None:
-        Xv = L.features(data.val.squares[:verify_rows])
-        rec.verify_max_abs_diff = float(np.max(np.abs(model.predict(Xv) - est.predict(Xv)), initial=0.0))
-        if rec.verify_max_abs_diff > 1e-5:
-            raise AssertionError(f"{name}: shipped predict differs from scikit-learn's by {rec.verify_max_abs_diff}")
-    return est, model, rec
-
-
-def predict_block(evaluator: Evaluator, block: Encoded, batch: int = 20_000) -> np.ndarray:
-    """An evaluator's predictions for a whole block, in batches."""
-    out = [np.asarray(evaluator.evaluate(block.take(slice(s, s + batch))), dtype=np.float32).reshape(-1)
-           for s in range(0, len(block), batch)]
-    return np.concatenate(out) if out else np.zeros(0, np.float32)
-
-
-def network_member(name: str, models_dir: str | Path | None = None) -> NetworkEvaluator:
-    """An EL version as a member (:func:`knights.evaluate.base.network_evaluator`; torch is
-    imported only when a network joins)."""
-    from knights.evaluate.base import network_evaluator
-
-    return network_evaluator(name, models_dir)
-
-
-def plot_predictions(pred: np.ndarray, target: np.ndarray, title: str = "",
-                     path: str | Path | None = None) -> Figure:
-    """Predicted against Stockfish's evaluation (pawns), and the error histogram."""
-    import matplotlib.pyplot as plt
-
-    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.6))
-    a.hexbin(target, pred, gridsize=40, bins="log", cmap="viridis", extent=(-10, 10, -10, 10))
-    a.plot([-10, 10], [-10, 10], color="tab:red", lw=1)
-    a.set_xlabel("Stockfish (pawns)")
-    a.set_ylabel("predicted (pawns)")
-    b.hist(np.clip(pred - target, -10, 10), bins=60, color="tab:blue")
-    b.set_xlabel("error (pawns)")
-    b.set_ylabel("positions")
-    fig.suptitle(title)
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=110)
-    return fig
-
-
-def plot_weights(blends: dict[str, Any], path: str | Path | None = None) -> Figure:
-    """One bar group per blend: each member's weight."""
-    import matplotlib.pyplot as plt
-
-    names = list(next(iter(blends.values()))["weights"])
-    fig, ax = plt.subplots(figsize=(8, 3.6))
-    width = 0.8 / max(1, len(blends))
-    for i, (bname, b) in enumerate(blends.items()):
-        ax.bar(np.arange(len(names)) + i * width, [b["weights"].get(n, 0.0) for n in names], width,
-               label=f"{bname} (test MAE {b['test']['mae']:.3f})")
-    ax.set_xticks(np.arange(len(names)) + width * (len(blends) - 1) / 2, names, rotation=20)
-    ax.set_ylabel("weight")
-    ax.legend(fontsize=8)
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=110)
-    return fig
-
-
 # ---------------------------------------------------------------------------- everything
 @dataclass
 class TrainResult:
+    """What :func:`train_all` returns: its report (``ensemble.json``'s contents), where it
+    wrote the models and the results, the K sweep, and the shipped democracy loaded back."""
+
     report: dict[str, Any]
     out_dir: Path
     results_md: Path
@@ -569,93 +337,6 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     _say(progress, f"shipped {best} to {out_dir} ({shipped_mb:.2f} MB, loads in {load_s:.2f}s, "
          f"{shipped_ms:.2f} ms/decision); results: {results_md}, {results_json}")
     return TrainResult(report, out_dir, Path(results_md), results_json, sweep, ens)
-
-
-def within_budgets(blend: dict[str, Any], ms: float, mb: float) -> bool:
-    return bool(blend["ms_per_decision"] <= ms and blend["mb"] <= mb)
-
-
-def select_shipped(blends: dict[str, Any], ms: float = 25.0, mb: float = 30.0) -> str:
-    """The blend to ship: the lowest held-out (test) MAE among those within the budgets
-    (``ms`` per decision on one core, ``mb`` of learner files)."""
-    ok = [b for b in blends if within_budgets(blends[b], ms, mb)]
-    if not ok:
-        raise RuntimeError(f"no blend keeps to the budgets ({ms} ms a decision, {mb} MB): shrink the learners")
-    return min(ok, key=lambda b: blends[b]["test"]["mae"])
-
-
-def combine_rows(P: np.ndarray, w: np.ndarray) -> np.ndarray:
-    w = np.asarray(w, dtype=np.float64)
-    combined: np.ndarray = (w / w.sum()) @ P
-    return combined
-
-
-# ---------------------------------------------------------------------------- the table
-def _fmt(x: float | None, digits: int = 3) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float) and not np.isfinite(x):
-        return "-"
-    return f"{x:.{digits}f}"
-
-
-def results_markdown(r: dict[str, Any], figure: Path | None = None, md_path: Path | None = None) -> str:
-    d = r["data"]
-    lines = ["# Classical learners and the democracy: held-out results", "",
-             f"Generated by `knights ensemble{' --quick' if r['quick'] else ''}` "
-             f"on {r['generated']} ({r['total_seconds']:.0f} s in all). Do not edit by hand.", "",
-             f"Data: `{d['folder']}`; learners trained on subsets of letters `{r['plan']['train']}` "
-             f"({d['train']['rows']:,} rows), weights fitted on `{r['plan']['val']}` ({d['val']['rows']:,} rows"
-             + (f"; {len(d['val_chunks_left_out_as_network_training'])} chunks a network trained on left out"
-                if d["val_chunks_left_out_as_network_training"] else "")
-             + f"), everything compared on the held-out test letters `{r['plan']['test']}` "
-               f"({d['test']['rows']:,} rows).",
-             "MAE and median absolute error in pawns against Stockfish (mates = +-10, clipped to +-9); sign agreement: "
-             "share of positions where the sign of the evaluation agrees (Stockfish 0 left out). "
-             "ms/decision: one core, the ~35 positions after every legal move of one position.", "",
-             "| | kind | weights | val MAE | test MAE | test median AE | sign agreement | ms/decision | MB |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for name, m in r["members"].items():
-        lines.append(f"| {name} | {m['kind']} | | {_fmt(m['val']['mae'])} | {_fmt(m['test']['mae'])} | "
-                     f"{_fmt(m['test']['median_ae'])} | {_fmt(m['test']['sign_agreement'])} | "
-                     f"{_fmt(m['ms_per_decision'], 2)} | {_fmt(m['mb'], 2)} |")
-    for name, b in r["blends"].items():
-        w = ", ".join(f"{k} {v:.3f}" for k, v in b["weights"].items() if v > 0)
-        star = " **(shipped)**" if name == r["shipped"]["blend"] else ""
-        lines.append(f"| **{name}**{star} | blend | {w} | {_fmt(b['val']['mae'])} | {_fmt(b['test']['mae'])} | "
-                     f"{_fmt(b['test']['median_ae'])} | {_fmt(b['test']['sign_agreement'])} | "
-                     f"{_fmt(b['ms_per_decision'], 2)} | {_fmt(b['mb'], 2)} |")
-    lines += ["", "Blends:", ""] + [f"- **{n}**: {b['how']}." for n, b in r["blends"].items()]
-    s = r["shipped"]
-    lines += ["", f"Shipped: **{s['blend']}**, the lowest test MAE among the blends within the budgets "
-                  f"({s['budgets']['ms_per_decision']:g} ms a decision, {s['budgets']['mb']:g} MB): "
-                  f"{s['mb']:.2f} MB of files, loads in {s['load_seconds']:.2f} s, "
-                  f"{s['ms_per_decision']:.2f} ms per decision on one core.", "", "## Learners", ""]
-    ks = r["k_sweep"]
-    fig = ""
-    if figure is not None and md_path is not None:
-        try:
-            fig = f" ![K sweep]({os.path.relpath(figure, md_path.parent)})"
-        except ValueError:
-            fig = ""
-    lines.append(f"- KNN: distance-weighted; K swept over {ks['ks'][0]}..{ks['ks'][-1]} on {ks['train_rows']:,} "
-                 f"training / {ks['val_rows']:,} validation rows: **K = {ks['best_k']}** "
-                 f"(validation MAE {min(ks['mae']):.3f}).{fig}")
-    for name, m in r["members"].items():
-        if "fit" in m:
-            f = m["fit"]
-            extra = ", ".join(f"{k} {v}" for k, v in f["params"].items())
-            lines.append(f"- {name}: {f['train_rows']:,} rows, fit {f['fit_seconds']:.1f} s"
-                         + (f"; {extra}" if extra else "")
-                         + (f"; shipped predict vs scikit-learn max |diff| {f['verify_max_abs_diff']:.1e}"
-                            if f["verify_max_abs_diff"] is not None else ""))
-    if r.get("svr_sizing"):
-        sz = r["svr_sizing"]
-        lines.append(f"- Kernel SVR subsample: probe fits {sz['probe_fit_seconds']} (rows: seconds), time ~ "
-                     f"rows^{sz['exponent']}: {sz['rows_for_budget']:,} rows would fit in ~{sz['budget_s']:.0f} s "
-                     f"on this machine; used {sz['rows']:,} (at most {sz['max_rows']:,}: every support vector "
-                     f"costs decision time).")
-    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------- CLI

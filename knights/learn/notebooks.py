@@ -238,7 +238,7 @@ def learner_notebook(name: str) -> NotebookNode:
     """``notebooks/<name>.ipynb`` for a classical learner of :data:`LEARNERS`."""
     spec = LEARNERS[name]
     intro = (spec["intro"] + "\n\nFeatures: `knights.features.planes.flat_features` (six +-1 planes flattened "
-             "and the ten piece counts, 394 numbers). Library: `knights/learn/learners.py`, "
+             "and the ten piece counts, 394 numbers). Library: `knights/learn/learners/`, "
              "`knights/evaluate/train_democracy.py`.")
     cells = [("code", LOAD.format(overrides=spec["overrides"]))]
     for heading, code in spec["steps"]:
