@@ -174,3 +174,17 @@ def test_options_change_the_engine(session):
     exchange(session, "position fen 4k3/7p/8/3n4/8/2N5/7P/4K3 w - - 0 1")
     out = exchange(session, "go")
     assert bestmove(out) == "c3d5" and any("score cp 315" in x for x in out)
+
+
+def test_evaluator_names_resolve_as_everywhere_else():
+    """The option and the flag take any spelling the one resolver takes (knights.evaluate.names)."""
+    lines: list[str] = []
+    flagged = UciSession(lines.append, evaluator="el/v8", seed=1)
+    flagged.handle("uci")
+    assert any(x.startswith("option name Evaluator type combo default EL/v8") for x in lines)
+    for spelling, canonical in (("el/8", "EL/v8"), ("Material+THREATS", "material+threats"), ("ensemble", "democracy")):
+        lines.clear()
+        assert flagged.handle(f"setoption name Evaluator value {spelling}") and lines == []
+        assert flagged.evaluator_name == canonical
+    flagged.handle("isready")
+    assert flagged.ensure_engine().name == "democracy"

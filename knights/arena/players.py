@@ -36,7 +36,7 @@ from typing import Protocol, runtime_checkable
 
 import chess
 
-from knights.board.pieces import CENTIPAWNS
+from knights.board.pieces import CENTIPAWNS, capture_gain
 from knights.data.stockfish import Stockfish
 from knights.play.engine import Decision, OnePlyEngine
 from knights.play.user_input import EngineError
@@ -70,13 +70,7 @@ def material_cp(board: chess.Board, color: chess.Color) -> int:
 
 def move_gain(board: chess.Board, move: chess.Move) -> int:
     """Material the side to move wins with ``move`` (capture and promotion), centipawns."""
-    gain = 0
-    if board.is_capture(move):
-        victim = chess.PAWN if board.is_en_passant(move) else board.piece_type_at(move.to_square)
-        gain += CENTIPAWNS[victim or 0]
-    if move.promotion:
-        gain += CENTIPAWNS[move.promotion] - CENTIPAWNS[chess.PAWN]
-    return gain
+    return 100 * capture_gain(board, move)
 
 
 class _Base:

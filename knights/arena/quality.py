@@ -38,6 +38,7 @@ import chess
 import chess.pgn
 
 from knights.arena.players import game_position
+from knights.data.csslab import winrate
 from knights.data.stockfish import Stockfish
 
 CP_CEILING = 1000
@@ -45,9 +46,9 @@ THRESHOLDS = ((30.0, "blunder"), (20.0, "mistake"), (10.0, "inaccuracy"))
 
 
 def win_percent(cp: float) -> float:
-    """lichess's win% for a centipawn score (side to move's point of view)."""
-    cp = max(-CP_CEILING, min(CP_CEILING, cp))
-    return 50.0 + 50.0 * (2.0 / (1.0 + math.exp(-0.00368208 * cp)) - 1.0)
+    """lichess's win% for a centipawn score (side to move's point of view): the
+    logistic curve of :func:`knights.data.csslab.winrate`, in percent."""
+    return 100.0 * winrate(cp / 100.0)
 
 
 def move_accuracy(win_before: float, win_after: float) -> float:

@@ -44,7 +44,7 @@ from knights.arena.players import (
     UciPlayer,
 )
 from knights.evaluate.base import Evaluator
-from knights.evaluate.names import load_evaluator, resolve_name
+from knights.evaluate.names import DEFAULT_EVALUATOR, load_evaluator, resolve_name
 from knights.play.engine import OnePlyEngine
 
 SPEC_HELP = ("ours:<evaluator>[:det], random, greedy, ab<N>, sf-nodes:<N>, sf-elo:<E>, "
@@ -69,7 +69,7 @@ def parse_ours(spec: str) -> tuple[str, bool]:
     for suffix, value in ((":det", False), (":stoch", True)):
         if rest.endswith(suffix) or rest == suffix[1:]:
             rest, stochastic = rest[: -len(suffix)] if rest.endswith(suffix) else "", value
-    return resolve_name(rest), stochastic
+    return (DEFAULT_EVALUATOR if rest in ("", "default") else rest), stochastic
 
 
 def check_spec(spec: str) -> str:
@@ -106,7 +106,8 @@ def build_player(spec: str, settings: Settings | None = None, seed: int | None =
     settings = settings or Settings()
     if spec.startswith("ours:"):
         evaluator, stochastic = parse_ours(spec)
-        return EnginePlayer(OnePlyEngine(shared_evaluator(evaluator), stochastic=stochastic, seed=seed), spec)
+        engine = OnePlyEngine(shared_evaluator(resolve_name(evaluator)), stochastic=stochastic, seed=seed)
+        return EnginePlayer(engine, spec)
     if spec == "random":
         return RandomPlayer(seed)
     if spec == "greedy":

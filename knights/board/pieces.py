@@ -17,6 +17,7 @@ is worth 0: it is never captured and material counts never include it.
 
 from __future__ import annotations
 
+import chess
 import numpy as np
 
 PAWNS: tuple[int, ...] = (0, 1, 3, 3, 5, 9, 0)
@@ -27,3 +28,21 @@ CENTIPAWNS: tuple[int, ...] = tuple(100 * v for v in PAWNS)
 
 PAWN_VALUES = np.array(PAWNS, dtype=np.float32)
 """The same as a float32 array, for indexing with ``abs(squares)``."""
+
+
+def capture_gain(board: chess.Board, move: chess.Move) -> int:
+    """Pawns ``move`` wins at once on ``board``: the piece it takes (a pawn for en
+    passant) plus what a promotion adds; what may be lost back is not counted.
+
+    >>> board = chess.Board("4k3/1P6/8/8/8/8/8/4K2r w - - 0 1")
+    >>> capture_gain(board, chess.Move.from_uci("e1f1")), capture_gain(board, chess.Move.from_uci("b7b8q"))
+    (0, 8)
+    """
+    gain = 0
+    if board.is_en_passant(move):
+        gain += PAWNS[chess.PAWN]
+    else:
+        gain += PAWNS[board.piece_type_at(move.to_square) or 0]
+    if move.promotion:
+        gain += PAWNS[move.promotion] - PAWNS[chess.PAWN]
+    return gain

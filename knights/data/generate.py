@@ -44,7 +44,7 @@ from pathlib import Path
 
 import chess
 
-from knights.board.pieces import PAWNS
+from knights.board.pieces import capture_gain
 from knights.data import csslab
 from knights.data.stockfish import Analysis, Stockfish, find_stockfish
 
@@ -90,20 +90,6 @@ def pick_players(rng: random.Random) -> tuple[str, str]:
     return pair if rng.random() < 0.5 else (pair[1], pair[0])
 
 
-def material_gain(board: chess.Board, move: chess.Move) -> int:
-    """Pawns ``move`` wins at once: the piece it captures, plus what a promotion adds."""
-    gain = 0
-    if board.is_en_passant(move):
-        gain += 1
-    else:
-        victim = board.piece_type_at(move.to_square)
-        if victim:
-            gain += PAWNS[victim]
-    if move.promotion:
-        gain += PAWNS[move.promotion] - 1
-    return gain
-
-
 def choose_move(player: str, board: chess.Board, best: str | None, rng: random.Random) -> chess.Move:
     moves = list(board.legal_moves)
     if player.startswith("stockfish"):
@@ -112,7 +98,7 @@ def choose_move(player: str, board: chess.Board, best: str | None, rng: random.R
             return chess.Move.from_uci(best)
         return rng.choice(moves)
     if player == "greedy":
-        gains = [material_gain(board, m) for m in moves]
+        gains = [capture_gain(board, m) for m in moves]
         top = max(gains)
         return rng.choice([m for m, g in zip(moves, gains, strict=True) if g == top])
     return rng.choice(moves)

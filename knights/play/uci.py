@@ -70,13 +70,13 @@ class UciSession:
 
     # -- engine ------------------------------------------------------------------------------
     def _choices(self) -> tuple[list[str], str]:
-        from knights.evaluate.names import available_evaluators, default_evaluator_name
+        from knights.evaluate.names import EvaluatorError, available_evaluators, default_evaluator_name, resolve_name
 
         names = available_evaluators()
-        if self.evaluator_name and self.evaluator_name in names:
-            return names, self.evaluator_name
-        # the engine built without a named evaluator plays this one (engine.select_evaluator)
-        return names, default_evaluator_name(names)
+        try:
+            return names, resolve_name(self.evaluator_name, names)
+        except EvaluatorError:   # reported when the engine is built; it falls back to the default
+            return names, default_evaluator_name(names)
 
     def ensure_engine(self) -> OnePlyEngine:
         """Build (or rebuild after setoption Evaluator) the engine and return it; a failure to
@@ -199,12 +199,13 @@ class UciSession:
             name, value = " ".join(args[1:]), ""
         key = name.lower().replace(" ", "")
         if key == "evaluator":
-            names, _ = self._choices()
-            match = next((n for n in names if n.lower() == value.lower()), None)
-            if match is None:
-                self.info(f"unknown evaluator {value!r}; available: {', '.join(names)}")
+            from knights.evaluate.names import EvaluatorError, resolve_name
+
+            try:
+                self.evaluator_name = resolve_name(value)   # loaded at the next isready / go
+            except EvaluatorError as exc:
+                self.info(str(exc))
                 return
-            self.evaluator_name = match    # loaded at the next isready / go
         elif key == "stochastic":
             if value.lower() not in ("true", "false"):
                 self.info(f"Stochastic must be true or false, not {value!r}")
