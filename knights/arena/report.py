@@ -4,7 +4,7 @@
 (:func:`knights.arena.elo.fit_ratings`, anchors fixed) and gathers everything into
 one JSON-ready dict; :func:`write_report` saves it four ways::
 
-    report = rating_report(records, {"sf-elo:1350": 1350.0}, shipped="ours:default")
+    report = rating_report(records, {"sf-elo:1350": 1350.0}, shipped=canonical("ours"))
     write_report(report, "report/results", "report/figures")
     # elo.json, elo.csv, elo.md (the table, then the targets) and elo.png (the plot)
 

@@ -38,11 +38,8 @@ which took the bot from 0.44 to 1.00 against the greedy material counter (40 gam
 def available_evaluators() -> list[str]:
     """Names :func:`load_evaluator` accepts that have trained files on disk."""
     names = ["material"] + [v.name for v in registry.all_versions("EL") if v.is_trained()]
-    try:
-        if democracy.is_shipped():
-            names.append("democracy")
-    except ImportError:
-        pass
+    if democracy.is_shipped():
+        names.append("democracy")
     return names + [f"{n}{THREATS_SUFFIX}" for n in names]
 
 

@@ -7,7 +7,7 @@ epochs. V2 is the version that is "batched", so V1 trained position by position:
 batch size 1 here. That is slow: about 0.13 s a step, 4-5 hours a 130k-row epoch
 on a busy 2-core CPU; pass the notebook a batch_size (e.g. 64) to run it there.
 Our choices: the penalty term is penalty x the squared positive output on illegal
-from/to cells (knights/moves.py); train on chunk a, validate on b (the original's
+from/to cells (knights/learn/moves.py); train on chunk a, validate on b (the original's
 chunks are not known; 4096 outputs make larger runs slow).
 """
 from knights.features.inputs import InputSpec
