@@ -1,4 +1,5 @@
-"""Tests for knights/board/arrays.py and knights/features/planes.py: FEN -> signed squares and the encodings built on them."""
+"""Tests for knights/board/arrays.py and knights/features/planes.py: FEN -> signed squares and
+the encodings built on them."""
 
 from __future__ import annotations
 
