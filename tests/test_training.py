@@ -18,6 +18,7 @@ from knights.features.inputs import InputSpec
 from knights.learn import modelfile, registry
 from knights.learn.experiment import SAMPLE_DATA, run_version
 from knights.learn.nets import ConvNet, parameter_count
+from knights.learn.store import sha256_file
 from knights.learn.training import EvalTask, TrainConfig, choose_device, fit
 
 SAMPLE = registry.REPO_ROOT / SAMPLE_DATA
@@ -53,13 +54,19 @@ def test_registry_names_and_paths():
 def test_model_file_roundtrip_and_refusals(tmp_path):
     model = ConvNet(6, [(8, 3)], [16], n_extra=2)
     path = tmp_path / "m.pt"
-    modelfile.save_model(model, path, {"version": "test"})
+    digest = modelfile.save_model(model, path, {"version": "test"})
     other = modelfile.load_into(ConvNet(6, [(8, 3)], [16], n_extra=2), path)
     for a, b in zip(model.state_dict().values(), other.state_dict().values(), strict=False):
         assert torch.equal(a, b)
-    assert modelfile.read_meta(tmp_path / "m.json") == {"version": "test"}
+    assert modelfile.read_meta(tmp_path / "m.json") == {"version": "test", "sha256": digest}
+    assert digest == sha256_file(path)
+
+    def record(name):   # metadata whose checksum matches, so the content check is what refuses
+        modelfile.write_meta(tmp_path / f"{name}.json", {"sha256": sha256_file(tmp_path / f"{name}.pt")})
+
     # a whole pickled module (what the original shipped) is refused, not executed
     torch.save(model, tmp_path / "module.pt")
+    record("module")
     with pytest.raises(modelfile.ModelFileError, match=r"module\.pt"):
         modelfile.load_state(tmp_path / "module.pt")
 
@@ -69,10 +76,12 @@ def test_model_file_roundtrip_and_refusals(tmp_path):
             return (exec, ("open('PWNED', 'w').write('x')",))
 
     (tmp_path / "evil.pt").write_bytes(pickle.dumps({"w": Evil()}))
+    record("evil")
     with pytest.raises(modelfile.ModelFileError, match=r"evil\.pt"):
         modelfile.load_state(tmp_path / "evil.pt")
     assert not (tmp_path / "PWNED").exists()
     torch.save({"w": [1, 2, 3]}, tmp_path / "list.pt")
+    record("list")
     with pytest.raises(modelfile.ModelFileError, match="mapping of parameter names to tensors"):
         modelfile.load_state(tmp_path / "list.pt")
     with pytest.raises(modelfile.ModelFileError, match="do not fit"):
@@ -137,6 +146,7 @@ def test_quick_run_writes_loadable_model(tmp_path):
     assert meta["history"]["train_loss"] and meta["data"]["train"]["rows"] > 0
     assert 0 < meta["test"]["mae"] < 10 and meta["test"]["rows"] == meta["data"]["test"]["rows"]
     assert result.meta["test"] == meta["test"]
+    assert meta["sha256"] == result.meta["sha256"] == sha256_file(tmp_path / "v1.pt")
 
 
 def test_quantized_files_are_plain_tensors_and_close(tmp_path):

@@ -178,7 +178,7 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
     # move networks are large (10-15M parameters): they ship with 4-bit matrices
     quantize = version.family == "SL"
     meta["stored"] = "4-bit matrices (knights.learn.modelfile.compact_state)" if quantize else "float32"
-    modelfile.save_model(model, weights, meta, quantize=quantize)
+    meta["sha256"] = modelfile.save_model(model, weights, meta, quantize=quantize)   # what loading checks
     if quantize:  # measure what is shipped, and keep the full-precision figures beside it
         shipped = modelfile.load_into(lib.build_model(), weights)
         meta["test_full_precision"], meta["test"] = meta["test"], held_out_metrics(version, shipped, data["test"])

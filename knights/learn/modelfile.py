@@ -4,22 +4,57 @@ Loading never runs code: ``torch.load(..., weights_only=True)`` only rebuilds
 tensors and plain containers, and we then insist on a flat mapping of names to
 tensors. Anything else (a pickled module, a tampered file) is refused with an
 error naming the file.
+
+Every model file is verified before it is opened: its metadata records the
+SHA-256 of the ``.pt`` bytes under ``"sha256"`` (written by :func:`save_model`
+whenever a model is saved), and :func:`load_state` refuses the file, naming it,
+when the bytes do not match, when the file is empty, truncated or not a state
+dict, or when a tensor holds NaN or infinity. The checksum is the one the
+ensemble's array files use (:func:`knights.learn.store.sha256_file`).
+
+A file whose metadata lacks the checksum (or that has no metadata), e.g. from a
+run older than the checksum, is *refused*, not accepted with a warning: a
+warning scrolls by and the bytes may have been flipped since. The error names
+the command that records the checksum of a file you trust::
+
+    python -m knights.learn.modelfile stamp models_EL/v8.pt
+
+(``stamp`` still refuses a file that is empty, not a state dict or non-finite,
+and never overwrites a different recorded checksum without ``--force``;
+``python -m knights.learn.modelfile verify FILE...`` checks files.)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
-import pickle
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
+from knights.learn.store import sha256_file
+
 
 class ModelFileError(ValueError):
-    """A model file that is not a plain state dict."""
+    """A model file that is not a plain state dict, or not the one its metadata records."""
+
+
+CHECKSUM_KEY = "sha256"
+"""The metadata key holding the SHA-256 of the ``.pt`` bytes."""
+
+
+def meta_path(path: str | Path) -> Path:
+    """The metadata file beside the weights ``path`` (``vN.json`` for ``vN.pt``)."""
+    return Path(path).with_suffix(".json")
+
+
+def stamp_command(path: str | Path) -> str:
+    return f"python -m knights.learn.modelfile stamp {path}"
 
 
 QUANT_MIN_ELEMENTS = 1 << 20
@@ -72,10 +107,12 @@ def expand_state(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 
 def save_model(model: nn.Module, path: str | Path, meta: dict[str, Any] | None = None, *,
-               quantize: bool = False) -> None:
-    """Write ``model``'s state dict to ``path`` and ``meta`` beside it (``.json``),
-    each through a temporary file and a rename. ``quantize=True`` stores matrices of
-    a million or more numbers in 4 bits (the move networks, to fit the size budget)."""
+               quantize: bool = False) -> str:
+    """Write ``model``'s state dict to ``path`` and its metadata beside it (``.json``:
+    ``meta`` plus the SHA-256 of the written weights under ``"sha256"``), each through
+    a temporary file and a rename; returns that SHA-256. ``quantize=True`` stores
+    matrices of a million or more numbers in 4 bits (the move networks, to fit the size
+    budget)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
@@ -83,9 +120,10 @@ def save_model(model: nn.Module, path: str | Path, meta: dict[str, Any] | None =
         state = compact_state(state)
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save(state, tmp)
+    digest = sha256_file(tmp)
     os.replace(tmp, path)
-    if meta is not None:
-        write_meta(path.with_suffix(".json"), meta)
+    write_meta(meta_path(path), {**(meta or {}), CHECKSUM_KEY: digest})
+    return digest
 
 
 def write_meta(path: str | Path, meta: dict[str, Any]) -> None:
@@ -100,26 +138,129 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     return meta
 
 
-def load_state(path: str | Path) -> dict[str, torch.Tensor]:
-    """The state dict stored at ``path``, loaded with ``weights_only=True``."""
+def _meta_of(path: Path) -> dict[str, Any] | None:
+    """The metadata beside the weights ``path`` (``None`` when there is none)."""
+    side = meta_path(path)
+    if not side.is_file():
+        return None
+    try:
+        meta = read_meta(side)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ModelFileError(f"{side}: model metadata is not valid JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise ModelFileError(f"{side}: model metadata is not a JSON object")
+    return meta
+
+
+def verify_checksum(path: str | Path) -> str:
+    """Check the bytes at ``path`` against the SHA-256 its metadata records; returns it.
+
+    Refused (:class:`ModelFileError` naming the file): no metadata, no checksum in it,
+    or a different checksum."""
+    path = Path(path)
+    side = meta_path(path)
+    meta = _meta_of(path)
+    if meta is None or CHECKSUM_KEY not in meta:
+        where = f"{side.name} records no {CHECKSUM_KEY!r} checksum" if meta is not None else f"no metadata {side.name}"
+        raise ModelFileError(f"{path}: {where}, so the weights cannot be verified; "
+                             f"if you trust this file, record its checksum: {stamp_command(path)}")
+    recorded = meta[CHECKSUM_KEY]
+    digest = sha256_file(path)
+    if digest != recorded:
+        raise ModelFileError(f"{path}: checksum mismatch (SHA-256 {digest[:12]}..., {side.name} records "
+                             f"{str(recorded)[:12]}...): the file was altered or damaged; restore or retrain it")
+    return digest
+
+
+def load_state(path: str | Path, *, verify: bool = True) -> dict[str, torch.Tensor]:
+    """The state dict stored at ``path``, loaded with ``weights_only=True``.
+
+    ``verify`` (the default): the bytes must match the SHA-256 in the metadata beside
+    them (:func:`verify_checksum`), checked before they are unpickled. Always: the file
+    must hold a non-empty mapping of names to tensors, every floating-point value finite."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"model file not found: {path}")
+    if verify:
+        verify_checksum(path)
+    if path.stat().st_size == 0:
+        raise ModelFileError(f"{path}: empty file (0 bytes), not a PyTorch state dict")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as exc:
-        raise ModelFileError(f"{path}: not a plain PyTorch state dict ({str(exc).splitlines()[0]})") from None
+    except Exception as exc:  # noqa: BLE001 - whatever a damaged file makes torch.load raise, it is a bad file
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise ModelFileError(f"{path}: not a plain PyTorch state dict ({first})") from None
     if not isinstance(state, dict) or not all(
             isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
         raise ModelFileError(f"{path}: expected a mapping of parameter names to tensors")
+    if not state:
+        raise ModelFileError(f"{path}: holds no tensors")
+    for name, tensor in state.items():
+        if (tensor.is_floating_point() or tensor.is_complex()) and not bool(torch.isfinite(tensor).all()):
+            raise ModelFileError(f"{path}: tensor {name!r} holds non-finite values (NaN or infinity)")
     return state
 
 
 def load_into(model: nn.Module, path: str | Path) -> nn.Module:
-    """Load the weights at ``path`` into ``model`` (shapes must match exactly)."""
+    """Load the verified weights at ``path`` into ``model`` (shapes must match exactly)."""
     state = expand_state(load_state(path))
     try:
         model.load_state_dict(state, strict=True)
     except RuntimeError as exc:
         raise ModelFileError(f"{path}: weights do not fit {type(model).__name__}: {exc}") from None
     return model
+
+
+def stamp(path: str | Path, *, force: bool = False) -> str:
+    """Record the SHA-256 of the weights ``path`` (``.pt``, or its ``.json``) in its
+    metadata, every other key left as it is; returns the checksum.
+
+    For files you trust that predate the checksum (the shipped ones were stamped so).
+    The weights must still load as a finite state dict; a different checksum already
+    recorded is only replaced with ``force=True``."""
+    path = Path(path)
+    if path.suffix == ".json":
+        path = path.with_suffix(".pt")
+    if not path.is_file():
+        raise FileNotFoundError(f"model file not found: {path}")
+    load_state(path, verify=False)
+    meta = _meta_of(path) or {}
+    digest = sha256_file(path)
+    recorded = meta.get(CHECKSUM_KEY)
+    if recorded is not None and recorded != digest and not force:
+        raise ModelFileError(f"{path}: {meta_path(path).name} records a different checksum "
+                             f"({str(recorded)[:12]}..., the file is {digest[:12]}...); the file may have been "
+                             f"altered: restore it, or pass --force to record the new one")
+    if recorded != digest:
+        meta[CHECKSUM_KEY] = digest
+        write_meta(meta_path(path), meta)
+    return digest
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m knights.learn.modelfile stamp|verify FILE...``"""
+    parser = argparse.ArgumentParser(prog="python -m knights.learn.modelfile",
+                                     description="record or check the SHA-256 of model weight files")
+    sub = parser.add_subparsers(dest="command", required=True)
+    st = sub.add_parser("stamp", help="record each file's checksum in its metadata (files you trust)")
+    st.add_argument("files", nargs="+")
+    st.add_argument("--force", action="store_true", help="replace a different recorded checksum")
+    ve = sub.add_parser("verify", help="check each file against its recorded checksum and load it")
+    ve.add_argument("files", nargs="+")
+    args = parser.parse_args(argv)
+    failed = 0
+    for name in args.files:
+        try:
+            if args.command == "stamp":
+                print(f"{name}: sha256 {stamp(name, force=args.force)}")
+            else:
+                load_state(name)
+                print(f"{name}: ok")
+        except (FileNotFoundError, ModelFileError, OSError) as exc:
+            print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
+            failed += 1
+    return 2 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
