@@ -4,7 +4,14 @@
 #   make test-fast   the quick loop: every test not marked slow (about a minute)
 #   make test        make check, then the whole test suite
 SHELL := /bin/bash
-PYTHON ?= python3
+# The interpreter that creates .venv: the first of PYTHON_CANDIDATES that runs and is a
+# Python that pyproject.toml's requires-python accepts (3.11-3.13); `make PYTHON=...` to choose.
+PYTHON_CANDIDATES ?= python3.11 python3.12 python3.13 python3
+PYTHON_OK := import sys; sys.exit(not (3, 11) <= sys.version_info[:2] < (3, 14))
+PYTHON ?= $(firstword $(foreach p,$(PYTHON_CANDIDATES),$(shell $(p) -c '$(PYTHON_OK)' >/dev/null 2>&1 && echo $(p))))
+NEED_PYTHON = echo "make: $(if $(PYTHON),PYTHON=$(PYTHON) is not a runnable Python 3.11-3.13,no Python 3.11-3.13 \
+found (tried: $(PYTHON_CANDIDATES))); install python3.11 (Debian/Ubuntu: apt-get install python3.11-venv) \
+or name one: make PYTHON=/path/to/python3.12" >&2; exit 1
 VENV := .venv
 PY := $(VENV)/bin/python
 KNIGHTS := $(VENV)/bin/knights
@@ -32,7 +39,7 @@ help:
 setup: $(STAMP) stockfish
 
 $(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@test -x $(PY) || { $(PYTHON) -c '$(PYTHON_OK)' >/dev/null 2>&1 || { $(NEED_PYTHON); }; $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,notebooks]'
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null

@@ -1,8 +1,15 @@
 """The Knights and Kernels bot as a lichess-bot "homemade" engine.
 
-Copy this file over ``homemade.py`` in a lichess-bot checkout (or append the class
-to it), install the ``knights`` package into lichess-bot's Python environment
-(``pip install -e /path/to/knights-and-kernels``) and set in ``config.yml``::
+Keep lichess-bot's own ``homemade.py`` (its tests import ``ExampleEngine`` from it):
+save this file next to it as ``knights_homemade.py`` and add one line at the end of
+lichess-bot's ``homemade.py``::
+
+    from knights_homemade import KnightsKernels  # noqa: E402,F401
+
+``python lichess_bot/install.py LICHESS_BOT_DIR`` does both (and nothing twice). The
+``knights`` package must be importable in lichess-bot's Python environment
+(``pip install -e /path/to/knights-and-kernels``, or ``KNIGHTS_HOME`` pointing to the
+checkout with the package's dependencies installed). In ``config.yml``::
 
     engine:
       protocol: "homemade"
@@ -16,9 +23,10 @@ to it), install the ``knights`` package into lichess-bot's Python environment
 The class is thin: every decision is :meth:`knights.play.engine.OnePlyEngine.choose`.
 It is one ply (a few milliseconds a move), so the clock (``time_limit``) never
 needs managing; ``ponder`` is ignored; a non-empty ``root_moves`` list (moves
-suggested by lichess-bot's endgame tablebase sources) restricts the candidates; a
-draw offer is accepted when the bot's own evaluation is below zero (it steers into
-draws only when it is worse, on the board too).
+suggested by lichess-bot's endgame tablebase sources) restricts the candidates.
+Draws and resignation are lichess-bot's: every move returns its score (``info["score"]``),
+and the configured ``draw_or_resign`` rules decide, exactly as for a UCI engine; the
+class never offers, accepts or resigns on its own.
 """
 
 from __future__ import annotations
@@ -33,15 +41,22 @@ from chess.engine import Cp, Limit, Mate, PlayResult, PovScore
 from lib.engine_wrapper import MinimalEngine
 
 # A checkout of the project can also be found through $KNIGHTS_HOME instead of an install.
-if os.environ.get("KNIGHTS_HOME") and os.environ["KNIGHTS_HOME"] not in sys.path:
-    sys.path.insert(0, os.environ["KNIGHTS_HOME"])
+_HOME = os.environ.get("KNIGHTS_HOME")
+if _HOME and _HOME not in sys.path:
+    sys.path.insert(0, _HOME)
 
 try:
     from knights.evaluate.names import select_evaluator
     from knights.play.engine import OnePlyEngine
-except ImportError as exc:  # pragma: no cover - a setup problem, said clearly
-    raise ImportError("KnightsKernels needs the 'knights' package in lichess-bot's environment: "
-                      "pip install -e /path/to/knights-and-kernels (or set KNIGHTS_HOME to the checkout)") from exc
+except ImportError as exc:  # a setup problem, said clearly (with the import that failed)
+    if exc.name is not None and exc.name.split(".")[0] == "knights":
+        where = (f"KNIGHTS_HOME={_HOME} holds no knights/ package" if _HOME else
+                 "install it (pip install -e /path/to/knights-and-kernels) or set KNIGHTS_HOME to the checkout")
+    else:
+        where = (f"a dependency of the knights package is missing from this Python ({sys.executable}): "
+                 "pip install -e /path/to/knights-and-kernels installs them all")
+    raise ImportError(f"KnightsKernels cannot import the knights package ({exc}); {where}",
+                      name=exc.name) from exc
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +73,8 @@ class KnightsKernels(MinimalEngine):
     """KS_ChessAI rebuilt: one ply over a trained evaluator, the stochastic opening."""
 
     def __init__(self, commands: Any, options: Any, stderr: Any, draw_or_resign: Any,
-                 game: Any = None, name: str | None = None, **popen_args: Any) -> None:
-        super().__init__(commands, options, stderr, draw_or_resign, game, name, **popen_args)
+                 game: Any, debug: bool, **popen_args: Any) -> None:
+        super().__init__(commands, options, stderr, draw_or_resign, game, debug, **popen_args)
         evaluator = _option(options, "Evaluator", None)
         seed = int(_option(options, "Seed", -1))
         stochastic = _option(options, "Stochastic", True)
@@ -72,10 +87,18 @@ class KnightsKernels(MinimalEngine):
 
     def search(self, board: chess.Board, time_limit: Limit, ponder: bool, draw_offered: bool,
                root_moves: Any) -> PlayResult:
-        """One ply; ``time_limit`` and ``ponder`` need nothing (a decision takes milliseconds)."""
+        """One ply; ``time_limit``, ``ponder`` and ``draw_offered`` need nothing here (a
+        decision takes milliseconds; draws are decided by lichess-bot's rules)."""
         restrict = root_moves if isinstance(root_moves, list) and root_moves else None
         decision = self.knights.choose(board, root_moves=restrict)
         own = decision.score_for(board.turn)
         score = PovScore(Mate(1), board.turn) if decision.mates else PovScore(Cp(round(own * 100)), board.turn)
         info = {"score": score, "depth": 1, "nodes": len(decision.candidates), "pv": [decision.move]}
-        return PlayResult(decision.move, None, info, draw_offered=bool(draw_offered and own < 0))
+        result = PlayResult(decision.move, None, info)
+        # What lichess-bot's EngineWrapper.search does for UCI and XBoard engines: keep the
+        # score, then let the configured draw_or_resign rules set draw_offered / resigned.
+        scores = getattr(self, "scores", None)
+        if isinstance(scores, list):
+            scores.append(score)
+        decide = getattr(self, "offer_draw_or_resign", None)
+        return decide(result, board) if callable(decide) else result
