@@ -40,7 +40,11 @@ def _data_generate(args: argparse.Namespace) -> int:
 def _data_convert(args: argparse.Namespace) -> int:
     from knights.data.convert import convert_file
 
-    report = convert_file(args.src, args.dst, args.format, progress=not args.quiet, limit=args.limit)
+    try:
+        report = convert_file(args.src, args.dst, args.format, progress=not args.quiet, limit=args.limit)
+    except OSError as exc:  # anything the up-front checks could not foresee (disk full, a race)
+        print(f"knights data convert: error: {exc.filename or args.dst}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(report.summary())
     for message in report.first_errors:
         print(f"  {message}")
@@ -48,15 +52,28 @@ def _data_convert(args: argparse.Namespace) -> int:
 
 
 def _data_check(args: argparse.Namespace) -> int:
-    from knights.data.cache import read_chunks
-    from knights.data.chunks import select_chunks
+    from knights.data.chunks import read_chunk, select_chunks
 
     files = select_chunks(args.folder, args.letters, prefix=args.prefix)
-    total = 0
-    for batch in read_chunks(files, batch_rows=50_000, report=print):
-        total += len(batch)
-    print(f"{len(files)} chunk files, {total:,} usable rows")
-    return 0
+    total = unreadable = 0
+    for path in files:
+        try:
+            block, report = read_chunk(path)
+        except OSError as exc:
+            print(f"knights data check: error: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+            unreadable += 1
+            continue
+        except ValueError as exc:  # a chunk without the required columns: name it, check the rest
+            print(f"knights data check: error: {exc}", file=sys.stderr)
+            unreadable += 1
+            continue
+        total += len(block)
+        if report.skipped:
+            print(report.summary())
+            for example in report.examples:   # "file:line: reason" of the first bad rows
+                print(f"  {example}")
+    print(f"{len(files)} chunk files, {total:,} usable rows" + (f", {unreadable} unreadable" if unreadable else ""))
+    return 1 if unreadable else 0
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -69,6 +86,25 @@ def _uci(args: argparse.Namespace) -> int:
     from knights.play.uci import main as uci_main
 
     return uci_main(args)
+
+
+def _uci_arguments(uci: argparse.ArgumentParser, evaluators: str) -> None:
+    uci.add_argument("--evaluator", default=None, help=f"initial Evaluator option: {evaluators}")
+    uci.add_argument("--seed", type=int, default=None, help="initial Seed option")
+    uci.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
+                     help="start with Stochastic off")
+    uci.set_defaults(func=_uci, command="uci")
+
+
+def _fast_uci_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """``knights uci`` parsed without :func:`build_parser`, whose other commands import torch
+    (seconds): a GUI's ``uci`` must be answered at once. ``None`` for anything else
+    (``--help`` included, which the full parser describes)."""
+    if list(argv[:1]) != ["uci"] or {"-h", "--help"} & set(argv):
+        return None
+    uci = argparse.ArgumentParser(prog="knights uci")
+    _uci_arguments(uci, "see 'knights uci --help'")
+    return uci.parse_args(list(argv[1:]))
 
 
 def _notebook(args: argparse.Namespace) -> int:
@@ -228,11 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=_play)
 
     uci = sub.add_parser("uci", help="run the bot as a UCI engine on stdin/stdout (GUIs, lichess-bot)")
-    uci.add_argument("--evaluator", default=None, help=f"initial Evaluator option: {evaluators}")
-    uci.add_argument("--seed", type=int, default=None, help="initial Seed option")
-    uci.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
-                     help="start with Stochastic off")
-    uci.set_defaults(func=_uci)
+    _uci_arguments(uci, evaluators)
 
     nb = sub.add_parser("notebook", help="run a version's notebook with papermill")
     nb.add_argument("name", nargs="?", help="EL/v8, SL/v2 or a notebook path")
@@ -262,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = _fast_uci_args(sys.argv[1:] if argv is None else argv) or build_parser().parse_args(argv)
     handler: Handler = args.func
     try:
         return handler(args)

@@ -245,7 +245,7 @@ def test_pgn(tmp_path: Path) -> None:
     # game 3: e4 unlabelled, e5 kept, Ke3 illegal
     assert report.rows_written == 5 + 2 + 1
     assert report.skipped == {"unlabelled": 4, "illegal_move": 1}
-    assert report.records_read == 3
+    assert report.records_read == 13 == report.rows_written + report.total_skipped  # plies, not games
     assert any(e.startswith(f"{src}:22: ") and "Ke3" in e for e in report.first_errors)
 
     rows = read_rows(tmp_path / "out.csv")
@@ -322,7 +322,8 @@ def test_pgn_bad_games_are_counted(tmp_path: Path) -> None:
                    encoding="utf-8")
     report = convert_file(src, tmp_path / "out.csv", progress=False)
     assert report.rows_written == 0
-    assert report.skipped == {"bad_game": 1, "unsupported_variant": 2}
+    assert report.skipped == {"bad_fen": 2, "unsupported_variant": 2}  # every ply counted
+    assert report.records_read == 4
     assert report.first_errors[0].startswith(f"{src}:1: ") and report.first_errors[1].startswith(f"{src}:6: ")
 
 

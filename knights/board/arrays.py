@@ -51,6 +51,22 @@ def _castling_code(text: str) -> int:
     return sum(_CASTLE_BITS.get(c, 0) for c in set(text))
 
 
+_CASTLING_FIELD = re.compile(r"-|K?Q?k?q?")
+
+
+def fen_fields_problem(castling: str, ep: str) -> str | None:
+    """The FEN-text half of the validity rule (:func:`position_problem` is the other):
+    ``None`` when the castling field is ``-`` or ``KQkq`` letters in that order and the
+    en-passant field ``-`` or a third/sixth-rank square (either may be missing, as
+    python-chess reads it), else the problem. Other spellings (``Qk``, Shredder letters,
+    ``e4``) are refused by every reader and converter alike."""
+    if _CASTLING_FIELD.fullmatch(castling) is None:
+        return "bad_castling_field"
+    if ep not in ("-", "") and ep not in _EP:
+        return "bad_ep_field"
+    return None
+
+
 def _map_unique(values: Sequence[str], fn: Callable[[str], int], dtype: npt.DTypeLike) -> np.ndarray:
     """``fn`` applied to each distinct value only (side, castling and en-passant
     fields take a handful of values across millions of rows)."""
@@ -105,19 +121,26 @@ def _expanded_placements(placements: list[str]) -> np.ndarray:
 
 
 def parse_fens_full(fens: Sequence[str]) -> dict[str, np.ndarray]:
-    """Decode FENs in one batch.
+    """Decode FENs in one batch (see :func:`_parse_fens_full`)."""
+    return _parse_fens_full(fens)[0]
+
+
+def _parse_fens_full(fens: Sequence[str]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Decode FENs in one batch; also the ``(N,)`` bool mask of rows whose castling and
+    en-passant fields pass :func:`fen_fields_problem`.
 
     Returns ``squares`` int8 (N, 64), ``white`` bool, ``valid`` bool, ``castling``
     int8 bitmask (K=1 Q=2 k=4 q=8) and ``ep`` int8 (en-passant square, a1 = 0, or -1).
     A FEN is *valid* here when its placement has 8 ranks of 8 squares made of
     piece letters and digits, exactly one king per side, no pawn on the first or
     last rank, and its side-to-move field is ``w`` or ``b``. Invalid rows are zeroed.
+    This is the *syntax*; readers apply the whole rule: :func:`parse_legal_fens`.
     """
     n = len(fens)
     if n == 0:
         empty = np.zeros(0, dtype=bool)
         return {"squares": np.zeros((0, 64), np.int8), "white": empty, "valid": empty,
-                "castling": np.zeros(0, np.int8), "ep": np.zeros(0, np.int8)}
+                "castling": np.zeros(0, np.int8), "ep": np.zeros(0, np.int8)}, empty
     placement, side, castle_text, ep_text = _fen_fields(fens)
     ranks = _expanded_placements(list(placement)).reshape(n, 8, 9)   # 8 ranks: 8 squares + a separator
     squares = _LUT[ranks[:, :, :8]].reshape(n, 64)
@@ -128,10 +151,12 @@ def parse_fens_full(fens: Sequence[str]) -> dict[str, np.ndarray]:
     valid &= ~edge_pawns & (side_code >= 0)
     castling = _map_unique(castle_text, _castling_code, np.int8)
     ep = _map_unique(ep_text, lambda t: _EP.get(t, -1), np.int8)
+    fields_ok = (_map_unique(castle_text, lambda t: int(fen_fields_problem(t, "-") is None), np.int8)
+                 & _map_unique(ep_text, lambda t: int(fen_fields_problem("-", t) is None), np.int8)).astype(bool)
     squares[~valid] = 0
     return {"squares": squares, "white": (side_code == 1) & valid, "valid": valid,
             "castling": np.where(valid, castling, 0).astype(np.int8),
-            "ep": np.where(valid, ep, -1).astype(np.int8)}
+            "ep": np.where(valid, ep, -1).astype(np.int8)}, fields_ok
 
 
 def parse_fens(fens: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -163,18 +188,21 @@ def material_balance(squares: np.ndarray) -> np.ndarray:
 
 
 
-# our square index (a8 = 0) -> python-chess square (a1 = 0), and back
+# our square index (a8 = 0) -> python-chess square (a1 = 0)
 _TO_CHESS = np.array([(7 - i // 8) * 8 + i % 8 for i in range(64)])
-_FROM_CHESS = np.argsort(_TO_CHESS)
 
 
 def bitboards(squares: np.ndarray) -> np.ndarray:
-    """``(N, 8)`` uint64 bitboards per position: P N B R Q K, White, Black."""
-    sq = np.asarray(squares).reshape(-1, 64)[:, _FROM_CHESS]   # columns in python-chess order
+    """``(N, 8)`` uint64 bitboards per position: P N B R Q K, White, Black (python-chess
+    square numbering, a1 = bit 0), packed one mask at a time."""
+    sq = np.ascontiguousarray(np.asarray(squares).reshape(-1, 64), dtype=np.int8)
     kinds = np.abs(sq)
+    out = np.empty((len(sq), 8), np.uint64)
     masks = [kinds == k for k in range(1, 7)] + [sq > 0, sq < 0]
-    packed = np.packbits(np.stack(masks, axis=1), axis=2, bitorder="little")  # (N, 8, 8) uint8
-    return packed.view("<u8")[..., 0]
+    for i, mask in enumerate(masks):
+        # bit i = our square i (a8 = 0); python-chess numbers ranks the other way: swap the bytes
+        out[:, i] = np.packbits(mask, axis=1, bitorder="little").view("<u8")[:, 0].byteswap()
+    return out
 
 
 def boards_from_arrays(squares: np.ndarray, white: npt.ArrayLike, castling: npt.ArrayLike | None = None,
@@ -204,3 +232,121 @@ def boards_from_arrays(squares: np.ndarray, white: npt.ArrayLike, castling: npt.
 def board_from_arrays(squares: np.ndarray, white: bool, castling: int = 0, ep: int = -1) -> chess.Board:
     """One board of :func:`boards_from_arrays`."""
     return boards_from_arrays(np.asarray(squares).reshape(1, 64), [white], [castling], [ep])[0]
+
+
+def position_problem(board: chess.Board) -> str | None:
+    """THE validity rule of every reader and converter: ``None`` when ``board`` is a
+    position of standard chess that can occur (python-chess ``Board.status()`` is clean:
+    one king each, at most 16 pieces and 8 pawns a side, no pawn on a back rank, the side
+    not to move not in check, a possible check, castling rights backed by king and rook,
+    an en-passant square behind a pawn that just moved two squares), else the name of
+    the first problem (``"opposite_check"``, ``"too_many_white_pieces"``, ...)."""
+    import chess
+
+    status = board.status()
+    if not status:
+        return None
+    for flag in chess.Status:
+        if flag and flag in status:
+            return (flag.name or "invalid").lower().removeprefix("status_")
+    return "invalid"   # pragma: no cover - every status is a combination of flags
+
+
+def legal_mask(squares: np.ndarray, white: npt.ArrayLike, castling: npt.ArrayLike,
+               ep: npt.ArrayLike) -> np.ndarray:
+    """``(N,)`` bool: :func:`position_problem` is ``None`` for each row of the arrays
+    (one king a side and no back-rank pawn assumed: :func:`parse_fens_full` checked them).
+
+    The rule is python-chess's: a vectorised pass over the bitboards clears the ordinary
+    rows (at most 16 pieces and 8 pawns a side, castling rights on king and rook squares,
+    no en-passant square, the side not to move not attacked, at most one checker), and
+    only the rest (two checkers, an en-passant square, anything wrong) is judged one board
+    at a time by :func:`position_problem`. The pass only ever *clears* rows python-chess
+    clears too, so the answer is exactly the per-board rule's, at NumPy speed."""
+    sq = np.asarray(squares, dtype=np.int8).reshape(-1, 64)
+    to_move = np.asarray(white).astype(bool)
+    rights = np.asarray(castling).astype(np.int16)
+    ep_sq = np.asarray(ep).astype(np.int16)
+    bb = bitboards(sq)   # P N B R Q K, White, Black (python-chess order, a1 = bit 0)
+    w, b = bb[:, 6], bb[:, 7]
+    count = np.bitwise_count
+    fast = (count(w) <= 16) & (count(b) <= 16) & (count(bb[:, 0] & w) <= 8) & (count(bb[:, 0] & b) <= 8)
+    fast &= ep_sq < 0
+    kings, rooks = bb[:, 5], bb[:, 3]
+    for bit, king, rook, side in ((1, 4, 7, w), (2, 4, 0, w), (4, 60, 63, b), (8, 60, 56, b)):
+        home = ((kings & side) >> np.uint64(king)) & ((rooks & side) >> np.uint64(rook)) & np.uint64(1)
+        fast &= ((rights & bit) == 0) | (home == 1)
+    mover = np.where(to_move, w, b)
+    other = np.where(to_move, b, w)
+    fast &= _attackers(bb, kings & other, mover, to_move) == 0          # the side not to move is not in check
+    fast &= count(_attackers(bb, kings & mover, other, ~to_move)) <= 1  # at most one checker
+    out: np.ndarray = np.array(fast, dtype=bool)
+    slow = np.flatnonzero(~fast)
+    if len(slow):
+        boards = boards_from_arrays(sq[slow], to_move[slow], rights[slow], ep_sq[slow])
+        out[slow] = np.fromiter((position_problem(x) is None for x in boards), dtype=bool, count=len(slow))
+    return out
+
+
+_U = np.uint64
+_NOT_A = _U(0xFEFEFEFEFEFEFEFE)   # every square but the a-file
+_NOT_H = _U(0x7F7F7F7F7F7F7F7F)
+_NOT_AB = _U(0xFCFCFCFCFCFCFCFC)
+_NOT_GH = _U(0x3F3F3F3F3F3F3F3F)
+_ALL = _U(0xFFFFFFFFFFFFFFFF)
+# direction: (shift, left?, wrap mask): north, south, east, west, NE, NW, SE, SW
+_RAYS = ((8, True, _ALL), (8, False, _ALL), (1, True, _NOT_A), (1, False, _NOT_H),
+         (9, True, _NOT_A), (7, True, _NOT_H), (7, False, _NOT_A), (9, False, _NOT_H))
+
+
+def _shift(x: np.ndarray, n: int, left: bool) -> np.ndarray:
+    out: np.ndarray = np.left_shift(x, _U(n)) if left else np.right_shift(x, _U(n))
+    return out
+
+
+def _attackers(bb: np.ndarray, target: np.ndarray, by: np.ndarray, by_white: np.ndarray) -> np.ndarray:
+    """``(N,)`` uint64: the pieces of ``by`` (a side's occupancy per row; ``by_white``
+    whether it is White) attacking the square of ``target`` (one bit per row)."""
+    empty = ~(bb[:, 6] | bb[:, 7])
+    pawns, knights, bishops, rooks, queens, kings = (bb[:, i] & by for i in range(6))
+    white_pawns = ((target >> _U(7)) & _NOT_A) | ((target >> _U(9)) & _NOT_H)   # squares a white pawn hits from
+    black_pawns = ((target << _U(7)) & _NOT_H) | ((target << _U(9)) & _NOT_A)
+    hit = pawns & np.where(by_white, white_pawns, black_pawns)
+    knight_from = ((((target << _U(17)) | (target >> _U(15))) & _NOT_A)
+                   | (((target << _U(15)) | (target >> _U(17))) & _NOT_H)
+                   | (((target << _U(10)) | (target >> _U(6))) & _NOT_AB)
+                   | (((target << _U(6)) | (target >> _U(10))) & _NOT_GH))
+    hit |= knights & knight_from
+    straight, diagonal = rooks | queens, bishops | queens
+    for i, (n, left, wrap) in enumerate(_RAYS):
+        gen, pro = target, empty & wrap
+        gen = gen | (pro & _shift(gen, n, left))
+        pro = pro & _shift(pro, n, left)
+        gen = gen | (pro & _shift(gen, 2 * n, left))
+        pro = pro & _shift(pro, 2 * n, left)
+        gen = gen | (pro & _shift(gen, 4 * n, left))
+        ray = _shift(gen, n, left) & wrap   # the squares the ray reaches, the first piece included
+        hit |= ray & (straight if i < 4 else diagonal)
+        hit |= _shift(target, n, left) & wrap & kings
+    result: np.ndarray = hit
+    return result
+
+
+def parse_legal_fens(fens: Sequence[str]) -> dict[str, np.ndarray]:
+    """:func:`parse_fens_full` plus the whole validity rule: ``syntax`` (bool (N,)) is
+    ``valid`` and :func:`fen_fields_problem` clean, ``legal`` the syntactic rows whose
+    position passes :func:`position_problem`, and ``valid`` becomes ``syntax & legal``,
+    so a reader keeps exactly the rows a converter keeps."""
+    out, fields_ok = _parse_fens_full(fens)
+    syntax = out["valid"] & fields_ok
+    legal = np.zeros(len(syntax), dtype=bool)
+    rows = np.flatnonzero(syntax)
+    if len(rows):
+        legal[rows] = legal_mask(out["squares"][rows], out["white"][rows], out["castling"][rows], out["ep"][rows])
+    valid = syntax & legal
+    out["squares"][~valid] = 0
+    out["white"] = out["white"] & valid
+    out["castling"] = np.where(valid, out["castling"], 0).astype(np.int8)
+    out["ep"] = np.where(valid, out["ep"], -1).astype(np.int8)
+    out.update(syntax=syntax, legal=legal, valid=valid)
+    return out

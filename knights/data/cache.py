@@ -41,7 +41,8 @@ class ChunkCache:
     """Encoded chunks on disk: one structured ``.npy`` array per chunk content
     (SHA-1), opened memory-mapped. A chunk whose content changes gets a new key."""
 
-    VERSION = 5   # 5: placements with adjacent digits ("44") are malformed
+    VERSION = 6   # 5: placements with adjacent digits ("44") are malformed; 6: impossible positions
+                  # (python-chess status), bad castling/en-passant fields and non-ASCII numbers are dropped
     RECORD = np.dtype([("squares", np.int8, (64,)), ("white", np.int8), ("check", np.int8),
                        ("capture", np.int8), ("target", np.float32), ("move", np.int16),
                        ("castling", np.int8), ("ep", np.int8)])

@@ -29,7 +29,7 @@ from typing import Literal
 
 import numpy as np
 
-from knights.board.arrays import parse_fens_full
+from knights.board.arrays import parse_legal_fens
 from knights.board.positions import Positions
 from knights.data import csslab
 
@@ -217,7 +217,10 @@ def read_chunk(path: str | Path) -> tuple[Encoded, ReadReport]:
     their columns when present (else 0). A missing required column is an error
     naming the file; a malformed row is skipped and counted in the report, by
     reason, in this order of precedence: wrong column count, bad cp, bad boolean,
-    bad move, bad FEN.
+    bad move, bad FEN, illegal position (a well-formed FEN of a position that cannot
+    occur: :func:`~knights.board.arrays.position_problem`, the rule every converter
+    applies too). Every non-empty data line is either kept or counted:
+    ``report.rows + report.total_skipped`` is the number of non-empty data lines.
 
     Files without quotes (every CSSLab file) are parsed column-wise with NumPy:
     field boundaries come from the comma positions of the whole file at once.
@@ -277,8 +280,9 @@ def _read_chunk_lines(path: Path) -> tuple[Encoded, ReadReport]:
             checks.append(check)
             captures.append(capture)
             lines.append(line_no)
-    fen = parse_fens_full(fens)
-    events += [(lines[i], "bad FEN") for i in np.flatnonzero(~fen["valid"])]
+    fen = parse_legal_fens(fens)
+    events += [(lines[i], "bad FEN") for i in np.flatnonzero(~fen["syntax"])]
+    events += [(lines[i], "illegal position") for i in np.flatnonzero(fen["syntax"] & ~fen["legal"])]
     for line_no, reason in sorted(events):
         report.skip(reason, line_no)
     return _block(fen, np.asarray(checks), np.asarray(captures), np.asarray(targets, dtype=np.float32),
@@ -313,7 +317,8 @@ def _read_header(path: Path, header_line: str) -> list[str]:
 
 _BOOL_TRUE = [text for text, value in _TRUE.items() if value]       # the line reader's words, as str
 _BOOL_FALSE = [text for text, value in _TRUE.items() if not value]
-_REASONS = {1: "wrong column count", 2: "bad cp", 3: "bad boolean", 4: "bad move", 5: "bad FEN"}
+_REASONS = {1: "wrong column count", 2: "bad cp", 3: "bad boolean", 4: "bad move", 5: "bad FEN",
+            6: "illegal position"}
 
 
 def _read_chunk_columns(path: Path, raw: bytes) -> tuple[Encoded, ReadReport]:
@@ -355,7 +360,11 @@ def _read_chunk_columns(path: Path, raw: bytes) -> tuple[Encoded, ReadReport]:
     reason = np.zeros(n, dtype=np.int8)
 
     cp = df["cp"].to_numpy()
-    values = pd.to_numeric(df["cp"], errors="coerce").to_numpy(dtype=np.float64)
+    values = pd.to_numeric(df["cp"], errors="coerce").to_numpy(dtype=np.float64, copy=True)
+    # only the ASCII numbers the format defines take the fast path; the rest go to eval_to_pawns
+    # (judged once per distinct text: a chunk's cp column repeats a few thousand values)
+    is_number = {text: csslab.NUMBER_TEXT.fullmatch(text.strip()) is not None for text in set(cp)}
+    values[~np.fromiter(map(is_number.__getitem__, cp), dtype=bool, count=len(cp))] = np.nan
     target = np.clip(np.nan_to_num(values, nan=0.0), -csslab.CLIP_PAWNS, csslab.CLIP_PAWNS).astype(np.float32)
     for i in np.flatnonzero(~np.isfinite(values)):   # mates, and anything that is not a number
         try:
@@ -381,8 +390,9 @@ def _read_chunk_columns(path: Path, raw: bytes) -> tuple[Encoded, ReadReport]:
         move = _move_indices(chars, (chars != 0).sum(axis=1))
         reason[(reason == 0) & (move == -2)] = 4
 
-    fen = parse_fens_full(df["board"].tolist())
-    reason[(reason == 0) & ~fen["valid"]] = 5
+    fen = parse_legal_fens(df["board"].tolist())
+    reason[(reason == 0) & ~fen["syntax"]] = 5
+    reason[(reason == 0) & ~fen["legal"]] = 6
     fen["valid"] = reason == 0
     for i in np.flatnonzero(reason):
         report.skip(_REASONS[int(reason[i])], int(line_no[i]))

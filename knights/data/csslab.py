@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import IO, TYPE_CHECKING
 
@@ -98,6 +99,12 @@ def negate_eval(text: str) -> str:
     return format_pawns(-float(text))
 
 
+MATE_TEXT = re.compile(r"#[+-]?[0-9]+", re.ASCII)
+"""A mate score as the format writes it: ``#3``, ``#-3``, ``#+3`` (ASCII digits, one sign at most)."""
+NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+"""A pawn score: an ASCII decimal number (no ``_`` separators, no non-ASCII digits, no inf/nan)."""
+
+
 def eval_to_pawns(text: str) -> float:
     """Parse one ``cp`` value into a training target in pawns.
 
@@ -112,10 +119,11 @@ def eval_to_pawns(text: str) -> float:
     if not text:
         raise ValueError("empty evaluation")
     if text[0] == "#":
-        body = text[1:]
-        if not body or not body.lstrip("+-").isdigit():
+        if not MATE_TEXT.fullmatch(text):
             raise ValueError(f"bad mate score {text!r}")
-        return -MATE_PAWNS if body.startswith("-") else MATE_PAWNS
+        return -MATE_PAWNS if text[1] == "-" else MATE_PAWNS
+    if not NUMBER_TEXT.fullmatch(text):
+        raise ValueError(f"not a number {text!r}")
     value = float(text)
     if not math.isfinite(value):
         raise ValueError(f"non-finite evaluation {text!r}")

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO
 
 from knights.data.convert import kaggle_csv, lichess_jsonl, pgn
-from knights.data.convert.sink import ConvertReport, Sink
+from knights.data.convert.sink import ConvertReport, CorruptInput, Sink
 from knights.data.csslab import RowWriter
 
 __all__ = ["FORMATS", "ConvertReport", "convert_file", "detect_format"]
@@ -87,7 +87,11 @@ def convert_file(src: str | os.PathLike[str], dst: str | os.PathLike[str], fmt: 
     ``progress`` shows a progress bar over the bytes read.
 
     Raises :class:`FileNotFoundError` if ``src`` does not exist and
-    :class:`ValueError` for an unknown format or a CSV without the needed columns.
+    :class:`ValueError` for an unknown format, a CSV without the needed columns, a
+    corrupt or truncated ``.zst`` (:class:`~.sink.CorruptInput`; no output is left), and,
+    before any work, for an output that would overwrite the input (``dst`` or its
+    ``.tmp`` naming the input, hard links included), is a directory, or cannot be
+    created or written, and for an unreadable input.
     Anything wrong *inside* the data is counted in the returned
     :class:`ConvertReport`, never raised.
     """
@@ -99,12 +103,10 @@ def convert_file(src: str | os.PathLike[str], dst: str | os.PathLike[str], fmt: 
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
     if limit is not None and limit < 0:
         raise ValueError(f"limit must be >= 0, got {limit}")
-    if dst_path.exists() and dst_path.resolve() == src_path.resolve():
-        raise ValueError(f"output {dst_path} is the input file")
+    tmp_path = Path(str(dst_path) + ".tmp")
+    _check_paths(src_path, dst_path, tmp_path)
 
     report = ConvertReport(src=str(src_path), dst=str(dst_path), fmt=fmt)
-    dst_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp_path = Path(str(dst_path) + ".tmp")
     try:
         with _open_input(src_path, newline="" if fmt == "kaggle-csv" else None) as (text, raw), \
                 _progress_bar(src_path, enabled=progress) as bar, \
@@ -119,9 +121,96 @@ def convert_file(src: str | os.PathLike[str], dst: str | os.PathLike[str], fmt: 
     return report
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file (same resolved path, or a hard link / bind of it)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _check_paths(src: Path, dst: Path, tmp: Path) -> None:
+    """Refuse, before any work, every output that could not be written or that would
+    overwrite the input: nothing the converter writes (``dst`` or its ``.tmp``) may be ``src``."""
+    for out in (dst, tmp):
+        if _same_file(out, src):
+            raise ValueError(f"output {out} is the input file {src}: choose another output name")
+    if dst.is_dir():
+        raise ValueError(f"output {dst} is a directory: name the CSV file to write")
+    if tmp.is_dir():
+        raise ValueError(f"temporary output {tmp} is a directory: remove it or choose another output name")
+    if not os.access(src, os.R_OK):
+        raise ValueError(f"input {src} is not readable (permission denied)")
+    try:
+        with open(src, "rb"):
+            pass
+    except OSError as error:
+        raise ValueError(f"cannot read input {src}: {error.strerror or error}") from None
+    for parent in (dst.parent, *dst.parent.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"cannot write {dst}: {parent} is a file, not a directory")
+            break
+    try:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"cannot create the output directory {dst.parent}: {error.strerror or error}") from None
+    if not os.access(dst.parent, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write {dst}: directory {dst.parent} is not writable")
+
+
+class _ZstdReader(io.RawIOBase):
+    """Zstandard frames of ``raw`` decompressed, strictly: corrupt data and a stream
+    that ends inside a frame (a truncated download) raise ``ValueError`` naming ``path``
+    instead of passing for a shorter file (:class:`CorruptInput`, a ``ValueError``)."""
+
+    def __init__(self, raw: BinaryIO, path: Path) -> None:
+        import zstandard
+
+        self._zstd = zstandard
+        self._raw, self._path = raw, path
+        self._obj = zstandard.ZstdDecompressor().decompressobj()
+        self._pending = b""
+        self._in_frame = False   # bytes of an unfinished frame were fed
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        while not self._pending and not self._eof:
+            self._fill()
+        n = min(len(view), len(self._pending))
+        view[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+    def _fill(self) -> None:
+        data = self._raw.read(1 << 16)
+        if not data:
+            self._eof = True
+            if self._in_frame:
+                raise CorruptInput(f"{self._path}: truncated zstd data (the file ends inside a frame)")
+            return
+        while data:
+            try:
+                self._pending += self._obj.decompress(data)
+            except self._zstd.ZstdError as error:
+                raise CorruptInput(f"{self._path}: corrupt zstd data ({error})") from None
+            self._in_frame = not self._obj.eof
+            if not self._obj.eof:
+                return
+            data = self._obj.unused_data
+            self._obj = self._zstd.ZstdDecompressor().decompressobj()
+
+
 @contextmanager
 def _open_input(path: Path, *, newline: str | None) -> Iterator[tuple[IO[str], BinaryIO]]:
-    """Open ``path`` as UTF-8 text, decompressing ``.zst`` on the fly.
+    """Open ``path`` as UTF-8 text, decompressing ``.zst`` on the fly (strictly: see
+    :class:`_ZstdReader`).
 
     Yields the text stream and the raw file (whose ``tell()`` is the number of bytes
     read so far, for the progress bar). Undecodable bytes become U+FFFD, so that the
@@ -130,10 +219,7 @@ def _open_input(path: Path, *, newline: str | None) -> Iterator[tuple[IO[str], B
     with open(path, "rb") as raw:
         binary: Any = raw
         if path.name.lower().endswith(".zst"):
-            import zstandard
-
-            binary = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True,
-                                                                closefd=False)
+            binary = io.BufferedReader(_ZstdReader(raw, path), buffer_size=1 << 16)
         text = io.TextIOWrapper(binary, encoding="utf-8", errors="replace", newline=newline)
         try:
             yield text, raw

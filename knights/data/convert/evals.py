@@ -12,11 +12,16 @@ variation in UCI); these parsers turn those fields into a CSSLab row or raise
 from __future__ import annotations
 
 import math
+import re
 
 import chess
 
+from knights.board.arrays import fen_fields_problem, position_problem
 from knights.data.convert.sink import Skip, short
 from knights.data.csslab import format_bool, format_eval, negate_eval, position_columns
+
+_INT_TEXT = re.compile(r"[+-]?[0-9]+(?:\.0*)?", re.ASCII)
+"""An integer as text: ``31``, ``-3``, ``31.0`` (ASCII digits)."""
 
 
 def _as_int(value: object, what: str) -> int:
@@ -31,14 +36,9 @@ def _as_int(value: object, what: str) -> int:
         return value
     if isinstance(value, str):
         text = value.strip()
-        try:
-            return int(text)
-        except ValueError:
-            pass
-        try:
-            value = float(text)
-        except ValueError:
-            raise Skip("bad_eval", f"{what} is not a number: {short(value)}") from None
+        if not _INT_TEXT.fullmatch(text):   # ASCII only: no "1_000", no non-ASCII digits
+            raise Skip("bad_eval", f"{what} is not an integer: {short(value)}")
+        return int(text.split(".")[0])
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)
     raise Skip("bad_eval", f"{what} is not an integer: {short(value)}")
@@ -77,12 +77,16 @@ def board_from_fen(fen: object) -> chess.Board:
     fields = fen.split()
     if len(fields) not in (4, 6):
         raise Skip("bad_fen", f"FEN needs 4 or 6 fields: {short(fen)}")
+    problem = fen_fields_problem(fields[2], fields[3])   # the rule the chunk reader applies too
+    if problem is not None:
+        raise Skip("bad_fen", f"bad FEN {short(fen)}: {problem}")
     try:
         board = chess.Board(" ".join(fields))
     except ValueError as error:
         raise Skip("bad_fen", f"bad FEN {short(fen)}: {error}") from None
-    if not board.is_valid():
-        raise Skip("bad_fen", f"impossible position {short(fen)}: {board.status()!r}")
+    problem = position_problem(board)   # the one rule the chunk reader applies too
+    if problem is not None:
+        raise Skip("bad_fen", f"impossible position {short(fen)}: {problem}")
     return board
 
 

@@ -12,6 +12,7 @@ before and after it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -21,7 +22,8 @@ import chess.pgn
 if TYPE_CHECKING:
     import chess.engine
 
-from knights.data.convert.sink import LimitReached, Sink, at_line
+from knights.board.arrays import fen_fields_problem, position_problem
+from knights.data.convert.sink import CorruptInput, LimitReached, Sink, at_line
 from knights.data.csslab import (
     BLUNDER_CP_PAWNS,
     BLUNDER_WINRATE,
@@ -43,6 +45,7 @@ class _LineCountingReader:
         self._stream = stream
         self.line = 0
         self.game_start: int | None = None
+        self.lines: list[str] = []   # the raw lines of the current game
 
     def readline(self) -> str:
         text = self._stream.readline()
@@ -50,10 +53,31 @@ class _LineCountingReader:
             self.line += 1
             if self.game_start is None and text.strip():
                 self.game_start = self.line
+            self.lines.append(text)
         return text
 
     def next_game(self) -> None:
         self.game_start = None
+        self.lines = []
+
+
+_COMMENT = re.compile(r"\{[^}]*\}?|;[^\n]*")
+
+
+def _mainline_plies(lines: list[str]) -> int:
+    """How many moves the main line of a game's raw text holds, legal or not (python-chess
+    stops at an illegal move and does not report the moves after it)."""
+    movetext = "".join(line for line in lines if not line.lstrip().startswith(("[", "%")))
+    depth = plies = 0
+    for match in chess.pgn.MOVETEXT_REGEX.finditer(_COMMENT.sub(" ", movetext)):
+        token = match.group(0)
+        if token == "(":
+            depth += 1
+        elif token == ")":
+            depth = max(0, depth - 1)
+        elif match.group(1) and depth == 0:
+            plies += 1
+    return plies
 
 
 class _QuietGameBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
@@ -111,7 +135,10 @@ def _game_columns(game: chess.pgn.Game, game_number: int, num_ply: int) -> dict[
 
 
 def convert(text: IO[str], path: Path, sink: Sink) -> None:
-    """One row per evaluated move of every game in ``text`` (read from ``path``), sent to ``sink``."""
+    """One row per evaluated move of every game in ``text`` (read from ``path``), sent to ``sink``.
+
+    Every main-line ply read is counted (:attr:`ConvertReport.records_read`) and becomes
+    a row or a skip under a reason; a game with no ply, or that cannot be read, counts as one."""
     reader = _LineCountingReader(text)
     game_number = 0
     while True:
@@ -119,6 +146,8 @@ def convert(text: IO[str], path: Path, sink: Sink) -> None:
         line_before = reader.line
         try:
             game = chess.pgn.read_game(reader, Visitor=_QuietGameBuilder)  # type: ignore[call-overload]
+        except CorruptInput:
+            raise
         except Exception as error:  # bad input must never crash a run
             if reader.line == line_before:  # nothing consumed: do not loop forever
                 raise
@@ -129,35 +158,63 @@ def convert(text: IO[str], path: Path, sink: Sink) -> None:
         if game is None:
             return
         game_number += 1
-        sink.record()
         where = at_line(path, reader.game_start or reader.line)
+        nodes = list(game.mainline())
+        plies = max(_mainline_plies(reader.lines), len(nodes))
+        sink.record(max(plies, 1))
+        done = [0]   # plies of ``nodes`` already written or skipped
         try:
-            _convert_game(game, game_number, where, sink)
+            _convert_game(game, nodes, plies, game_number, where, sink, done)
         except LimitReached:
             return
         except Exception as error:  # noqa: BLE001 - bad input must never crash a run
-            sink.report.skip("bad_game", f"{where}: game {game_number}: {type(error).__name__}: {error}")
+            sink.report.skip("bad_game", f"{where}: game {game_number}: {type(error).__name__}: {error}",
+                             count=max(plies, 1) - done[0])
 
 
-def _convert_game(game: chess.pgn.Game, game_number: int, where: str, sink: Sink) -> None:
-    """The rows of one game's main line; ``where`` names its first line in messages."""
+def _convert_game(game: chess.pgn.Game, nodes: list[chess.pgn.ChildNode], plies: int, game_number: int,
+                  where: str, sink: Sink, done: list[int]) -> None:
+    """The rows of one game's main line; ``where`` names its first line in messages.
+    ``plies`` main-line moves were read (``nodes`` are those python-chess could play);
+    ``done[0]`` counts the plies accounted for so far, as rows or skips."""
     report = sink.report
-    for error in game.errors:
-        reason = "illegal_move" if isinstance(error, (chess.IllegalMoveError, chess.InvalidMoveError,
-                                                      chess.AmbiguousMoveError)) else "bad_game"
-        report.skip(reason, f"{where}: game {game_number}: {error}")
+    messages = [f"{where}: game {game_number}: {error}" for error in game.errors]
+    illegal = any(isinstance(error, (chess.IllegalMoveError, chess.InvalidMoveError, chess.AmbiguousMoveError))
+                  for error in game.errors)
     try:
         board = game.board()
     except ValueError as error:  # bad FEN or Variant header: the parser skipped the game
-        if not game.errors:
-            report.skip("bad_game", f"{where}: game {game_number}: {error}")
+        report.skip("bad_fen" if "FEN" in game.headers else "bad_game",
+                    (messages or [f"{where}: game {game_number}: {error}"])[0], count=max(plies, 1))
+        done[0] = max(plies, 1)
         return
-
-    nodes = list(game.mainline())
     if type(board) is not chess.Board:
         report.skip("unsupported_variant", f"{where}: game {game_number}: variant "
-                                           f"{game.headers.get('Variant', '?')!r}", count=len(nodes))
+                                           f"{game.headers.get('Variant', '?')!r}", count=max(plies, 1))
+        done[0] = max(plies, 1)
         return
+    fields = game.headers.get("FEN", "").split()
+    problem = (fen_fields_problem(fields[2] if len(fields) > 2 else "", fields[3] if len(fields) > 3 else "")
+               or position_problem(board))   # the one rule the chunk reader and the other converters apply
+    if problem is not None:
+        report.skip("bad_fen", f"{where}: game {game_number}: impossible [FEN] {board.fen()!r}: {problem}",
+                    count=max(plies, 1))
+        done[0] = max(plies, 1)
+        return
+    if plies == 0:
+        report.skip("no_moves", messages[0] if messages else f"{where}: game {game_number}: no moves")
+        done[0] = 1
+        return
+    dropped = plies - len(nodes)   # the unplayable move and every move after it
+    if dropped:
+        first = messages.pop(0) if messages else f"{where}: game {game_number}: unplayable move"
+        report.skip("illegal_move" if illegal else "bad_game", first, count=1)
+        report.skip("after_illegal_move", f"{where}: game {game_number}: {dropped - 1} moves after it dropped",
+                    count=dropped - 1)
+    for message in messages:   # errors in side lines: no main-line ply lost, kept for the user
+        report.note(message)
+    done[0] = dropped
+
     common = _game_columns(game, game_number, len(nodes))
     outcome = _RESULTS.get(common["result"])
     elo = {chess.WHITE: common["white_elo"], chess.BLACK: common["black_elo"]}
@@ -167,6 +224,11 @@ def _convert_game(game: chess.pgn.Game, game_number: int, where: str, sink: Sink
     for ply, node in enumerate(nodes):
         move = node.move
         mover = board.turn
+        if not move:   # a null move ("--"): no move was played, and what follows is no game of chess
+            report.skip("null_move", f"{where}: game {game_number}, ply {ply}: null move, rest of the game dropped")
+            report.skip("after_null_move", None, count=len(nodes) - ply - 1)
+            done[0] += len(nodes) - ply
+            return
         after = _white_text(node.eval())
         board_after = board.copy(stack=False)
         board_after.push(move)
@@ -176,6 +238,7 @@ def _convert_game(game: chess.pgn.Game, game_number: int, where: str, sink: Sink
         if before is None:
             report.skip("unlabelled", None if ply == 0 else
                         f"{where}: game {game_number}, ply {ply} ({move.uci()}): no [%eval] before it")
+            done[0] += 1
         else:
             row: dict[str, object] = dict(common)
             row.update(position_columns(board))
@@ -204,6 +267,7 @@ def _convert_game(game: chess.pgn.Game, game_number: int, where: str, sink: Sink
                 row["winrate_loss"] = f"{wr_loss:.4f}"
                 row["is_blunder_wr"] = format_bool(wr_loss >= BLUNDER_WINRATE)
             sink.write(row)
+            done[0] += 1
 
         clocks[mover] = node.clock()
         board = board_after

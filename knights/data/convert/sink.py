@@ -28,8 +28,9 @@ class ConvertReport:
 
     ``rows_written`` rows went to ``dst``; every input record that did not become a
     row is counted in ``skipped`` under a short reason (``"bad_json"``,
-    ``"bad_fen"``, ``"missing_eval"``, ``"bad_eval"``, ``"illegal_move"``,
-    ``"unlabelled"``, ...). ``first_errors`` keeps the first messages, each naming
+    ``"bad_fen"`` (malformed, or a position :func:`~knights.board.arrays.position_problem`
+    rejects), ``"missing_eval"``, ``"bad_eval"``, ``"illegal_move"``, ``"after_illegal_move"``,
+    ``"unlabelled"``, ``"no_moves"``, ...). ``first_errors`` keeps the first messages, each naming
     the file and line.
 
     >>> r = ConvertReport(src="a.jsonl", dst="a.csv", fmt="lichess-jsonl")
@@ -48,7 +49,9 @@ class ConvertReport:
     skipped: dict[str, int] = field(default_factory=dict)
     first_errors: list[str] = field(default_factory=list)
     records_read: int = 0
-    """Non-empty input lines (JSONL), data rows (CSV) or games (PGN) read."""
+    """Non-empty input lines (JSONL), data rows (CSV) or plies (PGN: the main-line moves
+    of every game, legal or not; a game without one, or unreadable, counts as one) read.
+    Unless the run stopped at the limit, ``records_read == rows_written + total_skipped``."""
     stopped_at_limit: bool = False
     """Whether the conversion stopped early because ``limit`` rows were written."""
 
@@ -64,6 +67,11 @@ class ConvertReport:
             return
         self.skipped[reason] = self.skipped.get(reason, 0) + count
         if message is not None and len(self.first_errors) < MAX_FIRST_ERRORS:
+            self.first_errors.append(message)
+
+    def note(self, message: str) -> None:
+        """Keep ``message`` (among the first :data:`MAX_FIRST_ERRORS`) without counting a skip."""
+        if len(self.first_errors) < MAX_FIRST_ERRORS:
             self.first_errors.append(message)
 
     def summary(self) -> str:
@@ -85,6 +93,11 @@ class Skip(Exception):
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
+
+
+class CorruptInput(ValueError):
+    """The input file itself is unreadable (corrupt or truncated compressed data): the
+    conversion stops with this error, naming the file; no converter counts it as a skip."""
 
 
 class LimitReached(Exception):
@@ -129,10 +142,10 @@ class Sink:
             return False
         return True
 
-    def record(self) -> None:
-        """One input record read: count it and now and then move the progress bar."""
-        self.report.records_read += 1
-        self._since_tick += 1
+    def record(self, count: int = 1) -> None:
+        """``count`` input records read: count them and now and then move the progress bar."""
+        self.report.records_read += count
+        self._since_tick += count
         if self._since_tick >= _PROGRESS_EVERY:
             self._since_tick = 0
             self._tick()
