@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 import random
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -159,3 +161,110 @@ def test_cli_play_with_piped_input(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "Game saved to" in proc.stdout and "Traceback" not in proc.stderr
     assert len(list((tmp_path / "games").glob("*.pgn"))) == 1
+
+
+# -- issue 12, item 8: the games folder is checked first; SIGHUP/SIGTERM save the game -----------
+@pytest.mark.parametrize("where", ["file", "below-a-file"])
+def test_unusable_games_dir_is_one_line_before_the_game(tmp_path, where):
+    """Before the fix the whole game was played, then ``save_pgn`` died in ``mkdir`` with a
+    traceback and the game was lost; now nothing is played and one line names the folder."""
+    blocker = tmp_path / "games"
+    blocker.write_text("not a folder\n")
+    folder = blocker if where == "file" else blocker / "sub"
+    proc = subprocess.run([sys.executable, "-m", "knights.cli", "play", "--evaluator", "material",
+                           "--games-dir", str(folder), "--ascii"],
+                          input="e4\nresign\n", capture_output=True, text=True, cwd=REPO, timeout=120, check=False)
+    assert proc.returncode == 2
+    err = proc.stderr.strip()
+    assert err.startswith("knights play: error: cannot save games in --games-dir") and str(folder) in err
+    assert "\n" not in err and "Traceback" not in err
+    assert "Bot plays" not in proc.stdout and "Your move" not in proc.stdout   # checked before the game
+    assert blocker.read_text() == "not a folder\n"
+
+
+def test_folder_removed_during_the_game_prints_the_pgn(tmp_path):
+    """The folder checked at the start can still vanish; the game is printed, not lost."""
+    folder = tmp_path / "games"
+
+    class Vanishing(io.StringIO):
+        def readline(self, size: int = -1) -> str:
+            line = super().readline(size)
+            if line.startswith("resign") and folder.exists():
+                folder.rmdir()
+                folder.write_text("now a file\n")
+            return line
+
+    out = io.StringIO()
+    code = play.run(Vanishing("e4\nresign\n"), out, games_dir=folder, evaluator="material", seed=1)
+    assert code == 1
+    text = out.getvalue()
+    assert "1. e4" in text and '[Result "0-1"]' in text
+
+
+def _read_until(proc: subprocess.Popen, marker: bytes, count: int, timeout: float = 120) -> bytes:
+    import select
+    import time
+
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while seen.count(marker) < count:
+        assert time.monotonic() < deadline, seen.decode(errors="replace")
+        ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+        if ready:
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            assert chunk, seen.decode(errors="replace")
+            seen += chunk
+    return seen
+
+
+@pytest.mark.parametrize("signame", ["SIGHUP", "SIGTERM"])
+def test_closing_the_terminal_saves_the_game(tmp_path, signame):
+    """A real ``knights play`` process is sent SIGHUP (terminal closed) or SIGTERM while it
+    waits for a move: before the fix it died at once and saved nothing; now the game so far
+    is in ``--games-dir`` and the exit code is 128 + the signal."""
+    signum = getattr(signal, signame)
+    folder = tmp_path / "games"
+    proc = subprocess.Popen([sys.executable, "-m", "knights.cli", "play", "--evaluator", "material", "--seed", "3",
+                             "--games-dir", str(folder), "--ascii"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    try:
+        _read_until(proc, b"Your move", 1)
+        assert proc.stdin is not None
+        proc.stdin.write(b"e4\n")
+        proc.stdin.flush()
+        _read_until(proc, b"Your move", 1)          # the bot has replied; we wait for move 2
+        os.kill(proc.pid, signum)
+        code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == 128 + signum, proc.stderr.read() if proc.stderr else code
+    files = list(folder.glob("*.pgn"))
+    assert len(files) == 1
+    with open(files[0], encoding="utf-8") as fh:
+        game = chess.pgn.read_game(fh)
+    assert game is not None and game.headers["Result"] == "*"
+    moves = list(game.mainline_moves())
+    assert len(moves) == 2 and moves[0] == chess.Move.from_uci("e2e4")
+
+
+# -- issue 12, item 9: one bad byte on stdin is reported and the game goes on ---------------------
+def test_invalid_byte_on_stdin_is_reported_and_the_game_goes_on(tmp_path):
+    """Under a strict UTF-8 stdin, ``b"\\xff"`` made ``stdin.readline()`` raise
+    UnicodeDecodeError: a traceback and no game. Now the line is reported and ignored."""
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "knights.cli", "play", "--evaluator", "material", "--seed", "1",
+                           "--games-dir", str(tmp_path), "--ascii"],
+                          input=b"\xff\ne4\nNf3\xfe\nresign\n", capture_output=True, cwd=REPO, timeout=120,
+                          check=False, env=env)
+    out, err = proc.stdout.decode(), proc.stderr.decode()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert "input is not valid utf-8 (byte ff at column 1); line ignored" in out
+    assert "(byte fe at column 4)" in out
+    assert "Game saved to" in out
+    with open(next(tmp_path.glob("*.pgn")), encoding="utf-8") as fh:
+        game = chess.pgn.read_game(fh)
+    assert game is not None and game.headers["Result"] == "0-1"
+    assert next(iter(game.mainline_moves())) == chess.Move.from_uci("e2e4")

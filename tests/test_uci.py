@@ -3,8 +3,13 @@ use it), and line by line for malformed input."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
+import select
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import chess
@@ -88,15 +93,17 @@ def test_game_over_position(uci_engine):
 @pytest.fixture
 def session():
     lines: list[str] = []
-    s = UciSession(lines.append, evaluator="material", seed=1)
+    s = UciSession(lines.append, evaluator="material", seed=1, engine_process=True)
     s.lines = lines  # type: ignore[attr-defined]
-    return s
+    yield s
+    s.close()
 
 
 def exchange(session, *commands: str) -> list[str]:
     session.lines.clear()
     for command in commands:
         assert session.handle(command)
+        session.drain()     # option changes run in the engine process, in order
     return list(session.lines)
 
 
@@ -144,7 +151,7 @@ def test_illegal_move_in_the_list(session):
 
 def test_go_variants(session):
     exchange(session, "position fen 6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
-    for go in ("go", "go depth 1", "go nodes 5", "go movetime 10", "go mate 1", "go wtime 5 btime 5 movestogo 3",
+    for go in ("go", "go depth 1", "go nodes 5", "go movetime 500", "go mate 1", "go wtime 5000 btime 5 movestogo 3",
                "go depth", "go sideways 3", "go searchmoves a1a8 h2h3 depth 1"):
         out = exchange(session, go)
         assert bestmove(out) == "a1a8", go
@@ -169,8 +176,9 @@ def test_no_legal_moves_and_quit(session):
 def test_options_change_the_engine(session):
     exchange(session, "setoption name Stochastic value false", "setoption name CaptureBonus value 15",
              "setoption name Seed value 7", "isready")
-    assert session.engine.stochastic is False and session.engine.capture_bonus == pytest.approx(0.15)
-    assert session.engine.seed == 7
+    state = session.state()
+    assert state["stochastic"] is False and state["capture_bonus"] == pytest.approx(0.15)
+    assert state["seed"] == 7
     exchange(session, "position fen 4k3/7p/8/3n4/8/2N5/7P/4K3 w - - 0 1")
     out = exchange(session, "go")
     assert bestmove(out) == "c3d5" and any("score cp 315" in x for x in out)
@@ -184,7 +192,190 @@ def test_evaluator_names_resolve_as_everywhere_else():
     assert any(x.startswith("option name Evaluator type combo default EL/v8") for x in lines)
     for spelling, canonical in (("el/8", "EL/v8"), ("Material+THREATS", "material+threats"), ("ensemble", "democracy")):
         lines.clear()
-        assert flagged.handle(f"setoption name Evaluator value {spelling}") and lines == []
-        assert flagged.evaluator_name == canonical
+        assert flagged.handle(f"setoption name Evaluator value {spelling}")
+        flagged.drain()
+        assert lines == []
+        assert flagged.state()["evaluator"] == canonical
     flagged.handle("isready")
-    assert flagged.ensure_engine().name == "democracy"
+    assert flagged.state()["engine"] == "democracy"
+    flagged.close()
+
+
+# -- issue 12: stray bytes, start-up time, clocks ------------------------------------------------
+class Uci:
+    """A real ``knights uci`` process, read line by line with a deadline."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "knights.cli", "uci", *args], cwd=REPO, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.buffer = b""
+
+    def send(self, data: bytes) -> float:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+        return time.perf_counter()
+
+    def until(self, prefix: str, timeout: float = 120) -> tuple[list[str], float]:
+        """Lines up to the first that starts with ``prefix``, and when it arrived."""
+        assert self.proc.stdout is not None
+        lines: list[str] = []
+        deadline = time.perf_counter() + timeout
+        while True:
+            while b"\n" in self.buffer:
+                raw, self.buffer = self.buffer.split(b"\n", 1)
+                lines.append(raw.decode())
+                if lines[-1].startswith(prefix):
+                    return lines, time.perf_counter()
+            left = deadline - time.perf_counter()
+            assert left > 0, lines
+            ready, _, _ = select.select([self.proc.stdout], [], [], left)
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                assert chunk, (lines, self.proc.stderr.read() if self.proc.stderr else "")
+                self.buffer += chunk
+
+    def close(self) -> int:
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.send(b"quit\n")
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+
+def test_invalid_byte_is_reported_and_the_session_goes_on():
+    """Under a strict UTF-8 stdin, ``b"\\xff"`` made ``stdin.readline()`` raise
+    UnicodeDecodeError and ``knights uci`` died; now it is one ``info string``."""
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "knights.cli", "uci", "--evaluator", "material"],
+                          input=b"uci\n\xff\nposition startpos moves e2e4\xfe\nisready\nposition startpos\n"
+                                b"go movetime 2000\nquit\n",
+                          capture_output=True, cwd=REPO, timeout=120, check=False, env=env)
+    out, err = proc.stdout.decode(), proc.stderr.decode()
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert "info string input is not valid utf-8 (byte ff at column 1); line ignored" in out
+    assert "(byte fe at column 29)" in out
+    assert "readyok" in out
+    (best,) = [line for line in out.splitlines() if line.startswith("bestmove")]
+    assert chess.Move.from_uci(best.split()[1]) in chess.Board().legal_moves
+
+
+UCIOK_PROBE = """
+import sys
+import time
+from knights.cli import main
+
+class Probe:
+    def __init__(self, stream):
+        self.stream = stream
+    def write(self, text):
+        if text.startswith("uciok"):
+            print("torch at uciok:", "torch" in sys.modules, file=sys.stderr, flush=True)
+        return self.stream.write(text)
+    def flush(self):
+        self.stream.flush()
+
+sys.stdout = Probe(sys.stdout)
+sys.exit(main(["uci"]))
+"""
+
+
+def test_uciok_comes_before_torch_is_imported():
+    """``uci`` used to import torch (and list evaluators through the library, which imports
+    it) before ``uciok``: 2-3 s, past python-chess's 10 s start-up timeout under load. The
+    real ``knights uci`` entry point is run with stdout wrapped so that it reports, at the
+    moment ``uciok`` is written, whether torch is in ``sys.modules``."""
+    proc = subprocess.run([sys.executable, "-c", UCIOK_PROBE], input=b"uci\nisready\nquit\n", capture_output=True,
+                          cwd=REPO, timeout=120, check=False)
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err
+    assert "torch at uciok: False" in err
+    assert b"uciok" in proc.stdout and b"readyok" in proc.stdout
+
+
+def test_uciok_arrives_about_as_fast_as_python_starts():
+    """Timed against a bare python that imports python-chess, in the same test: ``uciok``
+    may cost at most a second more (torch alone costs 2-3 s here)."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import chess, chess.pgn"], check=True, timeout=60)
+    bare = time.perf_counter() - started
+    uci = Uci()
+    try:
+        started = uci.send(b"uci\n")
+        _, arrived = uci.until("uciok", timeout=60)
+    finally:
+        uci.close()
+    assert arrived - started < bare + 1.0, (arrived - started, bare)
+
+
+@pytest.mark.parametrize("movetime", [100, 300])
+def test_go_before_isready_honours_movetime(movetime):
+    """The default evaluator (the democracy with threats) takes seconds to load; a ``go``
+    that arrives before ``isready`` used to wait for it. Now the answer comes within
+    ``movetime`` (measured from writing ``go`` to reading ``bestmove``, pipes included),
+    and after ``isready`` the full one-ply decision answers."""
+    uci = Uci()
+    try:
+        uci.send(b"uci\n")
+        uci.until("uciok")
+        sent = uci.send(f"position startpos moves e2e4\ngo movetime {movetime}\n".encode())
+        lines, arrived = uci.until("bestmove")
+        assert (arrived - sent) * 1000 < movetime, (arrived - sent, lines)
+        board = chess.Board()
+        board.push_uci("e2e4")
+        assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+        uci.send(b"isready\n")
+        uci.until("readyok")
+        uci.send(b"go movetime 2000\n")
+        lines, _ = uci.until("bestmove")
+        assert any(line.startswith("info depth 1 ") for line in lines), lines
+    finally:
+        assert uci.close() == 0
+
+
+def test_tiny_clocks_get_an_instant_legal_move(session):
+    """With 1-20 ms left the engine used to spend a whole decision (~20 ms) and lose on
+    time; now it answers with the static material move (``info depth 0``) at once."""
+    exchange(session, "isready", "position fen r3k3/8/8/8/8/8/8/R3K2q w Q - 0 1")
+    for go in ("go wtime 1 btime 1", "go wtime 20 btime 20 winc 0 binc 0", "go movetime 1", "go wtime 0 btime 0",
+               "go wtime -50 btime 30000", "go movetime 0 wtime 60000 btime 60000"):
+        started = time.perf_counter()
+        out = exchange(session, go)
+        assert time.perf_counter() - started < 0.01, go
+        assert any(line.startswith("info depth 0 ") for line in out), (go, out)
+        assert bestmove(out) == "e1f2", go     # a safe king move (Kd2, Ke2, Kf2 gain nothing; the first wins)
+    exchange(session, "position fen 4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1")
+    assert bestmove(exchange(session, "go wtime 5 btime 5")) == "e4d5"    # the queen, even in no time
+
+
+def test_move_budget_follows_the_clock():
+    from knights.play.clock import GoLimits, move_budget
+
+    white, black = chess.WHITE, chess.BLACK
+    assert move_budget(GoLimits(movetime=1000), white) == pytest.approx(0.9)
+    assert move_budget(GoLimits(movetime=100), white) == pytest.approx(0.08)
+    assert move_budget(GoLimits(movetime=20), white) == pytest.approx(0.01)
+    assert move_budget(GoLimits(wtime=3000, btime=3000), white) == pytest.approx(0.1)
+    assert move_budget(GoLimits(wtime=3000, btime=60, winc=0, binc=0), black) == pytest.approx(0.002)
+    assert move_budget(GoLimits(wtime=1000, btime=1000, winc=10, binc=10), white) == pytest.approx(1 / 30 + 0.008)
+    assert move_budget(GoLimits(wtime=1000, btime=1000, movestogo=1), white) == pytest.approx(0.48)
+    assert move_budget(GoLimits(wtime=10, btime=10), white) == 0.0
+    assert move_budget(GoLimits(wtime=60000, btime=60000, movetime=50), white) == pytest.approx(0.04)
+
+
+def test_the_option_list_agrees_with_the_library():
+    """``uci`` lists evaluators from the files (no torch); the library's resolver agrees."""
+    from knights.evaluate import names as ev
+    from knights.play import quick_names
+
+    available = ev.available_evaluators()
+    assert quick_names.quick_evaluator_names() == available
+    assert quick_names.DEFAULT_EVALUATOR == ev.DEFAULT_EVALUATOR
+    assert quick_names.quick_default(available, None) == ev.default_evaluator_name(available)
+    for spelling in ("el/8", "EL/v8", "eL/V10", "material+THREATS", "ensemble", "democracy+threats"):
+        assert quick_names.quick_default(available, spelling) == ev.resolve_name(spelling, available)
+    assert quick_names.quick_default(["material", "material+threats"], None) == "material"

@@ -4,7 +4,10 @@ The one-ply engine (:mod:`~knights.play.engine`) over the rules it needs: the
 positions after every move (:mod:`~knights.play.children`), how the game ends
 (:mod:`~knights.play.rules`) and checked input (:mod:`~knights.play.user_input`);
 and its front ends: the terminal (:mod:`~knights.play.terminal`) and the UCI
-protocol (:mod:`~knights.play.uci`), which lichess-bot and chess GUIs speak.
+protocol (:mod:`~knights.play.uci`), which lichess-bot and chess GUIs speak, with its
+engine worker (:mod:`~knights.play.worker`), clock (:mod:`~knights.play.clock`) and
+start-up option list (:mod:`~knights.play.quick_names`); both read input with
+:mod:`~knights.play.stdin`.
 :mod:`~knights.play.settings` writes the settings the report quotes
 (``knights settings``), as data.
 """

@@ -7,18 +7,27 @@ The board is drawn with Unicode pieces from your side (``--ascii`` for letters).
 Type moves in SAN (``e4``, ``Nf3``, ``O-O``, ``e8=Q``) or UCI (``e2e4``, ``e7e8q``);
 commands: ``help``, ``moves``, ``undo`` (take back your last move and the bot's
 reply), ``flip``, ``fen``, ``resign``, ``quit``. Input is read line by line, so a
-game can be piped in; end of input ends the game cleanly. The game is saved as PGN
-in ``games/`` when it ends, however it ends.
+game can be piped in; end of input ends the game cleanly; a line that is not valid
+text (a stray byte) is reported and ignored. The game is saved as PGN in ``games/``
+when it ends, however it ends: ``quit``, end of input, Ctrl-C, a closed terminal
+(SIGHUP) or ``kill`` (SIGTERM). The folder is checked before the game starts; if the
+PGN still cannot be written at the end, it is printed instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
+import os
 import random
+import signal
 import sys
+import tempfile
+import threading
 from pathlib import Path
-from typing import TextIO
+from types import FrameType
+from typing import Any, TextIO
 
 import chess
 import chess.pgn
@@ -26,6 +35,7 @@ import chess.pgn
 from knights.evaluate.names import select_evaluator
 from knights.play.engine import MATE_SCORE, OnePlyEngine
 from knights.play.rules import game_over, result_of
+from knights.play.stdin import read_line
 from knights.play.user_input import EngineError, board_from_fen, parse_move
 
 BOT_NAME = "KS_ChessAI (Knights and Kernels)"
@@ -78,7 +88,34 @@ def _supports_unicode(stream: TextIO) -> bool:
         return False
 
 
+class Hangup(KeyboardInterrupt):
+    """SIGHUP (the terminal closed) or SIGTERM (``kill``): the game ends as after Ctrl-C, and is saved."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_hangup(signum: int, _frame: FrameType | None) -> None:
+    raise Hangup(signum)
+
+
 # -- saving ----------------------------------------------------------------------------------
+def check_games_dir(folder: str | Path) -> Path:
+    """Make sure a game can be saved in ``folder`` (created if missing) before it is played;
+    :class:`EngineError` (one line) if it is a file, or cannot be created or written."""
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".knights-write-test-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        reason = "it is not a folder" if path.exists() and not path.is_dir() else (exc.strerror or str(exc))
+        raise EngineError(f"cannot save games in --games-dir {str(folder)!r}: {reason}") from None
+    return path
+
+
 def save_pgn(board: chess.Board, folder: str | Path, *, human: chess.Color, bot_name: str, result: str,
              termination: str) -> Path:
     """Write the game to a new file in ``folder`` and return its path."""
@@ -111,8 +148,10 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
         engine: OnePlyEngine | None = None) -> int:
     """Play one game reading your input from ``stdin``; returns the exit code (0)."""
     def say(text: str = "") -> None:
-        print(text, file=stdout, flush=True)
+        with contextlib.suppress(OSError, ValueError):   # the terminal is gone (SIGHUP): the game is still saved
+            print(text, file=stdout, flush=True)
 
+    check_games_dir(games_dir)
     board = board_from_fen(fen) if fen else chess.Board()
     if color not in ("white", "black", "random"):
         raise EngineError(f"colour must be white, black or random, not {color!r}")
@@ -158,7 +197,11 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
                 shown = (board.fen(), orientation)
             stdout.write(f"Your move ({'white' if human == chess.WHITE else 'black'}): ")
             stdout.flush()
-            line = stdin.readline()
+            line, problem = read_line(stdin)
+            if problem is not None:
+                say()
+                say(f"Your {problem}. Type a move or 'help'.")
+                continue
             if not line:
                 say()
                 finish("*", "unterminated", "End of input: the game stops here.")
@@ -200,13 +243,25 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
                     say(f"Illegal or unknown move {text!r}. Legal moves: {legal}")
                     continue
                 board.push(move)
+    except Hangup as exc:
+        say()
+        finish("*", "unterminated", f"Stopped by {exc.args[0]}.")
+        code = 128 + exc.signum
     except KeyboardInterrupt:
         say()
         finish("*", "unterminated", "Interrupted.")
         code = 130
     else:
         code = 0
-    path = save_pgn(board, games_dir, human=human, bot_name=bot_name, result=result, termination=termination)
+    try:
+        path = save_pgn(board, games_dir, human=human, bot_name=bot_name, result=result, termination=termination)
+    except OSError as exc:   # the folder went away during the game: print the game rather than lose it
+        game = chess.pgn.Game.from_board(board)
+        game.headers["Result"] = result
+        print(f"knights play: error: cannot save the game in {str(games_dir)!r} ({exc.strerror or exc}); "
+              f"the PGN follows on standard output", file=sys.stderr)
+        say(str(game))
+        return code or 1
     say(f"Game saved to {path}")
     return code
 
@@ -217,6 +272,10 @@ def main(args: argparse.Namespace) -> int:
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)   # one ply of ~35 positions: a second thread only adds overhead
+    previous: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGHUP, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, _raise_hangup)
     try:
         return run(sys.stdin, sys.stdout, color=getattr(args, "color", "white"),
                    evaluator=getattr(args, "evaluator", None), seed=getattr(args, "seed", None),
@@ -225,5 +284,8 @@ def main(args: argparse.Namespace) -> int:
                    games_dir=getattr(args, "games_dir", "games"),
                    unicode=False if getattr(args, "ascii", False) else None)
     finally:
-        sys.stdout.flush()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
         torch.set_num_threads(threads)

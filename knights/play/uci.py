@@ -2,8 +2,8 @@
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``position startpos|fen <fen> [moves
 ...]``, ``go`` with any limits (``wtime btime winc binc movestogo movetime depth nodes
-mate infinite ponder searchmoves``: all accepted; one ply is instant, so the clock is
-never in danger), ``stop``, ``ponderhit``, ``setoption``, ``debug``, ``register``,
+mate infinite ponder searchmoves``: all accepted; the clock and ``movetime`` are
+honoured, see below), ``stop``, ``ponderhit``, ``setoption``, ``debug``, ``register``,
 ``quit``. Options:
 
 ==============  =======  ====================================================
@@ -24,7 +24,22 @@ side to move: the only place pawns become centipawns; a mate in one is ``score m
 ponder``). Unknown or malformed input (a bad FEN, an illegal move in the list, an
 unknown command or option) is answered with ``info string <reason>`` and the engine
 carries on: after an illegal move the position is the one before it; after a bad FEN
-the previous position is kept.
+the previous position is kept; a line that is not valid text (a stray byte) is
+reported the same way and skipped (:func:`~knights.play.stdin.read_line`).
+
+Start-up and time. ``uci`` is answered at once: the option list comes from the files
+on disk (:func:`~knights.play.quick_names.quick_evaluator_names`), and torch and the model load in a separate
+engine process (:class:`~knights.play.worker.EngineWorker`) started after ``uciok`` (``isready`` waits for
+them, as UCI allows). Every decision runs there, in order, while this process keeps
+reading and keeps the clock: a model load that holds the interpreter lock for half a
+second cannot delay an answer. (A program that has the evaluators loaded already, such
+as lichess-bot's homemade engine or a test, runs the same worker on a thread instead.) ``go`` gives
+the move the time :func:`knights.play.clock.move_budget` allows (``movetime`` less a
+margin, or a share of ``wtime/btime`` plus most of ``winc/binc``, with ``movestogo``);
+when that is less than a decision costs (measured when the model loads, then on every
+move), or the decision (or the model, for a ``go`` before ``isready``) is not ready in
+time, the answer is :func:`knights.play.clock.quick_move`'s static material choice,
+reported as ``info depth 0``, in well under a millisecond.
 """
 
 from __future__ import annotations
@@ -33,18 +48,24 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 import chess
 
-if TYPE_CHECKING:
-    from knights.play.engine import OnePlyEngine
+from knights.play.clock import GoLimits, move_budget, quick_move
+from knights.play.quick_names import quick_default, quick_evaluator_names
+from knights.play.stdin import read_line
+from knights.play.worker import EngineLink
 
 ENGINE_NAME = "KnightsKernels 1-ply (KS_ChessAI rebuild)"
 AUTHOR = "Knights and Kernels"
 SEED_MAX = 2**31 - 1
 GO_FLAGS = {"infinite", "ponder"}
 GO_VALUES = {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime"}
+CLOCK_KEYS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime")
+ASSUMED_COST = 0.05      # seconds a decision is taken to cost before one is measured
+COST_MARGIN = 1.25       # a decision is started only when the budget exceeds this times its cost
+FALLBACK_TIME = 0.002    # seconds kept back for the quick move and the answer
 
 
 class UciSession:
@@ -52,15 +73,18 @@ class UciSession:
     line goes to ``send``."""
 
     def __init__(self, send: Callable[[str], None], *, evaluator: str | None = None,
-                 seed: int | None = None, stochastic: bool = True) -> None:
+                 seed: int | None = None, stochastic: bool = True, engine_process: bool | None = None) -> None:
         self.send = send
+        # ``knights uci`` runs the engine in its own process; a program that has the evaluators
+        # loaded already (lichess-bot's homemade engine, tests) runs it on a thread, sharing them
+        engine_process = "knights.evaluate.names" not in sys.modules if engine_process is None else engine_process
+        self.link = EngineLink(self.info, lambda: (self.evaluator_name, self.seed, self.stochastic),
+                               engine_process=engine_process)
         self.board = chess.Board()
         self.evaluator_name = evaluator          # None: the default, resolved at load time
         self.seed = seed
         self.stochastic = stochastic
         self.capture_bonus = 0.0
-        self.engine: OnePlyEngine | None = None  # built on first need
-        self._loaded_name: str | None = None
         self.pending: str | None = None          # bestmove held back by go infinite / ponder
         self.debug = False
 
@@ -68,7 +92,6 @@ class UciSession:
     def info(self, text: str) -> None:
         self.send("info string " + " ".join(str(text).split()))
 
-    # -- engine ------------------------------------------------------------------------------
     def _choices(self) -> tuple[list[str], str]:
         from knights.evaluate.names import EvaluatorError, available_evaluators, default_evaluator_name, resolve_name
 
@@ -78,33 +101,23 @@ class UciSession:
         except EvaluatorError:   # reported when the engine is built; it falls back to the default
             return names, default_evaluator_name(names)
 
-    def ensure_engine(self) -> OnePlyEngine:
-        """Build (or rebuild after setoption Evaluator) the engine and return it; a failure to
-        load the chosen evaluator is reported and the previous engine (or material) kept."""
-        from knights.evaluate.names import select_evaluator
-        from knights.play.engine import OnePlyEngine
+    # -- the engine process ---------------------------------------------------------------------
+    def drain(self) -> None:
+        """Wait until the engine process has done every request so far (tests)."""
+        self.link.drain()
 
-        if self.engine is not None and self._loaded_name == self.evaluator_name:
-            return self.engine
-        try:
-            evaluator = select_evaluator(self.evaluator_name, notice=self.info)
-        except Exception as exc:  # noqa: BLE001 - reported, the engine carries on
-            self.info(f"cannot load evaluator {self.evaluator_name!r}: {exc}")
-            if self.engine is not None:
-                self.evaluator_name = self._loaded_name
-                return self.engine
-            from knights.evaluate.base import MaterialEvaluator
+    def state(self) -> dict[str, Any]:
+        """The engine process's evaluator, engine name and options (tests)."""
+        return self.link.state()
 
-            evaluator = MaterialEvaluator()
-            self.info("playing with the material evaluator")
-        self.engine = OnePlyEngine(evaluator, stochastic=self.stochastic, seed=self.seed,
-                                   capture_bonus=self.capture_bonus)
-        self._loaded_name = self.evaluator_name
-        return self.engine
+    def close(self) -> None:
+        """End the engine process."""
+        self.link.close()
 
     # -- commands --------------------------------------------------------------------------------
     def handle(self, line: str) -> bool:
         """Process one input line; ``False`` after ``quit``."""
+        self.link.pump()
         tokens = line.split()
         if not tokens:
             return True
@@ -128,7 +141,11 @@ class UciSession:
         return True
 
     def cmd_uci(self, _args: list[str]) -> None:
-        names, default = self._choices()
+        if self.link.engine_process:    # the files on disk: no torch in this process
+            names = quick_evaluator_names()
+            default = quick_default(names, self.evaluator_name)
+        else:                      # the evaluators are loaded here: ask the one resolver
+            names, default = self._choices()
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {AUTHOR}")
         self.send(f"option name Evaluator type combo default {default} " + " ".join(f"var {n}" for n in names))
@@ -137,9 +154,11 @@ class UciSession:
         self.send(f"option name Seed type spin default {seed} min -1 max {SEED_MAX}")
         self.send("option name CaptureBonus type spin default 0 min 0 max 100")
         self.send("uciok")
+        self.link.post("warm")      # torch and the evaluators import there while the GUI sends its options
 
     def cmd_isready(self, _args: list[str]) -> None:
-        self.ensure_engine()
+        self.link.start_loading()
+        self.link.drain()
         self.send("readyok")
 
     def cmd_debug(self, args: list[str]) -> None:
@@ -199,20 +218,14 @@ class UciSession:
             name, value = " ".join(args[1:]), ""
         key = name.lower().replace(" ", "")
         if key == "evaluator":
-            from knights.evaluate.names import EvaluatorError, resolve_name
-
-            try:
-                self.evaluator_name = resolve_name(value)   # loaded at the next isready / go
-            except EvaluatorError as exc:
-                self.info(str(exc))
-                return
+            self.link.post("evaluator", value)   # the resolver imports torch: not in this process
+            self.link.ready = self.link.loading = False
         elif key == "stochastic":
             if value.lower() not in ("true", "false"):
                 self.info(f"Stochastic must be true or false, not {value!r}")
                 return
-            self.stochastic = value.lower() == "true"
-            if self.engine is not None:
-                self.engine.stochastic = self.stochastic
+            self.stochastic = stochastic = value.lower() == "true"
+            self.link.post("set", "stochastic", stochastic)
         elif key == "seed":
             try:
                 seed = int(value)
@@ -221,9 +234,8 @@ class UciSession:
             except ValueError:
                 self.info(f"Seed must be an integer from -1 to {SEED_MAX}, not {value!r}")
                 return
-            self.seed = None if seed < 0 else seed
-            if self.engine is not None:
-                self.engine.reseed(self.seed)
+            self.seed = new_seed = None if seed < 0 else seed
+            self.link.post("set", "seed", new_seed)
         elif key == "capturebonus":
             try:
                 cp = int(value)
@@ -232,15 +244,15 @@ class UciSession:
             except ValueError:
                 self.info(f"CaptureBonus must be an integer from 0 to 100 (centipawns), not {value!r}")
                 return
-            self.capture_bonus = cp / 100.0
-            if self.engine is not None:
-                self.engine.capture_bonus = self.capture_bonus
+            self.capture_bonus = bonus = cp / 100.0
+            self.link.post("set", "capture_bonus", bonus)
         else:
             self.info(f"unknown option {name!r}")
 
-    def _parse_go(self, args: list[str]) -> tuple[set[str], list[chess.Move]]:
+    def _parse_go(self, args: list[str]) -> tuple[set[str], list[chess.Move], GoLimits]:
         flags: set[str] = set()
         searchmoves: list[chess.Move] = []
+        values: dict[str, int] = {}
         i = 0
         while i < len(args):
             token = args[i]
@@ -249,6 +261,8 @@ class UciSession:
             elif token in GO_VALUES:
                 if i + 1 < len(args) and args[i + 1].lstrip("-").isdigit():
                     i += 1
+                    if token in CLOCK_KEYS:
+                        values[token] = int(args[i])
                 else:
                     self.info(f"go: '{token}' without a number; ignored")
             elif token == "searchmoves":
@@ -265,36 +279,57 @@ class UciSession:
             else:
                 self.info(f"go: unknown token {token!r}; ignored")
             i += 1
-        return flags, searchmoves
+        return flags, searchmoves, GoLimits(**values)
 
     def cmd_go(self, args: list[str]) -> None:
-        self.flush_pending()
-        flags, searchmoves = self._parse_go(args)
         started = time.perf_counter()
-        board = self.board
+        self.flush_pending()
+        flags, searchmoves, limits = self._parse_go(args)
+        board = self.board.copy()
         if not any(True for _ in board.legal_moves):
             self.info(f"no legal moves: the game is over ({'checkmate' if board.is_check() else 'stalemate'})")
             self._answer("bestmove (none)", flags)
             return
-        engine = self.ensure_engine()
-        try:
-            decision = engine.choose(board, root_moves=searchmoves or None)
-        except Exception as exc:  # noqa: BLE001 - never leave the GUI without a legal move
-            self.info(f"engine error ({type(exc).__name__}: {exc}); playing the first legal move")
+        budget = None if "infinite" in flags else move_budget(limits, board.turn)
+        wait: float | None = None
+        if budget is not None:
+            cost = self.link.cost if self.link.cost is not None else ASSUMED_COST
+            self.link.start_loading()
+            if budget < COST_MARGIN * cost + FALLBACK_TIME:
+                self._quick(board, searchmoves, flags, started,
+                            f"{budget * 1e3:.0f} ms for this move, a decision costs ~{cost * 1e3:.0f} ms")
+                return
+            wait = max(0.0, budget - FALLBACK_TIME - (time.perf_counter() - started))
+        deadline = None if wait is None else time.monotonic() + wait
+        rid = self.link.post("decide", board.root().fen(), [m.uci() for m in board.move_stack],
+                        [m.uci() for m in searchmoves], deadline)
+        reply = self.link.wait(rid, wait)
+        if reply is None or reply[0] == "expired":   # the request is dropped or its answer unused
+            what = "the model is still loading" if not self.link.ready else "the decision ran out of time"
+            self._quick(board, searchmoves, flags, started, f"{what} ({(budget or 0) * 1e3:.0f} ms for this move)")
+            return
+        kind, decision = reply
+        if kind != "decision":   # never leave the GUI without a legal move
+            self.info(f"engine error ({decision}); playing the first legal move")
             move = searchmoves[0] if searchmoves else next(iter(board.legal_moves))
             self._answer(f"bestmove {move.uci()}", flags)
             return
         ms = max(0, round((time.perf_counter() - started) * 1e3))
-        if decision.mates:
-            score = "mate 1"
-        else:
-            pov = decision.score_for(board.turn)
-            score = f"cp {round(pov * 100)}"
-        nodes = len(decision.candidates)
+        score = "mate 1" if decision["mates"] else f"cp {round(decision['pov'] * 100)}"
+        nodes = decision["nodes"]
         nps = int(nodes * 1000 / ms) if ms > 0 else nodes * 1000
         self.send(f"info depth 1 seldepth 1 multipv 1 score {score} nodes {nodes} nps {nps} time {ms} "
-                  f"pv {decision.move.uci()}")
-        self._answer(f"bestmove {decision.move.uci()}", flags)
+                  f"pv {decision['move']}")
+        self._answer(f"bestmove {decision['move']}", flags)
+
+    def _quick(self, board: chess.Board, searchmoves: list[chess.Move], flags: set[str], started: float,
+               why: str) -> None:
+        """Answer at once with :func:`~knights.play.clock.quick_move`."""
+        move = quick_move(board, searchmoves, self.link.previous_order)
+        ms = max(0, round((time.perf_counter() - started) * 1e3))
+        self.info(f"quick move: {why}")
+        self.send(f"info depth 0 time {ms} pv {move.uci()}")
+        self._answer(f"bestmove {move.uci()}", flags)
 
     def _answer(self, line: str, flags: set[str]) -> None:
         if flags & GO_FLAGS:
@@ -318,27 +353,25 @@ def serve(stdin: TextIO, stdout: TextIO, **options: Any) -> int:
         stdout.flush()
 
     session = UciSession(send, **options)
-    while True:
-        line = stdin.readline()
-        if not line:
-            return 0
-        if not session.handle(line):
-            return 0
+    try:
+        while True:
+            line, problem = read_line(stdin)
+            if problem is not None:
+                session.info(problem)
+                continue
+            if not line or not session.handle(line):
+                return 0
+    finally:
+        session.close()
 
 
 def main(args: argparse.Namespace | None = None) -> int:
-    """``knights uci``."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)   # one ply of ~35 positions: a second thread only adds overhead
+    """``knights uci``: no torch in this process; it loads in the engine process after ``uciok``."""
     try:
-        return serve(sys.stdin, sys.stdout, evaluator=getattr(args, "evaluator", None),
+        return serve(sys.stdin, sys.stdout, evaluator=getattr(args, "evaluator", None), engine_process=True,
                      seed=getattr(args, "seed", None), stochastic=not getattr(args, "deterministic", False))
     except KeyboardInterrupt:
         return 0
-    finally:
-        torch.set_num_threads(threads)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,100 @@
+"""Time management for the UCI front end: how long one ``go`` may take, and a move in no time.
+
+The one-ply decision cannot be shortened, so the clock matters only when the time a move
+may take falls below what a decision costs (a few to a few dozen milliseconds; more while
+the model is still loading). :func:`move_budget` turns ``go``'s ``movetime`` or
+``wtime/btime/winc/binc/movestogo`` into the seconds this move may take; when that is less
+than a decision costs, or a decision runs past it, the front end answers with
+:func:`quick_move`: a static one-ply material choice in pure python-chess (no model, no
+torch), well under a millisecond.
+
+Pure python-chess on purpose: ``knights uci`` answers ``uci`` before torch is imported.
+
+>>> budget = move_budget(GoLimits(movetime=100), chess.WHITE)
+>>> 0.07 <= budget < 0.1
+True
+>>> move_budget(GoLimits(), chess.WHITE) is None   # depth, nodes, infinite: no clock
+True
+>>> quick_move(chess.Board("4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1")).uci()
+'e4d5'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import chess
+
+MOVETIME_MARGIN = 0.2       # keep 20% of movetime (10 ms to 100 ms) for reading, answering, the pipes
+MOVETIME_MARGIN_MIN = 0.01
+MOVETIME_MARGIN_MAX = 0.1
+DEFAULT_MOVES_TO_GO = 30    # sudden death: plan as if 30 more moves were to come
+CLOCK_RESERVE = 0.02        # never plan to leave less than this (or half the clock) on our clock
+INCREMENT_SHARE = 0.8       # the part of the increment a move may spend
+VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+
+
+@dataclass(frozen=True)
+class GoLimits:
+    """The time limits of one ``go`` (milliseconds, as UCI sends them); ``None``: not given."""
+
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    movetime: int | None = None
+
+
+def move_budget(limits: GoLimits, turn: chess.Color) -> float | None:
+    """The seconds this move may take from the moment ``go`` is read; ``None``: no limit
+    (``depth``, ``nodes``, ``infinite``: one ply is all the engine does anyway).
+
+    ``movetime`` less a margin; a clock: its share of the time left (``movestogo`` moves,
+    default :data:`DEFAULT_MOVES_TO_GO`) plus most of the increment, never more than half
+    the time left less :data:`CLOCK_RESERVE`. A negative or zero clock gives ``0.0``:
+    answer at once."""
+    caps: list[float] = []
+    if limits.movetime is not None:
+        movetime = max(0, limits.movetime) / 1000
+        margin = min(max(movetime * MOVETIME_MARGIN, MOVETIME_MARGIN_MIN), MOVETIME_MARGIN_MAX)
+        caps.append(max(0.0, movetime - margin))
+    left_ms = limits.wtime if turn == chess.WHITE else limits.btime
+    if left_ms is not None:
+        left = max(0, left_ms) / 1000
+        inc = max(0, (limits.winc if turn == chess.WHITE else limits.binc) or 0) / 1000
+        moves = limits.movestogo if limits.movestogo and limits.movestogo > 0 else DEFAULT_MOVES_TO_GO
+        share = left / moves + INCREMENT_SHARE * inc
+        caps.append(max(0.0, min(share, left / 2 - CLOCK_RESERVE)))
+    return min(caps) if caps else None
+
+
+def quick_move(board: chess.Board, moves: Sequence[chess.Move] | None = None,
+               previous: Sequence[chess.Move] = ()) -> chess.Move:
+    """A legal move in well under a millisecond, for when no decision fits the clock: the
+    best static material gain (what is captured or promoted, less the mover when the
+    target square is attacked and the mover is worth more than what it takes); ties go to
+    the order of ``previous`` (the last decision's candidates, best first), then to the
+    first legal move. ``moves`` (``searchmoves``) restricts the candidates when any is legal."""
+    legal = list(board.legal_moves)
+    if not legal:
+        raise ValueError(f"no legal moves in {board.fen()}")
+    if moves:
+        allowed = [m for m in legal if m in set(moves)]
+        legal = allowed or legal
+    rank = {m: i for i, m in enumerate(previous)}
+    them = not board.turn
+
+    def gain(move: chess.Move) -> tuple[float, int]:
+        mover = board.piece_type_at(move.from_square) or chess.PAWN
+        taken = chess.PAWN if board.is_en_passant(move) else (board.piece_type_at(move.to_square) or 0)
+        value = float(VALUES.get(taken, 0))
+        if move.promotion:
+            value += VALUES[move.promotion] - 1
+            mover = move.promotion
+        if board.is_attacked_by(them, move.to_square) and VALUES[mover] > value:
+            value -= VALUES[mover]
+        return value, -rank.get(move, len(rank))
+
+    return max(legal, key=gain)
