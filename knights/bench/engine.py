@@ -30,12 +30,14 @@ from __future__ import annotations
 import csv
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 import chess
 import numpy as np
 
 from knights.bench.core import benchmark, make_result, make_skip
+from knights.evaluate.timing import timed
 from knights.learn import registry
 
 SAMPLE_DIR = registry.REPO_ROOT / "data" / "sample"
@@ -103,11 +105,7 @@ def _timed_loop(evaluator, board: chess.Board, repeats: int) -> tuple[float, che
     there is none)."""
     total, best_move, best = 0.0, None, None
     for move in board.legal_moves:
-        fastest = float("inf")
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            value = _loop_step(evaluator, board, move)
-            fastest = min(fastest, time.perf_counter() - t0)
+        fastest, value = timed(partial(_loop_step, evaluator, board, move), repeats)
         total += fastest
         key = value if board.turn == chess.WHITE else -value
         if best is None or key > best:
@@ -129,12 +127,7 @@ def _network_evaluator():
 
 def _best_time(fn: Callable[[chess.Board], chess.Move], board: chess.Board,
                repeats: int) -> tuple[float, chess.Move | None]:
-    best, move = float("inf"), None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        move = fn(board)
-        best = min(best, time.perf_counter() - t0)
-    return best, move
+    return timed(lambda: fn(board), repeats)
 
 
 def _time_pair(ours: Callable[[chess.Board], chess.Move],
