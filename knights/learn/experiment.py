@@ -29,7 +29,16 @@ from knights.features.inputs import InputSpec
 from knights.learn import modelfile, registry
 from knights.learn.metrics import regression_metrics
 from knights.learn.nets import parameter_count
-from knights.learn.training import EvalTask, History, Task, TrainConfig, choose_device, environment, fit
+from knights.learn.training import (
+    EvalTask,
+    History,
+    Task,
+    TrainConfig,
+    choose_device,
+    environment,
+    fit,
+    seed_everything,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -148,6 +157,7 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
         raise ValueError(f"test chunks {sorted(p.name for p in overlap)} are also in training or validation")
     data = {k: load_encoded(v, cache, progress=progress, report=print) for k, v in files.items()}
 
+    seed_everything(cfg.seed)   # before the model is built: its initial weights come from the seed too
     model = lib.build_model()
     copied = warm_start(model, lib.PARENT, out) if getattr(lib, "PARENT", None) else []
     task = version_task(version)

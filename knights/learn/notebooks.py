@@ -84,7 +84,9 @@ def version_notebook(version: registry.Version) -> NotebookNode:
     doc = (version.library.__doc__ or version.name).strip()
     title, _, body = doc.partition("\n")
     intro = (f"{body.strip()}\n\nArchitecture, inputs and hyperparameters: "
-             f"`{version.library_path.relative_to(registry.REPO_ROOT)}`.")
+             f"`{version.library_path.relative_to(registry.REPO_ROOT)}`. Training is reproducible: the "
+             "same seed (`TrainConfig.seed`) and data give bit-identical weights on the same machine "
+             "(`tests/test_training.py` checks it).")
     return build_notebook(title, intro, PARAMETERS.format(name=version.name, models=f"models_{version.family}"),
                           [("code", RUN), ("markdown", "## Loss per epoch"), ("code", PLOT), ("code", TABLE),
                            ("markdown", "## Held-out test set"), ("code", TEST)])
