@@ -14,6 +14,7 @@ import chess
 import chess.engine
 import pytest
 
+from knights.bench.uci_soak import soak
 from knights.play.uci import UciSession
 
 REPO = Path(__file__).resolve().parent.parent
@@ -145,69 +146,16 @@ def test_fuzzed_bytes_through_the_real_command():
     assert sum(1 for line in out.splitlines() if line.startswith("bestmove")) == gos
 
 
-# -- the soak: self-play under real clocks -----------------------------------------------------------
-def clocked_game(white: chess.engine.SimpleEngine, black: chess.engine.SimpleEngine, base: float, inc: float,
-                 max_plies: int) -> dict:
-    """One game, each side's clock run by wall time around ``play`` (the GUI's view)."""
-    board = chess.Board()
-    clocks = {chess.WHITE: base, chess.BLACK: base}
-    tally = {"plies": 0, "illegal": 0, "errors": 0, "time_losses": 0, "quick": 0, "least_left": base}
-    while not board.is_game_over(claim_draw=True) and len(board.move_stack) < max_plies:
-        engine = white if board.turn == chess.WHITE else black
-        limit = chess.engine.Limit(white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
-                                   white_inc=inc, black_inc=inc)
-        started = time.perf_counter()
-        try:
-            result = engine.play(board, limit, info=chess.engine.INFO_BASIC)
-        except (chess.engine.EngineError, chess.engine.EngineTerminatedError):
-            tally["errors"] += 1
-            break
-        clocks[board.turn] -= time.perf_counter() - started
-        tally["least_left"] = min(tally["least_left"], clocks[board.turn])
-        if clocks[board.turn] < 0:
-            tally["time_losses"] += 1
-            break
-        clocks[board.turn] += inc
-        if result.move is None or result.move not in board.legal_moves:
-            tally["illegal"] += 1
-            break
-        tally["quick"] += result.info.get("depth") == 0
-        board.push(result.move)
-        tally["plies"] += 1
-    return tally
-
-
+# -- the soak: self-play under real clocks (knights.bench.uci_soak) ------------------------------------
 @pytest.mark.slow
 def test_soak_self_play_under_real_clocks():
     """Self-play with the default evaluator through python-chess's UCI client: sudden death
     3 s, and 1 s + 0.01 s a move. Before time management the engine spent ~20 ms a move
     whatever the clock and lost 2 of 45 three-second games on time; now: no illegal move,
-    no error, no loss on time."""
-    command = [sys.executable, "-m", "knights.cli", "uci"]
-    engines = [chess.engine.SimpleEngine.popen_uci(command, cwd=str(REPO), timeout=60) for _ in range(2)]
-    keys = ("plies", "illegal", "errors", "time_losses", "quick")
-    totals = dict.fromkeys(("games", *keys), 0)
-    rows = []
-    try:
-        for i, engine in enumerate(engines):
-            engine.configure({"Seed": 100 + i})
-            engine.ping()      # isready: the model loads before the clocks start, as a GUI does
-        # the two asked for, and a clock so short (0.3 s a game) that most moves must be quick ones
-        for base, inc, games in ((3.0, 0.0, 20), (1.0, 0.01, 20), (0.3, 0.0, 10)):
-            row = dict.fromkeys(("games", *keys), 0) | {"clock": f"{base:g}s+{inc:g}s", "least_left_ms": base * 1e3}
-            for g in range(games):
-                white, black = engines[g % 2], engines[1 - g % 2]
-                tally = clocked_game(white, black, base, inc, max_plies=240)
-                row["games"] += 1
-                for key in keys:
-                    row[key] += tally[key]
-                row["least_left_ms"] = round(min(row["least_left_ms"], tally["least_left"] * 1e3))
-            rows.append(row)
-            for key in totals:
-                totals[key] += row[key]
-    finally:
-        for engine in engines:
-            engine.quit()
+    no error, no loss on time. The third clock (0.3 s a game) is so short that most moves
+    must be quick ones."""
+    rows = soak([(3.0, 0.0, 20), (1.0, 0.01, 20), (0.3, 0.0, 10)], max_plies=240)
     for row in rows:
         print("soak:", row)
-    assert totals["illegal"] == 0 and totals["errors"] == 0 and totals["time_losses"] == 0, totals
+    assert all(row["illegal"] == 0 and row["errors"] == 0 and row["time_losses"] == 0 for row in rows), rows
+    assert sum(row["games"] for row in rows) == 50
