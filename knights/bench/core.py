@@ -23,8 +23,8 @@ each result with :func:`make_result` (or :func:`make_skip`)::
 of the ``knights.bench`` package (one file per subject: ``data``, ``training``, ``engine``,
 ``ensemble``), plus the modules listed, comma-separated, in ``$KNIGHTS_BENCH_MODULES``.
 
-A run's benchmarks share a scratch folder (:func:`_workdir`) and a memo of what they
-measured or built (``_MEMO``); both are gone when the run ends.
+A run's benchmarks share a scratch folder (:func:`workdir`) and a memo of what they
+measured or built (``MEMO``); both are gone when the run ends.
 """
 
 from __future__ import annotations
@@ -42,8 +42,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-
-from knights.evaluate.timing import timed  # noqa: F401  (re-exported: the benchmarks' timer)
 
 BenchFn = Callable[[bool], list[dict]]
 
@@ -257,11 +255,11 @@ def main(args: argparse.Namespace) -> int:
 
 # -- scratch space for one run ------------------------------------------------------------
 _WORKSPACE: tempfile.TemporaryDirectory | None = None
-_MEMO: dict[tuple, object] = {}
+MEMO: dict[tuple, object] = {}
 """What the run's benchmarks built or measured once and share (bench data, baselines)."""
 
 
-def _workdir() -> Path:
+def workdir() -> Path:
     """The run's scratch folder (made on first use, removed by :func:`_cleanup`)."""
     global _WORKSPACE  # noqa: PLW0603 - one scratch folder per run
     if _WORKSPACE is None:
@@ -272,7 +270,7 @@ def _workdir() -> Path:
 def _cleanup() -> None:
     """Remove the temporary bench data (and forget the memoised measurements on it)."""
     global _WORKSPACE  # noqa: PLW0603 - one scratch folder per run
-    _MEMO.clear()
+    MEMO.clear()
     if _WORKSPACE is not None:
         _WORKSPACE.cleanup()
         _WORKSPACE = None

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from knights.bench.core import _MEMO, _workdir, benchmark, make_result, make_skip
+from knights.bench.core import MEMO, benchmark, make_result, make_skip, workdir
 from knights.board.pieces import PAWNS
 from knights.evaluate.timing import timed
 
@@ -87,23 +87,23 @@ def bench_data(quick: bool) -> dict:
     ``prefix`` (its first rows, for the baseline), ``warm`` (a small chunk for
     warm-ups) and ``parts`` (the same rows as chunk files of 5,000 rows, or 1,000 quick)."""
     key = ("data", quick)
-    if key not in _MEMO:
+    if key not in MEMO:
         n, n_base, part = (3_000, 300, 1_000) if quick else (50_000, 5_000, 5_000)
-        folder = _workdir() / ("quick" if quick else "full")
+        folder = workdir() / ("quick" if quick else "full")
         folder.mkdir()
         rows = playout_rows(n, seed=2024)
         parts_dir = folder / "chunks"
         parts_dir.mkdir()
         parts = [write_chunk(parts_dir / f"Bench_{chr(97 + i // 26)}{chr(97 + i % 26)}",
                               rows[s:s + part]) for i, s in enumerate(range(0, n, part))]
-        _MEMO[key] = {
+        MEMO[key] = {
             "rows": n, "baseline_rows": n_base,
             "full": write_chunk(folder / "Bench_full", rows),
             "prefix": write_chunk(folder / "Bench_prefix", rows[:n_base]),
             "warm": write_chunk(folder / "Bench_warm", rows[:200]),
             "parts": parts,
         }
-    return _MEMO[key]  # type: ignore[return-value]
+    return MEMO[key]  # type: ignore[return-value]
 
 
 # -- encode ------------------------------------------------------------------------------
@@ -164,13 +164,13 @@ def baseline_encode_rate(quick: bool, repeats: int | None = None) -> dict:
     whether its output equals ours. Memoised per process: ``encode`` stores its own
     measurement here and ``cache`` reuses it."""
     key = ("baseline", quick)
-    if key not in _MEMO:
+    if key not in MEMO:
         data = bench_data(quick)
         encode_baseline(data["warm"])  # imports, pandas and python-chess warm-up
         seconds, out = timed(lambda: encode_baseline(data["prefix"]), repeats or (1 if quick else 2))
-        _MEMO[key] = {"rate": len(out[2]) / seconds, "rows": len(out[2]), "seconds": seconds,
+        MEMO[key] = {"rate": len(out[2]) / seconds, "rows": len(out[2]), "seconds": seconds,
                       "outputs_match": _outputs_match(data, out)}
-    return _MEMO[key]  # type: ignore[return-value]
+    return MEMO[key]  # type: ignore[return-value]
 
 
 @benchmark("encode")
@@ -196,7 +196,7 @@ def bench_encode(quick: bool) -> list[dict]:
     rows, base_rows = len(ours_out[0]), len(base_out[2])
     base = {"rate": base_rows / min(base_times), "rows": base_rows, "seconds": min(base_times),
             "outputs_match": _outputs_match(data, base_out)}
-    _MEMO[("baseline", quick)] = base
+    MEMO[("baseline", quick)] = base
     seconds = min(our_times)
     return [make_result(
         "encode", rows / seconds, base["rate"], target=30.0,
@@ -217,7 +217,7 @@ def bench_cache(quick: bool) -> list[dict]:
     data = bench_data(quick)
     base = baseline_encode_rate(quick)
     batch = 1_000 if quick else 15_000
-    cache = ChunkCache(_workdir() / f"cache-{'quick' if quick else 'full'}")
+    cache = ChunkCache(workdir() / f"cache-{'quick' if quick else 'full'}")
     load_encoded(data["parts"], cache)  # first use parses and stores every chunk (not timed)
 
     def epoch(seed: int) -> int:

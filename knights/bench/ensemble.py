@@ -23,6 +23,7 @@ from pathlib import Path
 
 from knights.bench import core as bench
 from knights.bench.core import benchmark, make_result, make_skip
+from knights.evaluate.timing import timed
 
 LOAD_TARGET_S = 3.0
 DECISION_TARGET_MS = 25.0
@@ -32,8 +33,8 @@ SHIP_HINT = "no shipped ensemble: run `knights ensemble` (or `knights bench ense
 def _context(quick: bool) -> dict:
     """The ensemble folder to measure, its network member(s) and decision batches (memoised per run)."""
     key = ("ensemble", quick)
-    if key in bench._MEMO:
-        return bench._MEMO[key]  # type: ignore[return-value]
+    if key in bench.MEMO:
+        return bench.MEMO[key]  # type: ignore[return-value]
     from knights.data.cache import ChunkCache, load_encoded
     from knights.data.chunks import select_chunks
     from knights.evaluate import democracy
@@ -50,7 +51,7 @@ def _context(quick: bool) -> dict:
         from knights.evaluate.names import DEFAULT_NETWORK
         from knights.evaluate.train_democracy import train_all
 
-        work = bench._workdir() / "ensemble"
+        work = bench.workdir() / "ensemble"
         trained = registry.get(DEFAULT_NETWORK).is_trained()
         result = train_all(quick_plan(), networks=[DEFAULT_NETWORK] if trained else [],
                            quick_network=None if trained else DEFAULT_NETWORK, out_dir=work / "models",
@@ -59,7 +60,7 @@ def _context(quick: bool) -> dict:
         ctx["source"] = "quick ensemble built on the sample (not shipped)"
     else:
         ctx["skip"] = SHIP_HINT
-        bench._MEMO[key] = ctx
+        bench.MEMO[key] = ctx
         return ctx
     doc = democracy.read_manifest(ctx["folder"])
     ctx["networks"] = [(m["version"], m.get("models_dir")) for m in doc["members"]
@@ -67,7 +68,7 @@ def _context(quick: bool) -> dict:
     ctx["members"] = {m["name"]: m["weight"] for m in doc["members"] if m["weight"] > 0}
     block = load_encoded(select_chunks(registry.REPO_ROOT / SAMPLE_DATA, "k"), ChunkCache())
     ctx["batches"] = decision_batches(block, count=8 if quick else 20, seed=1)
-    bench._MEMO[key] = ctx
+    bench.MEMO[key] = ctx
     return ctx
 
 
@@ -101,8 +102,8 @@ def bench_ensemble_load(quick: bool) -> list[dict]:
     if "skip" in ctx:
         return [make_skip("ensemble_load", ctx["skip"], target=1 / LOAD_TARGET_S, metric="rate", unit="loads/s")]
     repeats = 3 if quick else 5
-    ens_s, _ens = bench.timed(lambda: load_shipped(ctx["folder"]), repeats)
-    net_s = bench.timed(lambda: _load_network(ctx), repeats)[0] if ctx["networks"] else None
+    ens_s, _ens = timed(lambda: load_shipped(ctx["folder"]), repeats)
+    net_s = timed(lambda: _load_network(ctx), repeats)[0] if ctx["networks"] else None
     cold = _cold_load_seconds(ctx["folder"])
     cold_net = _cold_load_seconds(network=ctx["networks"][0]) if ctx["networks"] else None
     return [make_result("ensemble_load", 1.0 / ens_s, 1.0 / net_s if net_s else None, target=1 / LOAD_TARGET_S,

@@ -68,7 +68,7 @@ def _row_by_row_batch(frame, start: int, stop: int):
 def bench_train(quick: bool) -> list[dict]:
     import pandas as pd
 
-    from knights.bench.core import _workdir
+    from knights.bench.core import workdir
     from knights.data.cache import ChunkCache, iter_batches, load_encoded
     from knights.data.chunks import select_chunks
     from knights.learn import registry
@@ -76,7 +76,7 @@ def bench_train(quick: bool) -> list[dict]:
 
     batch = 1024 if quick else 8192
     files = select_chunks(registry.REPO_ROOT / SAMPLE_DATA, "a-c" if quick else "all")
-    cache = ChunkCache(_workdir() / "train-cache")
+    cache = ChunkCache(workdir() / "train-cache")
     rows = len(load_encoded(files, cache))  # builds the cache once, as the first epoch of a run does
     sizes = [min(batch, rows - s) for s in range(0, rows, batch)]
 
