@@ -20,7 +20,8 @@ def _data_generate(args: argparse.Namespace) -> int:
     recipe = Recipe(seed=args.seed, depth=args.depth, max_plies=args.max_plies,
                     games_per_part=args.games_per_part)
     report = generate(args.out, args.positions, recipe, workers=args.workers, dedup=args.dedup,
-                      progress=not args.quiet)
+                      progress=not args.quiet, shard=args.shard,
+                      until_part=-1 if args.until_part is None else args.until_part)
     print(report.summary())
     if args.report:
         import json
@@ -34,6 +35,29 @@ def _data_generate(args: argparse.Namespace) -> int:
             "workers": report.workers, "stockfish": report.stockfish, "parts_reused": report.parts_reused,
             "duplicates_dropped": report.duplicates_dropped, "recipe": recipe.key(report.stockfish),
             "cpu_count": os.cpu_count()}, indent=1) + "\n")
+    return 0
+
+
+def _shard_flag(text: str) -> Shard:
+    """``--shard K/N`` as a :class:`~knights.data.shards.Shard` (argparse names the flag on error)."""
+    from knights.data.shards import Shard
+
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _part_number(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a part number (0, 1, 2, ...)")
+    return int(text)
+
+
+def _data_merge(args: argparse.Namespace) -> int:
+    from knights.data.shards import merge
+
+    print(merge(args.out, args.positions, args.sources or None, dedup=args.dedup).summary())
     return 0
 
 
@@ -126,6 +150,15 @@ def _notebook(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    import os
+
+    if args.distributed:
+        from knights.learn.distributed import run
+
+        return run(args)
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        raise RuntimeError(f"{os.environ['WORLD_SIZE']} processes were started (torchrun): add --distributed, "
+                           "or every process trains alone and writes the same files")
     from knights.learn.experiment import plot_history, run_version
 
     result = run_version(args.name, data_dir=args.data_dir, train=args.train, val=args.val,
@@ -148,6 +181,8 @@ def _ensemble(args: argparse.Namespace) -> int:
 
 
 if TYPE_CHECKING:
+    from knights.data.shards import Shard
+
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
@@ -213,6 +248,7 @@ DESCRIPTION = ("Knights and Kernels: a one-ply chess bot over trained evaluators
 def build_parser() -> argparse.ArgumentParser:
     from knights.data.convert import FORMATS
     from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK
+    from knights.learn import distributed
 
     evaluators = (f"material, democracy or a trained EL version such as {DEFAULT_NETWORK}, each optionally with "
                   f"+threats (default: {DEFAULT_EVALUATOR}; while its files are missing, the newest trained "
@@ -233,7 +269,21 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", default="data/generated/games.csv")
     gen.add_argument("--quiet", action="store_true")
     gen.add_argument("--report", default=None, help="also write the run's figures to this JSON file")
+    gen.add_argument("--shard", type=_shard_flag, default=None, metavar="K/N",
+                     help="play only part K of an N-way split (parts p with p mod N = K-1) into OUT.parts/, "
+                          "no CSV; 'knights data merge' joins the shards")
+    gen.add_argument("--until-part", type=_part_number, default=None, metavar="P",
+                     help="with --shard: also play every part of the shard numbered up to P (the merge says when)")
     gen.set_defaults(func=_data_generate)
+
+    mrg = data.add_parser("merge", help="join the parts of sharded 'data generate' runs into one CSV")
+    mrg.add_argument("--out", default="data/generated/games.csv", help="the CSV to write")
+    mrg.add_argument("--positions", type=int, default=None,
+                     help="rows to write (default: the --positions the shards were run with)")
+    mrg.add_argument("--from", dest="sources", nargs="+", default=[], metavar="RUN",
+                     help="the shards' --out paths or their .parts folders (default: OUT.parts)")
+    mrg.add_argument("--dedup", action="store_true", help="drop repeated positions")
+    mrg.set_defaults(func=_data_merge)
 
     conv = data.add_parser("convert", help="convert Lichess JSONL(.zst), Kaggle CSV or PGN to CSSLab CSV")
     conv.add_argument("src", help="input file (.jsonl, .jsonl.zst, .csv, .pgn, .pgn.zst)")
@@ -280,6 +330,10 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--epochs", type=int, default=None)
     tr.add_argument("--batch-size", type=int, default=None)
     tr.add_argument("--quick", action="store_true")
+    tr.add_argument("--distributed", action="store_true",
+                    help="one of several processes started by torchrun (docs/distributed.md); "
+                         "--batch-size is then the global batch")
+    distributed.add_options(tr)
     tr.set_defaults(func=_train)
 
     bench = sub.add_parser("bench", help="benchmarks (ratios against baselines run in the same process)")

@@ -30,6 +30,13 @@ Games are played in parts of ``games_per_part`` games. Each finished part is
 written to ``<out>.parts/`` through a temporary file and a rename; a rerun with the
 same recipe reuses the finished parts and plays only the rest. The final CSV is
 also written through a temporary file and renamed.
+
+Several machines
+----------------
+Since a part's bytes depend only on its number, parts can be played anywhere:
+``generate(..., shard=Shard(2, 3))`` plays every third part (1, 4, 7, ...) and writes
+no CSV; :func:`knights.data.shards.merge` then joins the parts of all shards into the
+file a single machine would have written. :mod:`knights.data.shards` explains how.
 """
 
 from __future__ import annotations
@@ -46,6 +53,18 @@ import chess
 
 from knights.board.pieces import capture_gain
 from knights.data import csslab
+from knights.data.shards import (
+    PART_NAME,
+    RECIPE_FILE,
+    Shard,
+    Share,
+    assemble,
+    count_rows,
+    parts_folder,
+    scan_parts,
+    write_json,
+    write_marker,
+)
 from knights.data.stockfish import Analysis, Stockfish, find_stockfish
 
 EPSILONS = (0.0, 0.05, 0.1, 0.2, 0.35)
@@ -221,7 +240,7 @@ def _play_part(args: tuple[Recipe, int, str]) -> tuple[int, int]:
     recipe, part, parts_dir = args
     assert _ENGINE is not None
     start = part * recipe.games_per_part
-    target = Path(parts_dir) / f"part-{part:06d}.csv"
+    target = Path(parts_dir) / PART_NAME.format(part)
     tmp = target.with_suffix(".csv.tmp")
     n = 0
     with open(tmp, "w", newline="") as fh:
@@ -230,11 +249,6 @@ def _play_part(args: tuple[Recipe, int, str]) -> tuple[int, int]:
             n += writer.write_all(play_labelled_game(_ENGINE, recipe, g))
     os.replace(tmp, target)
     return part, n
-
-
-def count_rows(path: Path) -> int:
-    with open(path, "rb") as fh:
-        return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
 
 
 @dataclass
@@ -247,104 +261,80 @@ class GenerateReport:
     parts_reused: int
     workers: int
     stockfish: str
+    shard: Shard | None = None
+    parts: int = 0
 
     def summary(self) -> str:
         rate = self.rows / self.seconds if self.seconds > 0 else float("nan")
+        how = (f"in {self.seconds:,.0f} s with {self.workers} workers ({rate:,.0f} positions/s; "
+               f"{self.parts_reused} parts reused; {self.stockfish})")
+        if self.shard is not None:
+            return (f"{parts_folder(self.out)}: shard {self.shard}: {self.rows:,} positions in {self.parts} parts "
+                    f"({self.games:,} games) {how}; when every shard is done: knights data merge --out {self.out}")
         return (f"{self.out}: {self.rows:,} positions from {self.games:,} games "
-                f"({self.duplicates_dropped:,} duplicates dropped) in {self.seconds:,.0f} s "
-                f"with {self.workers} workers ({rate:,.0f} positions/s; {self.parts_reused} parts reused; "
-                f"{self.stockfish})")
+                f"({self.duplicates_dropped:,} duplicates dropped) {how}")
 
 
 def generate(out: str | Path, positions: int, recipe: Recipe = Recipe(), *, workers: int = 1,
-             dedup: bool = False, progress: bool = True, stockfish_path: str | None = None) -> GenerateReport:
-    """Write a CSSLab CSV of at least ``positions`` labelled rows to ``out``."""
+             dedup: bool = False, progress: bool = True, stockfish_path: str | None = None,
+             shard: Shard | None = None, until_part: int = -1) -> GenerateReport:
+    """Write a CSSLab CSV of at least ``positions`` labelled rows to ``out``.
+
+    With ``shard`` (K of N), play only that shard's parts into ``<out>.parts/``, until
+    they hold their share of ``positions`` (plus :data:`~knights.data.shards.SHARD_MARGIN`)
+    and every one numbered up to ``until_part``, and write no CSV: once every shard is
+    done, :func:`knights.data.shards.merge` writes it (see :mod:`knights.data.shards`).
+    """
     from tqdm import tqdm
 
+    if positions < 1:
+        raise ValueError(f"positions must be at least 1, not {positions}")
+    if until_part >= 0 and shard is None:
+        raise ValueError("until_part (--until-part) plays further parts of one shard: give the shard (--shard K/N)")
+    share = Share(Shard(1, 1), positions) if shard is None else Share(shard, shard.target(positions), until_part)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     path = stockfish_path or find_stockfish()
     with Stockfish(path) as probe:
         sf_name = probe.name
-    parts_dir = Path(f"{out}.parts")
+    parts_dir = parts_folder(out)
     parts_dir.mkdir(exist_ok=True)
     key = recipe.key(sf_name)
-    meta = parts_dir / "recipe.json"
+    meta = parts_dir / RECIPE_FILE
     if meta.exists() and json.loads(meta.read_text()) != key:
         raise RuntimeError(f"{parts_dir} holds parts of another recipe ({meta}); remove it or use another --out")
-    meta.write_text(json.dumps(key, indent=1))
+    if not meta.exists():
+        write_json(meta, key)
 
     t0 = time.perf_counter()
-    done: dict[int, int] = {}
-    for p in sorted(parts_dir.glob("part-*.csv")):
-        done[int(p.stem.split("-")[1])] = count_rows(p)
-    reused = len(done)
+    done = {number: count_rows(p) for number, p in scan_parts(parts_dir).items()}
+    reused = sum(1 for p in done if share.shard.owns(p))
+    if shard is not None:
+        write_marker(parts_dir, share, positions, done, finished=False)
 
-    def enough() -> bool:
-        total, part = 0, 0
-        while part in done:
-            total += done[part]
-            if total >= positions:
-                return True
-            part += 1
-        return False
-
-    bar = tqdm(total=positions, unit="pos", desc="generate", disable=not progress, smoothing=0.05)
-    bar.update(min(positions, sum(done.values())))
-    if not enough():
+    bar = tqdm(total=share.target, unit="pos", desc="generate" if shard is None else f"shard {shard}",
+               disable=not progress, smoothing=0.05)
+    bar.update(min(share.target, share.held(done)[1]))
+    if not share.complete(done):
         ctx = mp.get_context("fork")
         with ctx.Pool(workers, initializer=_worker_init, initargs=(path, recipe.hash_mb)) as pool:
-            while not enough():
+            while not share.complete(done):
                 # Queue a bounded batch of the next missing parts (Pool consumes its whole
                 # task list at once), sized from the rows per part seen so far.
                 per_part = (sum(done.values()) / len(done)) if done else 2000.0
-                have = sum(done.values())
-                batch = max(workers, int((positions - have) / max(per_part, 1.0) * 1.1) + 1)
-                todo: list[tuple[Recipe, int, str]] = []
-                part = 0
-                while len(todo) < batch:
-                    if part not in done:
-                        todo.append((recipe, part, str(parts_dir)))
-                    part += 1
+                batch = max(workers, int(share.missing_rows(done) / max(per_part, 1.0) * 1.1) + 1)
+                todo = [(recipe, part, str(parts_dir)) for part in share.next_parts(done, batch)]
                 for part, n in pool.imap_unordered(_play_part, todo):
                     done[part] = n
                     bar.update(n)
-                    if enough():
+                    if share.complete(done):
                         pool.terminate()
                         break
     bar.close()
-    rows, games, dropped = assemble(parts_dir, out, positions, dedup)
+    if shard is not None:
+        write_marker(parts_dir, share, positions, done, finished=True)
+        own = [p for p in done if shard.owns(p)]
+        return GenerateReport(out, sum(done[p] for p in own), len(own) * recipe.games_per_part, 0,
+                              time.perf_counter() - t0, reused, workers, sf_name, shard, len(own))
+    rows, games, dropped = assemble(scan_parts(parts_dir), out, positions, dedup)
     return GenerateReport(out, rows, games, dropped, time.perf_counter() - t0, reused, workers, sf_name)
-
-
-def assemble(parts_dir: Path, out: Path, positions: int, dedup: bool) -> tuple[int, int, int]:
-    """Concatenate parts in order up to the first game boundary past ``positions`` rows."""
-    tmp = Path(f"{out}.tmp")
-    seen: set[str] = set()
-    rows = raw = games = dropped = 0
-    fen_col = csslab.COLUMNS.index("board")
-    last_game = None
-    with open(tmp, "w", newline="") as fh:
-        fh.write(csslab.HEADER_LINE + "\n")
-        part = 0
-        while raw < positions:
-            with open(parts_dir / f"part-{part:06d}.csv") as src:
-                for line in src:
-                    game = line[:line.index(",")]
-                    if game != last_game:
-                        if raw >= positions:
-                            break
-                        last_game = game
-                        games += 1
-                    raw += 1
-                    if dedup:
-                        key = line.split(",")[fen_col].rsplit(" ", 2)[0]
-                        if key in seen:
-                            dropped += 1
-                            continue
-                        seen.add(key)
-                    fh.write(line)
-                    rows += 1
-            part += 1
-    os.replace(tmp, out)
-    return rows, games, dropped

@@ -16,6 +16,11 @@ epoch and resume from it.
 A run is then one call (:func:`knights.learn.experiment.run_version` makes it for a version)::
 
     history = fit(model, EvalTask(spec), train, val, cfg, checkpoint="runs/v8.ckpt")
+
+The same loop also runs as one of several processes that train one model together
+(``fit(..., replicas=...)``, :mod:`knights.learn.distributed`): it then asks the
+:class:`Replicas` for its share of every batch, for the backward step, and for the
+sums of the epoch's figures over all processes; only rank 0 writes the checkpoint.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import os
 import platform
 import random
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -132,6 +139,44 @@ class EvalTask:
         return nn.functional.l1_loss(output, target)
 
 
+class Replicas(Protocol):
+    """What :func:`fit` needs to run as process ``rank`` of ``world`` that train one
+    model together (:class:`knights.learn.distributed.Replicas` is the implementation).
+
+    ``batch_size`` stays the *global* batch: every process takes its share of the rows a
+    single process would have taken, and the gradients are averaged over processes, so
+    the steps are those of one process (up to float rounding).
+    """
+
+    rank: int
+    world: int
+
+    def wrap(self, model: nn.Module, epochs_done: int) -> nn.Module:
+        """The module to run forward and backward through (gradients shared); all
+        processes must have resumed after the same epoch."""
+        ...
+
+    def batches(self, data: Encoded, batch_size: int, seed: int) -> Iterator[Encoded]:
+        """This process's share of each batch that ``iter_batches(data, batch_size, seed=seed)`` makes."""
+        ...
+
+    def share(self, data: Encoded) -> Encoded:
+        """This process's share of ``data`` for the validation loss."""
+        ...
+
+    def autocast(self) -> AbstractContextManager[object]:
+        """The context of the forward pass (mixed precision on GPUs)."""
+        ...
+
+    def step(self, loss: torch.Tensor, opt: torch.optim.Optimizer) -> None:
+        """Backward pass and optimiser step."""
+        ...
+
+    def sum(self, values: Sequence[float]) -> list[float]:
+        """Each value summed over all processes."""
+        ...
+
+
 # -- history and checkpoints ----------------------------------------------------------
 StateDict = dict[str, torch.Tensor]
 """A model's weights by name (``model.state_dict()``)."""
@@ -209,11 +254,13 @@ def evaluate_loss(model: nn.Module, task: Task, data: Encoded, cfg: TrainConfig,
 
 def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: TrainConfig, *,
         checkpoint: str | Path | None = None, device: str | torch.device | None = None,
-        progress: bool = True) -> History:
+        progress: bool = True, replicas: Replicas | None = None) -> History:
     """Train ``model`` for ``cfg.epochs`` epochs (counting epochs already in the checkpoint).
 
     After every epoch the model, optimiser and history go to ``checkpoint``; a rerun
-    with the same settings resumes after the last finished epoch.
+    with the same settings resumes after the last finished epoch. With ``replicas``
+    this is one process of several (see :class:`Replicas`); rank 0 alone reports
+    progress and writes the checkpoint.
     """
     from tqdm.auto import tqdm
 
@@ -226,6 +273,9 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
     restored = load_checkpoint(ckpt, model, opt, key) if ckpt else None
     history, best = restored if restored else (History(), None)
     history.device = str(device)
+    lead = replicas is None or replicas.rank == 0
+    progress = progress and lead
+    net = model if replicas is None else replicas.wrap(model, history.epochs)
     if history.epochs and progress:
         print(f"resuming from {ckpt} after epoch {history.epochs}")
     augment = getattr(task, "augment", None) if cfg.mirror else None
@@ -233,30 +283,44 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
         raise ValueError(f"mirror=True, but {type(task).__name__} cannot mirror its batches")
     steps_per_epoch = -(-len(train) // cfg.batch_size)
     for epoch in range(history.epochs, cfg.epochs):
-        model.train()
+        net.train()
         t0 = time.perf_counter()
-        total, n = 0.0, 0
+        total, n = 0.0, 0.0
         rng = np.random.default_rng(cfg.seed * 1000 + epoch + 7919)
-        bar = tqdm(iter_batches(train, cfg.batch_size, seed=cfg.seed * 1000 + epoch),
-                   total=steps_per_epoch, desc=f"epoch {epoch + 1}/{cfg.epochs}",
+        seed = cfg.seed * 1000 + epoch
+        batches = (iter_batches(train, cfg.batch_size, seed=seed) if replicas is None
+                   else replicas.batches(train, cfg.batch_size, seed))
+        bar = tqdm(batches, total=steps_per_epoch, desc=f"epoch {epoch + 1}/{cfg.epochs}",
                    unit="batch", disable=not progress, leave=False)
         for step, block in enumerate(bar):
             if augment is not None:
                 block = augment(block, rng)
             for group in opt.param_groups:
                 group["lr"] = cfg.lr_at((epoch * steps_per_epoch + step) / (cfg.epochs * steps_per_epoch))
-            out = model(*task.inputs(block, device))
-            loss = task.loss(out, block, device)
+            with nullcontext() if replicas is None else replicas.autocast():
+                out = net(*task.inputs(block, device))
+                loss = task.loss(out, block, device)
             opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
+            if replicas is None:
+                loss.backward()
+                opt.step()
+            else:
+                replicas.step(loss, opt)
             total += loss.item() * len(block)
             n += len(block)
             bar.set_postfix(loss=f"{total / n:.4f}")
         seconds = time.perf_counter() - t0
+        if replicas is None:
+            val_loss = (evaluate_loss(model, task, val, cfg, device)
+                        if val is not None and len(val) else float("nan"))
+        else:   # each process scores its share; the sums over all give every process the same figures
+            mine = replicas.share(val) if val is not None else None
+            rows = len(mine) if mine is not None else 0
+            val_sum = evaluate_loss(model, task, mine, cfg, device) * rows if mine is not None and rows else 0.0
+            total, n, val_sum, val_rows = replicas.sum([total, n, val_sum, rows])
+            val_loss = val_sum / val_rows if val_rows else float("nan")
         history.train_loss.append(total / max(n, 1))
-        history.val_loss.append(evaluate_loss(model, task, val, cfg, device)
-                                if val is not None and len(val) else float("nan"))
+        history.val_loss.append(val_loss)
         history.epoch_seconds.append(seconds)
         history.rows_per_second.append(n / seconds if seconds > 0 else float("nan"))
         if cfg.keep_best and (history.best_epoch is None
@@ -266,7 +330,7 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
         if progress:
             print(f"epoch {epoch + 1}/{cfg.epochs}: train {history.train_loss[-1]:.4f}  "
                   f"val {history.val_loss[-1]:.4f}  ({history.rows_per_second[-1]:,.0f} rows/s)")
-        if ckpt:
+        if ckpt and lead:
             save_checkpoint(ckpt, model, opt, history, key, best)
     if cfg.keep_best and best is not None:
         model.load_state_dict(best)

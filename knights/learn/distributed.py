@@ -1,0 +1,389 @@
+"""Training on several processes at once: DistributedDataParallel, launched by ``torchrun``.
+
+One machine with two GPUs (or, on the CPU, two processes)::
+
+    torchrun --standalone --nproc-per-node 2 -m knights.learn.distributed EL/v8
+
+``torchrun`` starts the processes and tells each its place (``RANK``, ``WORLD_SIZE``,
+``LOCAL_RANK`` and where to meet); ``docs/distributed.md`` shows several machines.
+Every process then does what :func:`knights.learn.experiment.run_version` does, through
+the same loop (:func:`knights.learn.training.fit` with a :class:`Replicas`):
+
+* **Same start.** Each process seeds before it builds the model, so all start from the
+  same weights (``DistributedDataParallel`` also copies rank 0's weights to the others).
+* **Own share of the data.** The selected chunks are joined once into one encoded file
+  in the chunk cache, which every process memory-maps. A batch is the same shuffled
+  rows a single process would take (``iter_batches``); process ``r`` of ``W`` takes
+  every ``W``-th of them, starting at ``r``, and reads only those rows.
+* **Shared gradients.** ``backward()`` averages the gradients over the processes. The
+  shares are equal, so the average is the gradient of the whole batch's mean loss: ``W``
+  processes with ``B / W`` rows each take the step one process takes with ``B`` rows.
+  (Exactly, up to float rounding, for the evaluation networks; a move network's loss
+  counts only rows with a recorded move, and the mirror augmentation draws per process,
+  so those agree with one process in distribution, not step for step.)
+* **One writer.** Rank 0 writes the checkpoint after every epoch and the model file at
+  the end; a rerun resumes from the checkpoint (every process reads it, so on several
+  machines it must be on a shared filesystem: the run refuses otherwise).
+
+``--batch-size`` is the *global* batch and must be a multiple of the number of processes.
+By default it is the version's batch on the CPU (so the result is the single-process
+one) and the version's batch *per GPU* on CUDA, where a larger batch is what keeps a GPU
+busy. On CUDA the forward pass runs in mixed precision (bfloat16 where the GPU has it,
+else float16 with a gradient scaler); the CPU stays float32.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+
+from knights.data.cache import ChunkCache, load_encoded
+from knights.data.chunks import Encoded, select_chunks
+from knights.learn import modelfile, registry
+from knights.learn.experiment import (
+    FULL_DATA,
+    QUICK,
+    SAMPLE_DATA,
+    TEST_LETTERS,
+    Result,
+    data_recipe,
+    held_out_metrics,
+    version_task,
+    warm_start,
+)
+from knights.learn.nets import parameter_count
+from knights.learn.training import TrainConfig, choose_device, environment, fit, seed_everything
+
+PRECISIONS = ("auto", "float32", "bf16", "fp16")
+"""``--precision``: auto is bfloat16 (else float16) on CUDA, float32 on the CPU."""
+BACKENDS = ("auto", "nccl", "gloo")
+"""``--backend``: auto is nccl for GPUs, gloo for CPU processes."""
+TORCHRUN_HINT = "torchrun --standalone --nproc-per-node 2 -m knights.learn.distributed EL/v8"
+
+
+# -- the processes -------------------------------------------------------------------------
+@dataclass
+class Replicas:
+    """This process's place among those training one model (what
+    :class:`knights.learn.training.Replicas` asks for), and the collective calls.
+
+    Sharing rows needs no process group, so it can be looked at in one process:
+
+    >>> data = np.arange(10)
+    >>> [Replicas(rank=r, world=2).rows_of(data[:7]) for r in (0, 1)]   # 7 rows: one is left over
+    [array([0, 2, 4]), array([1, 3, 5])]
+    """
+
+    rank: int = 0
+    world: int = 1
+    local_rank: int = 0
+    device: torch.device = field(default_factory=lambda: torch.device("cpu"))
+    precision: str = "float32"
+    backend: str = "gloo"
+    scaler: torch.amp.GradScaler | None = None
+    owns_group: bool = False   # whether join() started the process group (and close() ends it)
+
+    @classmethod
+    def join(cls, device: str | None = None, backend: str = "auto", precision: str = "auto") -> Replicas:
+        """Join the process group ``torchrun`` set up (environment variables ``RANK``,
+        ``WORLD_SIZE``, ``LOCAL_RANK``, ``MASTER_ADDR``, ``MASTER_PORT``). A group the
+        caller already started is used as it is, and left open by :meth:`close`."""
+        missing = [v for v in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT") if v not in os.environ]
+        if missing:
+            raise RuntimeError(f"not started by torchrun ({', '.join(missing)} unset): run it as '{TORCHRUN_HINT}' "
+                               "(docs/distributed.md)")
+        local_rank = int(os.environ["LOCAL_RANK"])
+        dev = choose_device(device)
+        if dev.type == "cuda":
+            dev = torch.device("cuda", local_rank)
+            torch.cuda.set_device(dev)
+        elif dev.type != "cpu":
+            raise ValueError(f"distributed training runs on CUDA GPUs or on CPUs, not on {dev}: use --device cpu")
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}: use {', '.join(BACKENDS)}")
+        backend = ("nccl" if dev.type == "cuda" else "gloo") if backend == "auto" else backend
+        if backend == "nccl" and dev.type != "cuda":
+            raise ValueError("the nccl backend needs CUDA GPUs: use --backend gloo for CPU processes")
+        precision = choose_precision(precision, dev)
+        owns = not dist.is_initialized()
+        if owns:
+            dist.init_process_group(backend, device_id=dev if dev.type == "cuda" else None)
+        scaler = torch.amp.GradScaler("cuda") if precision == "fp16" else None
+        return cls(dist.get_rank(), dist.get_world_size(), local_rank, dev, precision, dist.get_backend(),
+                   scaler, owns)
+
+    def close(self) -> None:
+        if self.owns_group and dist.is_initialized():
+            dist.destroy_process_group()
+
+    # what fit() calls
+    def wrap(self, model: nn.Module, epochs_done: int) -> nn.Module:
+        """``model`` wrapped so that ``backward()`` averages gradients over the processes.
+        Every process must resume after the same epoch (they read one checkpoint)."""
+        seen = self.sum([float(epochs_done), float(epochs_done) ** 2])
+        if seen[1] * self.world != seen[0] ** 2:   # all equal exactly when the variance is 0
+            raise RuntimeError(f"the processes resume from different epochs (rank {self.rank}: {epochs_done}): "
+                               "every process must see the same checkpoint; on several machines put it on a "
+                               "filesystem they share (--out-dir for --quick runs, else runs/)")
+        ids = [self.device.index] if self.device.type == "cuda" else None
+        return DistributedDataParallel(model, device_ids=ids)
+
+    def batches(self, data: Encoded, batch_size: int, seed: int) -> Iterator[Encoded]:
+        """This process's rows of each batch ``iter_batches(data, batch_size, seed=seed)`` makes."""
+        if batch_size % self.world:
+            raise ValueError(f"batch size {batch_size} is not a multiple of the {self.world} processes: "
+                             "each process takes an equal share of every batch")
+        order = np.random.default_rng(seed).permutation(len(data))   # iter_batches' order
+        for start in range(0, len(data), batch_size):
+            mine = self.rows_of(order[start:start + batch_size])
+            if len(mine):
+                yield data.take(np.sort(mine))   # in file order: the memory map reads forward
+
+    def rows_of(self, batch: np.ndarray) -> np.ndarray:
+        """This process's rows of one batch: every ``world``-th from ``rank``; the last
+        ``len(batch) % world`` rows are left out so that every share is the same size."""
+        usable = len(batch) - len(batch) % self.world
+        return batch[self.rank:usable:self.world]
+
+    def share(self, data: Encoded) -> Encoded:
+        """A contiguous ``1 / world`` of ``data`` (in memory), for the validation loss."""
+        n = len(data)
+        return data.take(np.arange(n * self.rank // self.world, n * (self.rank + 1) // self.world))
+
+    def autocast(self) -> AbstractContextManager[object]:
+        if self.precision == "float32":
+            return nullcontext()
+        return torch.autocast("cuda", dtype=torch.bfloat16 if self.precision == "bf16" else torch.float16)
+
+    def step(self, loss: torch.Tensor, opt: torch.optim.Optimizer) -> None:
+        if self.scaler is None:
+            loss.backward()
+            opt.step()
+        else:   # float16 gradients would underflow: scale the loss up, the gradients back down
+            self.scaler.scale(loss).backward()
+            self.scaler.step(opt)
+            self.scaler.update()
+
+    def sum(self, values: Sequence[float]) -> list[float]:
+        if self.world == 1 and not dist.is_initialized():
+            return [float(v) for v in values]
+        t = torch.tensor(list(values), dtype=torch.float64, device=self.device)
+        dist.all_reduce(t, op=dist.ReduceOp.SUM)
+        return [float(v) for v in t.tolist()]
+
+    # for the run around fit()
+    def same(self, value: Any) -> Any:
+        """Rank 0's ``value``, on every process (any picklable object)."""
+        box = [value]
+        if dist.is_initialized():
+            dist.broadcast_object_list(box, src=0)
+        return box[0]
+
+
+def choose_precision(asked: str, device: torch.device) -> str:
+    """``"float32"``, ``"bf16"`` or ``"fp16"`` for ``--precision`` on ``device``."""
+    if asked not in PRECISIONS:
+        raise ValueError(f"unknown precision {asked!r}: use {', '.join(PRECISIONS)}")
+    if device.type != "cuda":
+        if asked not in ("auto", "float32"):
+            raise ValueError(f"--precision {asked} needs a CUDA GPU: on the CPU training stays float32")
+        return "float32"
+    if asked == "auto":
+        return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+    return asked
+
+
+def global_batch(version_batch: int, asked: int | None, replicas: Replicas) -> int:
+    """The batch all processes share each step: ``asked`` (a multiple of the processes),
+    else the version's batch on the CPU and the version's batch per GPU on CUDA."""
+    if asked is not None:
+        if asked < 1 or asked % replicas.world:
+            raise ValueError(f"--batch-size {asked} is not a multiple of the {replicas.world} processes: "
+                             "each process takes an equal share of every batch")
+        return asked
+    base = version_batch * (replicas.world if replicas.device.type == "cuda" else 1)
+    return -(-base // replicas.world) * replicas.world
+
+
+# -- the data --------------------------------------------------------------------------------
+def joined_rows(files: Sequence[Path], cache: ChunkCache,
+                report: Callable[[str], None] | None = None) -> tuple[str, list[str]]:
+    """Join the chunks' cached rows into one ``.npy`` file in the cache (once per set of
+    chunk contents) and return its name and the chunks' checksums."""
+    records = [cache.records(f, report) for f in files]
+    checksums = [cache.checksums[str(f)] for f in files]
+    name = f"v{ChunkCache.VERSION}-rows-{hashlib.sha1(''.join(checksums).encode()).hexdigest()}.npy"
+    path = cache.root / name
+    if not path.exists():
+        cache.root.mkdir(parents=True, exist_ok=True)
+        tmp = cache.root / f".tmp-{os.getpid()}-{name}"
+        joined = np.lib.format.open_memmap(tmp, mode="w+", dtype=ChunkCache.RECORD,
+                                           shape=(sum(len(r) for r in records),))
+        start = 0
+        for r in records:
+            joined[start:start + len(r)] = r
+            start += len(r)
+        joined.flush()
+        del joined
+        os.replace(tmp, path)
+    return name, checksums
+
+
+def mapped_rows(files: Sequence[Path], cache: ChunkCache, replicas: Replicas,
+                report: Callable[[str], None] | None = None) -> tuple[Encoded, list[str]]:
+    """The rows of ``files`` memory-mapped (read as used, shared through the page cache by
+    the processes of a machine), and the chunks' checksums. The first process of each
+    machine builds the joined file; the others wait for it."""
+    built = joined_rows(files, cache, report) if replicas.local_rank == 0 else None
+    name, checksums = replicas.same(built)
+    differs = replicas.sum([float(built is not None and built[0] != name)])[0]
+    if differs:
+        raise RuntimeError(f"the chunks of {files[0].parent} differ between machines (rank 0 has {name}): "
+                           "every machine must hold the same data")
+    records = np.load(cache.root / name, mmap_mode="r")
+    return Encoded(*(records[f] for f in Encoded.FIELDS)), checksums
+
+
+# -- a version, end to end -----------------------------------------------------------------------
+def train_version(name: str, replicas: Replicas, *, data_dir: str | None = None, train: str | None = None,
+                  val: str | None = None, test: str | None = None, epochs: int | None = None,
+                  batch_size: int | None = None, quick: bool = False, out_dir: str | Path | None = None,
+                  progress: bool = True) -> Result | None:
+    """:func:`~knights.learn.experiment.run_version` as one of ``replicas.world`` processes:
+    the same defaults, data, seed, checkpoint and files; rank 0 writes them and gets the
+    :class:`~knights.learn.experiment.Result`, the other processes ``None``."""
+    lead = replicas.rank == 0
+    version = registry.get(name)
+    lib = version.library
+    defaults: dict[str, Any]
+    if quick:
+        defaults = {"data_dir": SAMPLE_DATA, **QUICK}
+        out = Path(replicas.same(str(out_dir or (tempfile.mkdtemp(prefix="knights-quick-") if lead else ""))))
+    else:
+        defaults = {"data_dir": FULL_DATA, "test": TEST_LETTERS, "epochs": lib.TRAIN.epochs,
+                    "batch_size": lib.TRAIN.batch_size, **lib.DATA}
+        out = Path(out_dir) if out_dir else version.weights().parent
+    folder = registry.repo_path(data_dir or defaults["data_dir"])
+    letters = {"train": train or defaults["train"], "val": val or defaults["val"], "test": test or defaults["test"]}
+    cfg: TrainConfig = lib.TRAIN.replace(
+        epochs=epochs or defaults["epochs"],
+        batch_size=global_batch(defaults["batch_size"], batch_size, replicas))
+
+    cache = ChunkCache(folder.parent / "cache") if not quick else ChunkCache()
+    files = {k: select_chunks(folder, spec) for k, spec in letters.items()}
+    overlap = set(files["test"]) & (set(files["train"]) | set(files["val"]))
+    if overlap:
+        raise ValueError(f"test chunks {sorted(p.name for p in overlap)} are also in training or validation")
+    say = print if progress and lead else None
+    train_rows, train_sums = mapped_rows(files["train"], cache, replicas, say)
+    val_rows, val_sums = mapped_rows(files["val"], cache, replicas, say)
+    if say:
+        say(f"{version.name}: {replicas.world} processes ({replicas.backend}, {replicas.device.type}, "
+            f"{replicas.precision}), global batch {cfg.batch_size:,} ({cfg.batch_size // replicas.world:,} each), "
+            f"{len(train_rows):,} training rows")
+
+    seed_everything(cfg.seed)   # before the model is built: the same initial weights in every process
+    model = lib.build_model()
+    copied = warm_start(model, lib.PARENT, out) if getattr(lib, "PARENT", None) else []
+    checkpoint = (out if quick else registry.REPO_ROOT / "runs") / f"{version.family}_v{version.number}.ckpt"
+    t0 = time.perf_counter()
+    history = fit(model, version_task(version), train_rows, val_rows, cfg, checkpoint=checkpoint,
+                  device=replicas.device, progress=progress, replicas=replicas)
+    model.cpu()
+    result = None
+    if lead:
+        test_rows = load_encoded(files["test"], cache, report=say)
+        meta = {
+            "version": version.name,
+            "description": (lib.__doc__ or "").strip().splitlines()[0],
+            "architecture": repr(model),
+            "inputs": lib.INPUTS.describe(),
+            "parameters": parameter_count(model),
+            "parent": getattr(lib, "PARENT", None),
+            "warm_started_layers": copied,
+            "train_config": cfg.__dict__,
+            "quick": quick,
+            "distributed": {"processes": replicas.world, "backend": replicas.backend,
+                            "device": replicas.device.type, "precision": replicas.precision},
+            "data": {"train": data_recipe(folder, train_sums, len(train_rows), letters["train"]),
+                     "val": data_recipe(folder, val_sums, len(val_rows), letters["val"]),
+                     "test": data_recipe(folder, [cache.checksums[str(f)] for f in files["test"]],
+                                         len(test_rows), letters["test"])},
+            "history": history.as_dict(),
+            "train_seconds": time.perf_counter() - t0,
+            "environment": environment(),
+        }
+        meta["test"] = held_out_metrics(version, model, test_rows)
+        weights = version.weights(out)
+        quantize = version.family == "SL"   # as run_version: move networks ship with 4-bit matrices
+        meta["stored"] = "4-bit matrices (knights.learn.modelfile.compact_state)" if quantize else "float32"
+        meta["sha256"] = modelfile.save_model(model, weights, meta, quantize=quantize)
+        if quantize:
+            shipped = modelfile.load_into(lib.build_model(), weights)
+            meta["test_full_precision"], meta["test"] = meta["test"], held_out_metrics(version, shipped, test_rows)
+            modelfile.write_meta(weights.with_suffix(".json"), meta)
+        if progress:
+            print(f"{version.name}: wrote {weights} ({meta['parameters']:,} parameters); test {meta['test']}")
+        result = Result(version.name, model, history, meta, weights)
+    replicas.sum([0.0])   # the others wait until the files are written
+    return result
+
+
+# -- the command --------------------------------------------------------------------------------
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options only a distributed run has (``knights train --distributed`` has them too)."""
+    parser.add_argument("--backend", choices=BACKENDS, default="auto",
+                        help="distributed runs: nccl (GPUs) or gloo (CPU processes); default: auto")
+    parser.add_argument("--precision", choices=PRECISIONS, default="auto",
+                        help="distributed runs: auto is bf16 (else fp16) on CUDA, float32 on the CPU")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train ``args.name`` as one process of the group torchrun started."""
+    replicas = Replicas.join(args.device, args.backend, args.precision)
+    try:
+        train_version(args.name, replicas, data_dir=args.data_dir, train=args.train, val=args.val, test=args.test,
+                      epochs=args.epochs, batch_size=args.batch_size, quick=args.quick, out_dir=args.out_dir,
+                      progress=not getattr(args, "quiet", False))
+    finally:
+        replicas.close()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="torchrun [...] -m knights.learn.distributed",
+                                     description="Train a version on several processes (DistributedDataParallel); "
+                                                 "start it with torchrun (docs/distributed.md).")
+    parser.add_argument("name", help="version, e.g. EL/v8")
+    for opt in ("data-dir", "train", "val", "test", "out-dir", "device"):
+        parser.add_argument(f"--{opt}", default=None)
+    parser.add_argument("--epochs", type=int, default=None)
+    parser.add_argument("--batch-size", type=int, default=None, help="global batch, a multiple of the processes")
+    parser.add_argument("--quick", action="store_true", help="committed sample, one epoch")
+    parser.add_argument("--quiet", action="store_true")
+    add_options(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except (FileNotFoundError, ValueError, RuntimeError) as exc:
+        print(f"knights.learn.distributed (rank {os.environ.get('RANK', '?')}): error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
