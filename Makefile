@@ -1,5 +1,6 @@
 # Knights and Kernels — every entry point a user needs.
 #   make play        set up what is missing, then play the bot in the terminal
+#   make web         set up what is missing, then serve the page on http://127.0.0.1:8000/
 #   make check       lint (ruff), types (mypy) and the one-way import graph
 #   make test-fast   the quick loop: every test not marked slow (about a minute)
 #   make test        make check, then the whole test suite
@@ -25,10 +26,12 @@ SEED ?= 2024
 WORKERS ?= $(shell nproc)
 CHUNK_LINES ?= 3850
 
-.PHONY: all setup venv stockfish play check test test-fast bench data sample notebook models strength report clean help
+.PHONY: all setup venv stockfish play web frontend browser check test test-fast bench data sample notebook models strength report clean help
 
 help:
 	@echo "make play                 play the bot in the terminal"
+	@echo "make web                  play the bot in the browser (http://127.0.0.1:8000/; ARGS=\"--port 8080\")"
+	@echo "make browser              Chromium and the board library, for the browser tests"
 	@echo "make check                ruff, mypy and the import-graph test (tests/test_architecture.py)"
 	@echo "make test-fast            every test not marked slow: the quick loop"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
@@ -57,6 +60,42 @@ stockfish:
 play: setup
 	$(KNIGHTS) play $(ARGS)
 
+# The web page (knights/web): the board library comes from npm, pinned by
+# knights/web/frontend/package-lock.json, into knights/web/frontend/node_modules.
+FRONTEND := knights/web/frontend
+BOARD_LIBRARY := $(FRONTEND)/node_modules/cm-chessboard/package.json
+CHROMIUM ?= /usr/bin/chromium
+
+$(BOARD_LIBRARY): $(FRONTEND)/package-lock.json
+	@if command -v npm >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "Installing npm (Debian package 'npm')"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
+	else \
+		echo "npm is missing: install Node.js and npm with 'sudo apt-get install npm'" >&2; exit 1; \
+	fi
+	npm ci --prefix $(FRONTEND) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+frontend: $(BOARD_LIBRARY)
+
+web: setup frontend
+	$(KNIGHTS) serve $(ARGS)
+
+# What the browser tests (tests/test_web_browser.py) need: Debian's Chromium, installed
+# when missing as root (otherwise the command to run; the tests skip until then, and
+# fail under CI=true), and the board library.
+browser: frontend
+	@if [ -x "$(CHROMIUM)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "Installing Chromium for the browser tests (Debian package 'chromium')"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			chromium fonts-liberation >/dev/null; \
+	else \
+		echo "Chromium is missing: install it with 'sudo apt-get install chromium' (expected at $(CHROMIUM));" \
+			"the browser tests skip until then"; \
+	fi
+
 # Lint, types and the import graph (all three run; any failure fails the target).
 # ruff and mypy come with the venv's `test` extra; their settings are in pyproject.toml.
 check: $(STAMP)
@@ -66,7 +105,7 @@ check: $(STAMP)
 	echo "import graph"; $(PY) -m pytest -q tests/test_architecture.py || status=1; \
 	exit $$status
 
-test: setup check
+test: setup check browser
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 test-fast: setup

@@ -193,6 +193,16 @@ def _arena_commands(sub: Subcommands) -> None:
     add_arguments(sub)
 
 
+def _serve_command(sub: Subcommands) -> None:
+    """``knights serve``: play the bot in a browser (knights.web.server)."""
+    from knights.web.server import add_arguments
+    from knights.web.server import main as serve_main
+
+    serve = sub.add_parser("serve", help="play the bot in a browser: a local web page (127.0.0.1:8000)")
+    add_arguments(serve)
+    serve.set_defaults(func=serve_main)
+
+
 def _ensemble_command(sub: Subcommands) -> None:
     """``knights ensemble``: what ``python -m knights.evaluate.train_democracy`` runs, same options."""
     from knights.evaluate import train_democracy
@@ -343,6 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _arena_commands(sub)  # match, strength, quality
     _ensemble_command(sub)  # ensemble
+    _serve_command(sub)  # serve
     _models_commands(sub)  # ship-models, results, settings
     return parser
 

@@ -3,7 +3,10 @@ stages before it, and no module imports itself back through a cycle.
 
 The stages follow the one path data takes::
 
-    board -> data -> features -> learn -> evaluate -> play -> arena -> bench -> cli
+    board -> data -> features -> learn -> evaluate -> play -> web -> arena -> bench -> cli
+
+``web`` (the browser front end) sits right after ``play``: it builds on the engine
+and the evaluators, and only the command line (``cli``) starts it.
 
 Imports are read with ``ast`` (nothing is imported), including those inside
 functions, so a lazy import cannot hide a backward arrow.
@@ -16,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "knights"
-STAGES = ("board", "data", "features", "learn", "evaluate", "play", "arena", "bench", "cli")
+STAGES = ("board", "data", "features", "learn", "evaluate", "play", "web", "arena", "bench", "cli")
 
 
 def module_name(path: Path) -> str:

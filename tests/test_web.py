@@ -1,0 +1,319 @@
+"""The web app's JSON API (knights.web), through Flask's test client and one real server.
+
+The bot plays with the material evaluator, deterministically, so each answer is quick
+and the same every run; the rules are python-chess's, checked here independently.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import urllib.error
+import urllib.request
+
+import chess
+import chess.pgn
+import pytest
+
+from knights.cli import build_parser
+from knights.web import engines
+from knights.web.app import board_library_missing, create_app
+from knights.web.engines import EngineSettings, build_engine
+from knights.web.errors import RequestError
+from knights.web.games import GameStore
+from knights.web.server import build_server, start, url_of
+
+FAST = {"evaluator": "material", "stochastic": False}
+
+
+@pytest.fixture
+def store():
+    return GameStore()
+
+
+@pytest.fixture
+def client(store):
+    return create_app(store, trusted_hosts=["localhost", "127.0.0.1"]).test_client()
+
+
+def new_game(client, **fields):
+    response = client.post("/api/games", json={**FAST, **fields})
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def move(client, game_id, uci):
+    return client.post(f"/api/games/{game_id}/move", json={"move": uci})
+
+
+def replay(moves):
+    board = chess.Board()
+    for uci in moves:
+        move = chess.Move.from_uci(uci)
+        assert move in board.legal_moves, f"{uci} is not legal in {board.fen()}"
+        board.push(move)
+    return board
+
+
+# -- a game ----------------------------------------------------------------------------------
+def test_a_new_game_starts_from_the_start_position_with_every_legal_move(client):
+    state = new_game(client)
+    assert state["fen"] == chess.STARTING_FEN
+    assert state["human"] == "white" and state["turn"] == "white" and not state["over"]
+    assert sorted(state["legal"]) == sorted(m.uci() for m in chess.Board().legal_moves)
+    assert state["saw"] is None and state["moves"] == [] and state["result"] == "*"
+    assert state["settings"] == {"evaluator": "material", "stochastic": False, "seed": None, "depth": 1,
+                                 "movetime": None}
+
+
+def test_a_legal_move_is_answered_by_a_legal_bot_move_and_the_bot_saw_every_legal_move(client):
+    game = new_game(client)
+    response = move(client, game["id"], "e2e4")
+    assert response.status_code == 200
+    state = response.get_json()
+    assert len(state["moves"]) == 2 and state["moves"][0] == "e2e4"
+    board = replay(state["moves"])                      # the bot's reply is legal
+    assert state["fen"] == board.fen() and state["turn"] == "white"
+    before = replay(state["moves"][:1])
+    assert state["san"] == ["e4", before.san(board.peek())]
+    saw = state["saw"]
+    assert saw["fen"] == before.fen() and saw["uci"] == state["moves"][1]
+    assert sorted(c["uci"] for c in saw["candidates"]) == sorted(m.uci() for m in before.legal_moves)
+    scores = [c["score"] for c in saw["candidates"]]
+    assert scores == sorted(scores)                     # best first for Black: lowest (White's view) first
+    assert saw["candidates"][saw["rank"]]["uci"] == saw["uci"] and saw["rank"] == 0   # deterministic: the best
+    assert sorted(state["legal"]) == sorted(m.uci() for m in board.legal_moves)
+
+
+def test_the_bot_takes_a_rook_left_hanging(client, store):
+    game = new_game(client)
+    store.get(game["id"]).board = chess.Board("4k3/8/q7/8/8/8/8/4K2R w K - 0 1")
+    state = move(client, game["id"], "h1h6").get_json()     # the rook steps next to the queen's rank
+    assert state["moves"] == ["h1h6", "a6h6"]
+    saw = state["saw"]
+    assert saw["uci"] == "a6h6" and saw["score"] == min(c["score"] for c in saw["candidates"]) < -4
+
+
+def test_an_illegal_move_is_refused_with_422_and_changes_nothing(client):
+    game = new_game(client)
+    for bad in ("e2e5", "e7e5", "0000", "Ke2", "a1a1"):
+        response = move(client, game["id"], bad)
+        assert response.status_code == 422, bad
+        assert "illegal move" in response.get_json()["error"]
+    assert client.get(f"/api/games/{game['id']}").get_json()["moves"] == []
+
+
+def test_a_promotion_needs_its_piece(client, store):
+    game = new_game(client)
+    store.get(game["id"]).board = chess.Board("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
+    response = move(client, game["id"], "a7a8")
+    assert response.status_code == 422 and "a7a8q" in response.get_json()["error"]
+    state = move(client, game["id"], "a7a8n").get_json()
+    assert state["moves"][0] == "a7a8n" and state["san"][0] == "a8=N"
+
+
+def test_malformed_requests_get_clear_4xx_json(client):
+    game = new_game(client)
+    url = f"/api/games/{game['id']}/move"
+    cases = [
+        (client.post(url, data="{not json", content_type="application/json"), 400, "JSON object"),
+        (client.post(url, data="[1, 2]", content_type="application/json"), 400, "JSON object"),
+        (client.post(url, data='{"move": "e2e4"}', content_type="text/plain"), 415, "application/json"),
+        (client.post(url, json={}), 400, "which move"),
+        (client.post(url, json={"move": 42}), 400, "move must be"),
+        (client.post(url, json={"move": "e2e4", "extra": 1}), 400, "unknown field"),
+        (client.post(url, json={"move": "x" * 5000}), 400, "move must be"),
+        (client.post(url, data="x" * 20_000, content_type="application/json"), 413, "Too Large"),
+        (client.get(url), 405, "Method Not Allowed"),
+        (client.get("/api/nothing-here"), 404, "Not Found"),
+        (client.post(f"/api/games/{game['id']}/undo", json={"steps": 2}), 400, "unknown field"),
+    ]
+    for response, status, words in cases:
+        assert response.status_code == status, (status, response.get_json())
+        assert response.is_json and words in response.get_json()["error"], response.get_json()
+
+
+@pytest.mark.parametrize(("fields", "words"), [
+    ({"color": "green"}, "color must be"),
+    ({"evaluator": "EL/v999"}, "unknown evaluator"),
+    ({"evaluator": 3}, "evaluator must be"),
+    ({"stochastic": "yes"}, "stochastic must be"),
+    ({"seed": -1}, "seed must be"),
+    ({"depth": 0}, "depth must be"),
+    ({"depth": True}, "depth must be"),
+    ({"depth": 99}, "depth must be"),
+    ({"movetime": 0}, "movetime must be"),
+    ({"movetime": "1s"}, "movetime must be"),
+    ({"colour": "white"}, "unknown field"),
+])
+def test_bad_game_settings_are_refused_with_400(client, fields, words):
+    response = client.post("/api/games", json={**FAST, **fields})
+    assert response.status_code == 400
+    assert words in response.get_json()["error"]
+
+
+def test_an_unknown_game_id_is_404(client):
+    for response in (client.get("/api/games/nope"), move(client, "nope", "e2e4"),
+                     client.post("/api/games/nope/undo"), client.get("/api/games/nope/pgn")):
+        assert response.status_code == 404
+        assert "no game with id 'nope'" in response.get_json()["error"]
+
+
+def test_two_games_do_not_mix(client):
+    one, two = new_game(client), new_game(client)
+    assert one["id"] != two["id"]
+    move(client, one["id"], "e2e4")
+    move(client, two["id"], "d2d4")
+    first = client.get(f"/api/games/{one['id']}").get_json()
+    second = client.get(f"/api/games/{two['id']}").get_json()
+    assert first["moves"][0] == "e2e4" and second["moves"][0] == "d2d4"
+    assert len(first["moves"]) == len(second["moves"]) == 2
+    assert first["saw"]["fen"] != second["saw"]["fen"]
+
+
+def test_the_store_forgets_the_least_recently_used_game():
+    store = GameStore(limit=2)
+    a, b = store.new_game(FAST), store.new_game(FAST)
+    store.get(a.id)                        # a is used again: b is now the oldest
+    store.new_game(FAST)
+    assert len(store) == 2 and store.get(a.id) is a
+    with pytest.raises(RequestError, match="no game"):
+        store.get(b.id)
+
+
+def test_playing_black_the_bot_opens_and_saw_all_twenty_moves(client):
+    state = new_game(client, color="black")
+    assert state["human"] == "black" and state["turn"] == "black" and len(state["moves"]) == 1
+    assert sorted(c["uci"] for c in state["saw"]["candidates"]) == sorted(m.uci() for m in chess.Board().legal_moves)
+    assert state["can_undo"] is False
+    assert client.post(f"/api/games/{state['id']}/undo").status_code == 409
+
+
+def test_undo_takes_back_your_move_and_the_reply(client):
+    game = new_game(client)
+    move(client, game["id"], "e2e4")
+    after = move(client, game["id"], "d2d4").get_json()
+    assert len(after["moves"]) == 4
+    state = client.post(f"/api/games/{game['id']}/undo").get_json()
+    assert state["moves"] == after["moves"][:2] and state["turn"] == "white"
+    assert state["saw"]["uci"] == after["moves"][1]        # what the bot saw goes back with it
+    state = client.post(f"/api/games/{game['id']}/undo").get_json()
+    assert state["moves"] == [] and state["saw"] is None and state["can_undo"] is False
+    response = client.post(f"/api/games/{game['id']}/undo")
+    assert response.status_code == 409 and "nothing to undo" in response.get_json()["error"]
+
+
+def test_resigning_ends_the_game(client):
+    game = new_game(client)
+    state = client.post(f"/api/games/{game['id']}/resign").get_json()
+    assert state["over"] and state["result"] == "0-1" and state["reason"] == "white resigns"
+    assert state["legal"] == []
+    for response in (move(client, game["id"], "e2e4"), client.post(f"/api/games/{game['id']}/resign"),
+                     client.post(f"/api/games/{game['id']}/undo")):
+        assert response.status_code == 409 and "over" in response.get_json()["error"]
+
+
+def test_a_mate_by_you_ends_the_game_without_a_bot_move(client, store):
+    game = new_game(client)
+    store.get(game["id"]).board = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+    state = move(client, game["id"], "a1a8").get_json()
+    assert state["over"] and state["reason"] == "checkmate" and state["result"] == "1-0"
+    assert state["moves"] == ["a1a8"] and state["check"] == "g8"
+    assert move(client, game["id"], "g1f1").status_code == 409
+
+
+def test_the_pgn_downloads_and_parses(client):
+    game = new_game(client)
+    move(client, game["id"], "e2e4")
+    moves = move(client, game["id"], "g1f3").get_json()["moves"]
+    response = client.get(f"/api/games/{game['id']}/pgn")
+    assert response.status_code == 200 and response.mimetype == "application/x-chess-pgn"
+    assert f"knights-{game['id']}.pgn" in response.headers["Content-Disposition"]
+    parsed = chess.pgn.read_game(io.StringIO(response.get_data(as_text=True)))
+    assert parsed is not None and not parsed.errors
+    assert [m.uci() for m in parsed.mainline_moves()] == moves
+    assert parsed.headers["White"] == "You" and "material" in parsed.headers["Black"]
+    assert parsed.headers["Result"] == "*"
+
+
+# -- engines ----------------------------------------------------------------------------------
+def test_build_engine_depth_one_is_the_one_ply_bot():
+    from knights.play.engine import OnePlyEngine
+
+    engine = build_engine("material", stochastic=False, seed=1, depth=1)
+    assert isinstance(engine, OnePlyEngine) and engine.stochastic is False
+    assert engine.choose(chess.Board("4k3/8/8/8/8/8/3q4/3RK3 w - - 0 1")).move.uci() in ("d1d2", "e1d2")
+    with pytest.raises(RequestError, match="unknown evaluator"):
+        build_engine("nonsense")
+
+
+def test_deeper_search_is_built(client):
+    from knights.play.search import SearchEngine
+
+    engine = build_engine("material", stochastic=False, depth=3)
+    assert isinstance(engine, SearchEngine) and engine.depth == 3 and engine.movetime == engines.SEARCH_MOVETIME
+    response = client.post("/api/games", json={**FAST, "depth": 2, "movetime": 5})
+    assert response.status_code == 201
+    assert client.get("/api/options").get_json()["search_available"] is True
+    state = move(client, response.get_json()["id"], "e2e4").get_json()
+    replay(state["moves"])
+    assert state["settings"]["depth"] == 2 and state["settings"]["movetime"] == 5.0
+
+
+def test_options_list_the_evaluators_and_the_default(client):
+    options = client.get("/api/options").get_json()
+    assert "material" in options["evaluators"] and options["default_evaluator"] in options["evaluators"]
+    assert options["depths"][0] == 1
+
+
+def test_settings_round_trip():
+    settings = EngineSettings.from_json({"evaluator": "Material", "seed": 7, "depth": 1, "movetime": 0.5})
+    assert settings.as_json() == {"evaluator": "material", "stochastic": True, "seed": 7, "depth": 1,
+                                  "movetime": 0.5}
+
+
+# -- the page and its files ---------------------------------------------------------------------
+def test_the_page_and_the_board_library_are_served(client):
+    page = client.get("/")
+    if board_library_missing():
+        assert page.status_code == 503 and "npm ci" in page.get_json()["error"]
+        return
+    assert page.status_code == 200 and b'id="board"' in page.data
+    assert client.get("/static/app.js").status_code == 200
+    library = client.get("/vendor/cm-chessboard/src/Chessboard.js")
+    assert library.status_code == 200 and b"class Chessboard" in library.data
+    assert client.get("/vendor/cm-chessboard/assets/pieces/standard.svg").status_code == 200
+    for outside in ("package.json", "README.md", "../package-lock.json", "src/../../package-lock.json"):
+        assert client.get(f"/vendor/cm-chessboard/{outside}").status_code == 404, outside
+
+
+def test_a_foreign_host_name_is_refused(client):
+    assert client.get("/api/options", headers={"Host": "evil.example"}).status_code == 400
+    assert client.get("/api/options", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+
+
+# -- the real server and `knights serve` ------------------------------------------------------
+def test_knights_serve_parses_its_options():
+    args = build_parser().parse_args(["serve", "--port", "0"])
+    assert (args.host, args.port, args.open) == ("127.0.0.1", 0, False)
+    assert args.func.__module__ == "knights.web.server"
+
+
+@pytest.mark.skipif(bool(board_library_missing()), reason="the board library is not installed (make browser)")
+def test_a_real_server_answers_on_loopback_and_a_taken_port_is_one_clear_error():
+    server, thread = start("127.0.0.1", 0)
+    try:
+        url = url_of(server)
+        assert url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(url + "api/options", timeout=10) as response:
+            assert "material" in json.load(response)["evaluators"]
+        request = urllib.request.Request(url + "api/games", data=b"{", method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 400
+        with pytest.raises(RuntimeError, match=r"cannot listen on 127\.0\.0\.1"):
+            build_server("127.0.0.1", server.server_port)
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
