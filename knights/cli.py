@@ -117,6 +117,8 @@ def _uci_arguments(uci: argparse.ArgumentParser, evaluators: str) -> None:
     uci.add_argument("--seed", type=int, default=None, help="initial Seed option")
     uci.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
                      help="start with Stochastic off")
+    uci.add_argument("--depth", type=int, default=None,
+                     help="initial Depth option: the deepest search (1: the paper's one-ply bot)")
     uci.set_defaults(func=_uci, command="uci")
 
 

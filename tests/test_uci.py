@@ -37,6 +37,7 @@ def test_identity_and_options(uci_engine):
     assert options["Stochastic"].type == "check" and options["Stochastic"].default is True
     assert options["Seed"].type == "spin" and options["Seed"].min == -1
     assert options["CaptureBonus"].type == "spin"
+    assert options["Depth"].type == "spin" and options["Depth"].min == 1 and options["Depth"].default > 1
 
 
 LIMITS = [chess.engine.Limit(time=0.05), chess.engine.Limit(depth=5), chess.engine.Limit(nodes=1000),
@@ -46,14 +47,16 @@ LIMITS = [chess.engine.Limit(time=0.05), chess.engine.Limit(depth=5), chess.engi
 
 @pytest.mark.parametrize("seed", range(3))
 def test_whole_games_against_random_and_itself(uci_engine, seed):
-    uci_engine.configure({"Stochastic": True, "Seed": seed})
+    """Game 0 at Depth 1 (the one-ply bot: every answer is depth 1), games 1 and 2 searching."""
+    one_ply = seed == 0
+    uci_engine.configure({"Stochastic": True, "Seed": seed, "Depth": 1 if one_ply else 64})
     rng = random.Random(seed)
     board = chess.Board()
     while not board.is_game_over(claim_draw=True) and len(board.move_stack) < 160:
         if seed == 2 or board.turn == (seed % 2 == 0):   # game 2: the bot against itself
             result = uci_engine.play(board, LIMITS[len(board.move_stack) % len(LIMITS)], info=chess.engine.INFO_ALL)
             assert result.move in board.legal_moves
-            assert result.info["depth"] == 1 and "score" in result.info
+            assert (result.info["depth"] == 1 if one_ply else result.info["depth"] >= 1) and "score" in result.info
             board.push(result.move)
         else:
             board.push(rng.choice(list(board.legal_moves)))
@@ -175,10 +178,10 @@ def test_no_legal_moves_and_quit(session):
 
 def test_options_change_the_engine(session):
     exchange(session, "setoption name Stochastic value false", "setoption name CaptureBonus value 15",
-             "setoption name Seed value 7", "isready")
+             "setoption name Seed value 7", "setoption name Depth value 1", "isready")
     state = session.state()
     assert state["stochastic"] is False and state["capture_bonus"] == pytest.approx(0.15)
-    assert state["seed"] == 7
+    assert state["seed"] == 7 and state["depth"] == 1
     exchange(session, "position fen 4k3/7p/8/3n4/8/2N5/7P/4K3 w - - 0 1")
     out = exchange(session, "go")
     assert bestmove(out) == "c3d5" and any("score cp 315" in x for x in out)

@@ -94,7 +94,7 @@ def test_fuzzed_sessions_answer_every_go_with_one_legal_move(seed):
     exactly one ``bestmove``, legal in the position it was asked about (``(none)`` only when
     there is no legal move)."""
     out: list[str] = []
-    session = UciSession(out.append, evaluator="material", seed=seed, engine_process=True)
+    session = UciSession(out.append, evaluator="material", seed=seed, depth=3, engine_process=True)
     expected: deque[chess.Board] = deque()
     answered = 0
     started = time.perf_counter()
@@ -130,7 +130,7 @@ def test_fuzzed_bytes_through_the_real_command():
     lines = fuzz_lines(3, 200)
     raw = b"".join(line.encode() + (rng.choice([b"\xff", b"\xc3", b"\x00", b""]) if rng.random() < 0.1 else b"")
                    + b"\n" for line in lines)
-    proc = subprocess.run([sys.executable, "-m", "knights.cli", "uci", "--evaluator", "material"],
+    proc = subprocess.run([sys.executable, "-m", "knights.cli", "uci", "--evaluator", "material", "--depth", "3"],
                           input=raw + b"quit\n", capture_output=True, cwd=REPO, timeout=120, check=False)
     out, err = proc.stdout.decode(), proc.stderr.decode()
     assert proc.returncode == 0 and "Traceback" not in err, err[-2000:]

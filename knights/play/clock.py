@@ -32,6 +32,9 @@ MOVETIME_MARGIN_MAX = 0.1
 DEFAULT_MOVES_TO_GO = 30    # sudden death: plan as if 30 more moves were to come
 CLOCK_RESERVE = 0.02        # never plan to leave less than this (or half the clock) on our clock
 INCREMENT_SHARE = 0.8       # the part of the increment a move may spend
+SOFT_SHARE = 0.5           # a search starts no new iteration after half its time (one rarely finishes)
+HARD_SHARE = 0.1           # and stops for good this share of its time (10 ms at least) before the end
+HARD_MIN = 0.01
 VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
@@ -68,6 +71,22 @@ def move_budget(limits: GoLimits, turn: chess.Color) -> float | None:
         share = left / moves + INCREMENT_SHARE * inc
         caps.append(max(0.0, min(share, left / 2 - CLOCK_RESERVE)))
     return min(caps) if caps else None
+
+
+def search_deadlines(seconds: float, now: float | None = None) -> tuple[float, float]:
+    """Soft and hard deadlines (``time.monotonic()`` seconds) of a search that must answer
+    within ``seconds``: no new iteration after the soft one; a stop at the hard one, early
+    enough for the answer to travel back (:data:`HARD_SHARE`, at least :data:`HARD_MIN`).
+
+    >>> soft, hard = search_deadlines(1.0, now=0.0)
+    >>> soft, hard
+    (0.5, 0.9)
+    """
+    import time
+
+    start = time.monotonic() if now is None else now
+    hard = max(0.0, seconds - max(HARD_MIN, HARD_SHARE * seconds))
+    return start + min(SOFT_SHARE * seconds, hard), start + hard
 
 
 def quick_move(board: chess.Board, moves: Sequence[chess.Move] | None = None,

@@ -118,6 +118,11 @@ class Decision:
     rank: int = 0                              # index of ``move`` in ``candidates`` (0 = the best)
     outcomes: dict[chess.Move, str] = field(default_factory=dict)   # candidates that end the game
     claims: dict[chess.Move, str] = field(default_factory=dict)     # after which the opponent can claim a draw
+    depth: int = 1                             # plies searched (1: the one-ply bot)
+    seldepth: int = 1                          # the longest line looked at, quiescence included
+    nodes: int = 0                             # positions the search visited (0: one ply, see candidates)
+    pv: tuple[chess.Move, ...] = ()            # the line the search expects, ``move`` first (searched only)
+    mate_in: int | None = None                 # moves to a forced mate (negative: being mated), if seen
 
     @property
     def mates(self) -> bool:

@@ -45,17 +45,23 @@ reported as ``info depth 0``, in well under a millisecond.
 from __future__ import annotations
 
 import argparse
+import queue
 import sys
+import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import chess
 
-from knights.play.clock import GoLimits, move_budget, quick_move
+from knights.play.clock import GoLimits, move_budget, quick_move, search_deadlines
 from knights.play.quick_names import quick_default, quick_evaluator_names
 from knights.play.stdin import read_line
-from knights.play.worker import EngineLink
+from knights.play.worker import NO_DEADLINE, EngineLink
+
+PLAY_DEPTH = 64
+"""The Depth option's default: search as deep as the clock allows (1: the paper's one-ply bot)."""
 
 ENGINE_NAME = "KnightsKernels 1-ply (KS_ChessAI rebuild)"
 AUTHOR = "Knights and Kernels"
@@ -66,6 +72,10 @@ CLOCK_KEYS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime")
 ASSUMED_COST = 0.05      # seconds a decision is taken to cost before one is measured
 COST_MARGIN = 1.25       # a decision is started only when the budget exceeds this times its cost
 FALLBACK_TIME = 0.002    # seconds kept back for the quick move and the answer
+STOP_WAIT = 2.0          # seconds a stopped search may take to answer before the quick move does
+PUMP_INTERVAL = 0.02     # seconds between looks at the engine's info lines while a search runs
+MAX_DEPTH = 64
+UNLIMITED_GO = 1.0       # seconds a go with no clock, movetime, depth or nodes may search
 
 
 class UciSession:
@@ -73,13 +83,16 @@ class UciSession:
     line goes to ``send``."""
 
     def __init__(self, send: Callable[[str], None], *, evaluator: str | None = None,
-                 seed: int | None = None, stochastic: bool = True, engine_process: bool | None = None) -> None:
+                 seed: int | None = None, stochastic: bool = True, depth: int = PLAY_DEPTH,
+                 engine_process: bool | None = None) -> None:
         self.send = send
+        self.depth = depth
         # ``knights uci`` runs the engine in its own process; a program that has the evaluators
         # loaded already (lichess-bot's homemade engine, tests) runs it on a thread, sharing them
         engine_process = "knights.evaluate.names" not in sys.modules if engine_process is None else engine_process
-        self.link = EngineLink(self.info, lambda: (self.evaluator_name, self.seed, self.stochastic),
-                               engine_process=engine_process)
+        self.link = EngineLink(self.info, lambda: (self.evaluator_name, self.seed, self.stochastic, self.depth),
+                               engine_process=engine_process, line=send)
+        self.searching: Search | None = None     # the go in flight
         self.board = chess.Board()
         self.evaluator_name = evaluator          # None: the default, resolved at load time
         self.seed = seed
@@ -128,7 +141,7 @@ class UciSession:
             handlers: dict[str, Callable[[list[str]], None]] = {
                 "uci": self.cmd_uci, "isready": self.cmd_isready, "ucinewgame": self.cmd_ucinewgame,
                 "position": self.cmd_position, "go": self.cmd_go, "stop": self.cmd_stop,
-                "ponderhit": self.cmd_stop, "setoption": self.cmd_setoption, "debug": self.cmd_debug,
+                "ponderhit": self.cmd_ponderhit, "setoption": self.cmd_setoption, "debug": self.cmd_debug,
                 "register": lambda _args: None,
             }
             handler = handlers.get(command)
@@ -153,6 +166,7 @@ class UciSession:
         seed = -1 if self.seed is None else self.seed
         self.send(f"option name Seed type spin default {seed} min -1 max {SEED_MAX}")
         self.send("option name CaptureBonus type spin default 0 min 0 max 100")
+        self.send(f"option name Depth type spin default {self.depth} min 1 max {MAX_DEPTH}")
         self.send("uciok")
         self.link.post("warm")      # torch and the evaluators import there while the GUI sends its options
 
@@ -165,13 +179,14 @@ class UciSession:
         self.debug = bool(args) and args[0].lower() == "on"
 
     def cmd_ucinewgame(self, _args: list[str]) -> None:
-        self.flush_pending()
+        self.finish_search()
         self.board = chess.Board()
+        self.link.post("set", "newgame", True)
 
     def cmd_position(self, args: list[str]) -> None:
         from knights.play.user_input import EngineError, check_position
 
-        self.flush_pending()
+        self.finish_search()
         if not args:
             self.info("position needs 'startpos' or 'fen <fen>'")
             return
@@ -236,6 +251,16 @@ class UciSession:
                 return
             self.seed = new_seed = None if seed < 0 else seed
             self.link.post("set", "seed", new_seed)
+        elif key == "depth":
+            try:
+                depth = int(value)
+                if not 1 <= depth <= MAX_DEPTH:
+                    raise ValueError
+            except ValueError:
+                self.info(f"Depth must be an integer from 1 (the one-ply bot) to {MAX_DEPTH}, not {value!r}")
+                return
+            self.depth = depth
+            self.link.post("set", "depth", depth)
         elif key == "capturebonus":
             try:
                 cp = int(value)
@@ -249,10 +274,11 @@ class UciSession:
         else:
             self.info(f"unknown option {name!r}")
 
-    def _parse_go(self, args: list[str]) -> tuple[set[str], list[chess.Move], GoLimits]:
+    def _parse_go(self, args: list[str]) -> tuple[set[str], list[chess.Move], GoLimits, dict[str, int]]:
         flags: set[str] = set()
         searchmoves: list[chess.Move] = []
         values: dict[str, int] = {}
+        search: dict[str, int] = {}
         i = 0
         while i < len(args):
             token = args[i]
@@ -263,6 +289,11 @@ class UciSession:
                     i += 1
                     if token in CLOCK_KEYS:
                         values[token] = int(args[i])
+                    elif token in ("depth", "nodes"):
+                        if int(args[i]) >= 1:
+                            search[token] = int(args[i])
+                        else:
+                            self.info(f"go: {token} must be at least 1, not {args[i]}; ignored")
                 else:
                     self.info(f"go: '{token}' without a number; ignored")
             elif token == "searchmoves":
@@ -279,66 +310,121 @@ class UciSession:
             else:
                 self.info(f"go: unknown token {token!r}; ignored")
             i += 1
-        return flags, searchmoves, GoLimits(**values)
+        return flags, searchmoves, GoLimits(**values), search
 
     def cmd_go(self, args: list[str]) -> None:
         started = time.perf_counter()
-        self.flush_pending()
-        flags, searchmoves, limits = self._parse_go(args)
+        self.finish_search()
+        flags, searchmoves, limits, search = self._parse_go(args)
         board = self.board.copy()
         if not any(True for _ in board.legal_moves):
             self.info(f"no legal moves: the game is over ({'checkmate' if board.is_check() else 'stalemate'})")
-            self._answer("bestmove (none)", flags)
+            self.pending = "bestmove (none)" if flags & GO_FLAGS else None
+            if not flags & GO_FLAGS:
+                self.send("bestmove (none)")
             return
-        budget = None if "infinite" in flags else move_budget(limits, board.turn)
+        open_ended = bool(flags & GO_FLAGS)      # infinite / ponder: the answer waits for stop or ponderhit
+        budget = None if open_ended else move_budget(limits, board.turn)
+        self.link.start_loading()
+        if budget is None and not open_ended and not search:
+            self.link.drain()                     # no clock: the model may finish loading first,
+            started = time.perf_counter()         # then a bare go (or go mate N) searches a fixed time
+            budget = UNLIMITED_GO
         wait: float | None = None
+        soft = hard = NO_DEADLINE
         if budget is not None:
             cost = self.link.cost if self.link.cost is not None else ASSUMED_COST
-            self.link.start_loading()
             if budget < COST_MARGIN * cost + FALLBACK_TIME:
-                self._quick(board, searchmoves, flags, started,
+                self._quick(board, searchmoves, started,
                             f"{budget * 1e3:.0f} ms for this move, a decision costs ~{cost * 1e3:.0f} ms")
                 return
             wait = max(0.0, budget - FALLBACK_TIME - (time.perf_counter() - started))
+            soft, hard = search_deadlines(wait)
+        search["sid"] = self.link.begin_search(soft, hard)
         deadline = None if wait is None else time.monotonic() + wait
         rid = self.link.post("decide", board.root().fen(), [m.uci() for m in board.move_stack],
-                        [m.uci() for m in searchmoves], deadline)
-        reply = self.link.wait(rid, wait)
+                             [m.uci() for m in searchmoves], deadline, search)
+        self.searching = Search(rid, started, board, searchmoves, limits, flags)
+        if open_ended:
+            self.link.hold = rid              # its answer may come before stop: kept until then
+            return
+        self._conclude(self.link.wait(rid, wait), f"{(budget or 0) * 1e3:.0f} ms for this move")
+
+    def _conclude(self, reply: tuple[str, Any] | None, budget_text: str) -> None:
+        """Answer the search in flight with ``reply`` (``None``: it did not come in time)."""
+        run, self.searching = self.searching, None
+        if run is None:
+            return
+        self.link.hold = None
         if reply is None or reply[0] == "expired":   # the request is dropped or its answer unused
+            self.link.stop_search()
             what = "the model is still loading" if not self.link.ready else "the decision ran out of time"
-            self._quick(board, searchmoves, flags, started, f"{what} ({(budget or 0) * 1e3:.0f} ms for this move)")
+            self._quick(run.board, run.searchmoves, run.started, f"{what} ({budget_text})")
             return
         kind, decision = reply
         if kind != "decision":   # never leave the GUI without a legal move
             self.info(f"engine error ({decision}); playing the first legal move")
-            move = searchmoves[0] if searchmoves else next(iter(board.legal_moves))
-            self._answer(f"bestmove {move.uci()}", flags)
+            move = run.searchmoves[0] if run.searchmoves else next(iter(run.board.legal_moves))
+            self.send(f"bestmove {move.uci()}")
             return
-        ms = max(0, round((time.perf_counter() - started) * 1e3))
-        score = "mate 1" if decision["mates"] else f"cp {round(decision['pov'] * 100)}"
+        ms = max(0, round((time.perf_counter() - run.started) * 1e3))
+        if decision["mate_in"] is not None:
+            score = f"mate {decision['mate_in']}"
+        elif decision["mates"]:
+            score = "mate 1"
+        else:
+            score = f"cp {round(decision['pov'] * 100)}"
         nodes = decision["nodes"]
         nps = int(nodes * 1000 / ms) if ms > 0 else nodes * 1000
-        self.send(f"info depth 1 seldepth 1 multipv 1 score {score} nodes {nodes} nps {nps} time {ms} "
-                  f"pv {decision['move']}")
-        self._answer(f"bestmove {decision['move']}", flags)
+        depth = decision["depth"]
+        pv = " ".join(decision["pv"]) or decision["move"]
+        self.send(f"info depth {depth} seldepth {decision['seldepth']} multipv 1 score {score} nodes {nodes} "
+                  f"nps {nps} time {ms} pv {pv}")
+        ponder = f" ponder {decision['ponder']}" if decision["ponder"] else ""
+        self.send(f"bestmove {decision['move']}{ponder}")
 
-    def _quick(self, board: chess.Board, searchmoves: list[chess.Move], flags: set[str], started: float,
-               why: str) -> None:
+    def _quick(self, board: chess.Board, searchmoves: list[chess.Move], started: float, why: str) -> None:
         """Answer at once with :func:`~knights.play.clock.quick_move`."""
         move = quick_move(board, searchmoves, self.link.previous_order)
         ms = max(0, round((time.perf_counter() - started) * 1e3))
         self.info(f"quick move: {why}")
         self.send(f"info depth 0 time {ms} pv {move.uci()}")
-        self._answer(f"bestmove {move.uci()}", flags)
-
-    def _answer(self, line: str, flags: set[str]) -> None:
-        if flags & GO_FLAGS:
-            self.pending = line      # sent on stop / ponderhit, as UCI requires
-        else:
-            self.send(line)
+        self.send(f"bestmove {move.uci()}")
 
     def cmd_stop(self, _args: list[str]) -> None:
+        self.finish_search()
+
+    def cmd_ponderhit(self, _args: list[str]) -> None:
+        """The opponent played the expected move: the ponder search goes on as a timed one."""
+        run = self.searching
+        if run is None or "ponder" not in run.flags or "infinite" in run.flags:
+            self.finish_search()
+            return
+        budget = move_budget(run.limits, run.board.turn)
+        if budget is None:                 # a ponder without a clock: as a bare go from here
+            budget = UNLIMITED_GO
+        started = time.perf_counter()
+        wait = max(0.0, budget - FALLBACK_TIME)
+        soft, hard = search_deadlines(wait)
+        self.link.set_deadlines(soft, hard)
+        self.link.hold = None
+        self.searching = Search(run.rid, started, run.board, run.searchmoves, run.limits, set())
+        self._conclude(self.link.wait(run.rid, wait), f"{budget * 1e3:.0f} ms after ponderhit")
+
+    def finish_search(self) -> None:
+        """Stop the search in flight, if any, and send its answer (``stop``; also before a
+        new ``go`` or ``position`` from a GUI that did not send ``stop``)."""
         self.flush_pending()
+        run = self.searching
+        if run is None:
+            return
+        self.link.stop_search()
+        self._conclude(self.link.wait(run.rid, STOP_WAIT), "stopped")
+
+    @property
+    def busy(self) -> bool:
+        """Whether a search runs whose answer waits for ``stop`` or ``ponderhit``."""
+        return self.searching is not None
 
     def flush_pending(self) -> None:
         if self.pending is not None:
@@ -346,16 +432,44 @@ class UciSession:
             self.send(line)
 
 
+@dataclass
+class Search:
+    """A ``go`` in flight: its request id, when it was read, and what it was asked."""
+
+    rid: int
+    started: float
+    board: chess.Board
+    searchmoves: list[chess.Move]
+    limits: GoLimits
+    flags: set[str] = field(default_factory=set)
+
+
 def serve(stdin: TextIO, stdout: TextIO, **options: Any) -> int:
-    """Read commands from ``stdin`` until ``quit`` or end of input."""
+    """Read commands from ``stdin`` until ``quit`` or end of input. Lines are read on a
+    thread, so that a search running until ``stop`` (``go infinite``, ``go ponder``) has
+    its ``info`` lines passed on as they come."""
     def send(text: str) -> None:
         stdout.write(text + "\n")
         stdout.flush()
 
+    lines: queue.Queue[tuple[str, str | None]] = queue.Queue()
+
+    def read() -> None:
+        while True:
+            line, problem = read_line(stdin)
+            lines.put((line, problem))
+            if not line and problem is None:
+                return
+
+    threading.Thread(target=read, name="knights-uci-stdin", daemon=True).start()
     session = UciSession(send, **options)
     try:
         while True:
-            line, problem = read_line(stdin)
+            try:
+                line, problem = lines.get(timeout=PUMP_INTERVAL if session.busy else None)
+            except queue.Empty:
+                session.link.pump()
+                continue
             if problem is not None:
                 session.info(problem)
                 continue
@@ -368,8 +482,13 @@ def serve(stdin: TextIO, stdout: TextIO, **options: Any) -> int:
 def main(args: argparse.Namespace | None = None) -> int:
     """``knights uci``: no torch in this process; it loads in the engine process after ``uciok``."""
     try:
+        depth = getattr(args, "depth", None)
+        if depth is not None and not 1 <= depth <= MAX_DEPTH:
+            print(f"knights uci: --depth must be from 1 to {MAX_DEPTH}, not {depth}", file=sys.stderr)
+            return 2
         return serve(sys.stdin, sys.stdout, evaluator=getattr(args, "evaluator", None), engine_process=True,
-                     seed=getattr(args, "seed", None), stochastic=not getattr(args, "deterministic", False))
+                     seed=getattr(args, "seed", None), stochastic=not getattr(args, "deterministic", False),
+                     depth=PLAY_DEPTH if depth is None else depth)
     except KeyboardInterrupt:
         return 0
 

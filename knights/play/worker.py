@@ -29,9 +29,33 @@ from typing import TYPE_CHECKING, Any
 import chess
 
 if TYPE_CHECKING:
-    from knights.play.engine import OnePlyEngine
+    from knights.play.search import Control, SearchEngine
 
 COST_WINDOW = 7          # decisions whose median is the cost estimate
+NO_DEADLINE = float("inf")
+
+
+def shared_control(ctx: Any = multiprocessing) -> Any:
+    """The numbers a running search is steered by, shared by the two processes:
+    ``[search id, soft deadline, hard deadline, stop]`` (deadlines in ``time.monotonic()``
+    seconds; ``inf``: none). A search stops when the id is no longer its own (a newer
+    ``go`` came), when ``stop`` is set or at the hard deadline; it starts no new
+    iteration after the soft one. ``ponderhit`` sets the deadlines of a running search."""
+    return ctx.Array("d", [0.0, NO_DEADLINE, NO_DEADLINE, 0.0])
+
+
+def search_control(shared: Any, sid: int) -> Control:
+    """A :class:`~knights.play.search.Control` reading ``shared`` for search ``sid``."""
+    from knights.play.search import Control
+
+    class Shared(Control):
+        def should_stop(self) -> bool:
+            return bool(shared[0] != sid or shared[3])
+
+        def deadlines(self) -> tuple[float, float]:
+            return float(shared[1]), float(shared[2])
+
+    return Shared()
 
 
 class EngineWorker:
@@ -41,14 +65,16 @@ class EngineWorker:
     answered ``(id, kind, payload)`` in order; notices go out as ``(0, "info", text)``."""
 
     def __init__(self, conn: Connection, evaluator: str | None, seed: int | None, stochastic: bool,
-                 own_process: bool = True) -> None:
+                 depth: int = 1, control: Any = None, own_process: bool = True) -> None:
         self.conn = conn
         self.own_process = own_process
         self.evaluator_name = evaluator
         self.seed = seed
         self.stochastic = stochastic
         self.capture_bonus = 0.0
-        self.engine: OnePlyEngine | None = None
+        self.depth = depth
+        self.control = control if control is not None else shared_control()
+        self.engine: SearchEngine | None = None
         self._loaded_name: str | None = None
         self.cost: float | None = None
 
@@ -79,7 +105,7 @@ class EngineWorker:
         if self.own_process:
             torch.set_num_threads(1)   # one ply of ~35 positions: a second thread only adds overhead
         import knights.evaluate.names
-        import knights.play.engine  # noqa: F401
+        import knights.play.search  # noqa: F401
         return "ok", None
 
     def op_evaluator(self, value: str) -> tuple[str, Any]:
@@ -96,6 +122,8 @@ class EngineWorker:
         if self.engine is not None:
             if name == "seed":
                 self.engine.reseed(value)
+            elif name == "newgame":
+                self.engine.new_game()
             else:
                 setattr(self.engine, name, value)
         return "ok", None
@@ -105,28 +133,43 @@ class EngineWorker:
         return "state", {"evaluator": self.evaluator_name, "engine": engine.name if engine else None,
                          "stochastic": engine.stochastic if engine else self.stochastic,
                          "seed": engine.seed if engine else self.seed,
-                         "capture_bonus": engine.capture_bonus if engine else self.capture_bonus}
+                         "capture_bonus": engine.capture_bonus if engine else self.capture_bonus,
+                         "depth": engine.depth if engine else self.depth}
 
     def op_load(self) -> tuple[str, Any]:
         self.ensure_engine()
         return "loaded", self.cost
 
-    def op_decide(self, fen: str, moves: list[str], searchmoves: list[str], deadline: float | None
-                  ) -> tuple[str, Any]:
+    def op_decide(self, fen: str, moves: list[str], searchmoves: list[str], deadline: float | None,
+                  search: dict[str, Any] | None = None) -> tuple[str, Any]:
+        """Decide on the position; ``search``: ``{"sid", "depth", "nodes"}`` of a ``go``
+        (the shared control's id, UCI's ``depth`` and ``nodes``; ``None``: not given)."""
         if deadline is not None and time.monotonic() > deadline:
             return "expired", None     # the protocol process has answered already
+        from knights.play.search import SearchLimits
+
         engine = self.ensure_engine()
         board = chess.Board(fen)
         for move in moves:
             board.push_uci(move)
+        search = search or {}
+        root_moves = [chess.Move.from_uci(m) for m in searchmoves] or None
         started = time.perf_counter()
-        decision = engine.choose(board, root_moves=[chess.Move.from_uci(m) for m in searchmoves] or None)
-        self.cost = time.perf_counter() - started
-        return "decision", {"move": decision.move.uci(), "mates": decision.mates,
-                            "pov": decision.score_for(board.turn), "nodes": len(decision.candidates),
+        decision = engine.choose(
+            board, root_moves, limits=SearchLimits(depth=search.get("depth"), nodes=search.get("nodes")),
+            control=search_control(self.control, int(search.get("sid", 0))),
+            on_iteration=lambda it: self.conn.send((0, "line", it.uci())))
+        seconds = time.perf_counter() - started
+        if decision.depth <= 1:
+            self.cost = seconds            # a one-ply decision: what the quickest answer costs
+        ponder = decision.pv[1].uci() if len(decision.pv) > 1 else None
+        return "decision", {"move": decision.move.uci(), "mates": decision.mates, "mate_in": decision.mate_in,
+                            "pov": decision.score_for(board.turn), "nodes": decision.nodes or len(decision.candidates),
+                            "depth": decision.depth, "seldepth": decision.seldepth, "ponder": ponder,
+                            "pv": [m.uci() for m in decision.pv] or [decision.move.uci()],
                             "order": [m.uci() for m, _ in decision.candidates], "cost": self.cost}
 
-    def _measure(self, engine: OnePlyEngine) -> None:
+    def _measure(self, engine: SearchEngine) -> None:
         """The cost of one decision on a middlegame position (the second of two: the first
         warms caches), without touching the opening randomness."""
         board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9")
@@ -134,16 +177,16 @@ class EngineWorker:
         try:
             for _ in range(2):
                 started = time.perf_counter()
-                engine.choose(board)
+                engine.one_ply.choose(board)
                 self.cost = time.perf_counter() - started
         finally:
             engine.stochastic = stochastic
 
-    def ensure_engine(self) -> OnePlyEngine:
+    def ensure_engine(self) -> SearchEngine:
         """Build (or rebuild after setoption Evaluator) the engine and return it; a failure to
         load the chosen evaluator is reported and the previous engine (or material) kept."""
         from knights.evaluate.names import select_evaluator
-        from knights.play.engine import OnePlyEngine
+        from knights.play.search import SearchEngine
 
         if self.engine is not None and self._loaded_name == self.evaluator_name:
             return self.engine
@@ -158,7 +201,7 @@ class EngineWorker:
 
             evaluator = MaterialEvaluator()
             self.info("playing with the material evaluator")
-        engine = OnePlyEngine(evaluator, stochastic=self.stochastic, seed=self.seed,
+        engine = SearchEngine(evaluator, depth=self.depth, stochastic=self.stochastic, seed=self.seed,
                               capture_bonus=self.capture_bonus)
         try:
             self._measure(engine)
@@ -169,12 +212,13 @@ class EngineWorker:
         return engine
 
 
-def engine_main(conn: Connection, evaluator: str | None, seed: int | None, stochastic: bool) -> None:
+def engine_main(conn: Connection, evaluator: str | None, seed: int | None, stochastic: bool, depth: int,
+                control: Any) -> None:
     """The engine process (``multiprocessing``, spawned: nothing of the parent's threads)."""
     with contextlib.suppress(OSError, AttributeError):   # the protocol process comes first for the CPU
         os.nice(5)
     with contextlib.suppress(KeyboardInterrupt):   # Ctrl-C reaches the whole group: the parent reports
-        EngineWorker(conn, evaluator, seed, stochastic).run()
+        EngineWorker(conn, evaluator, seed, stochastic, depth, control).run()
 
 
 class EngineLink:
@@ -183,11 +227,17 @@ class EngineLink:
     what they tell: whether the engine is loaded, what a decision costs, the last decision's
     candidates. Notices go to ``info``."""
 
-    def __init__(self, info: Callable[[str], None], start_args: Callable[[], tuple[str | None, int | None, bool]],
-                 *, engine_process: bool) -> None:
+    def __init__(self, info: Callable[[str], None],
+                 start_args: Callable[[], tuple[str | None, int | None, bool, int]],
+                 *, engine_process: bool, line: Callable[[str], None] | None = None) -> None:
         self.info = info
-        self.start_args = start_args                 # (evaluator, seed, stochastic) for a new engine process
+        self.line = line or info                     # a search's own ``info`` lines, sent as they are
+        self.start_args = start_args                 # (evaluator, seed, stochastic, depth) for a new engine process
         self.engine_process = engine_process         # False: the worker runs on a thread of this process
+        self.control = shared_control(multiprocessing.get_context("spawn") if engine_process else multiprocessing)
+        self._search_id = 0
+        self.hold: int | None = None                 # a request whose answer is kept when it comes unasked
+        self._kept: dict[int, tuple[str, Any]] = {}
         self._conn: Connection | None = None
         self._proc: Any = None                       # the engine process (multiprocessing.Process)
         self._next_id = 0
@@ -204,12 +254,12 @@ class EngineLink:
                 ctx = multiprocessing.get_context("spawn")
                 self._conn, child = ctx.Pipe()
                 self._proc = ctx.Process(target=engine_main, name="knights-uci-engine", daemon=True,
-                                         args=(child, *self.start_args()))
+                                         args=(child, *self.start_args(), self.control))
                 self._proc.start()
                 child.close()
             else:
                 self._conn, child = multiprocessing.Pipe()
-                worker = EngineWorker(child, *self.start_args(), own_process=False)
+                worker = EngineWorker(child, *self.start_args(), self.control, own_process=False)
                 self._proc = threading.Thread(target=worker.run, name="knights-uci-engine", daemon=True)
                 self._proc.start()
             self.ready = self.loading = False
@@ -221,12 +271,12 @@ class EngineLink:
         """The reply to request ``rid``, or ``None`` after ``timeout`` seconds (or if the
         engine process has died: it is restarted on the next request). Notices and late
         replies to earlier requests are taken in on the way."""
+        if rid in self._kept:
+            return self._kept.pop(rid)
         deadline = None if timeout is None else time.monotonic() + timeout
         while self._conn is not None:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                return None
-            try:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:   # a zero timeout still takes in what has arrived (pump)
                 if not self._conn.poll(left):
                     return None
                 got, kind, payload = self._conn.recv()
@@ -237,12 +287,16 @@ class EngineLink:
             if got == rid:
                 self._absorb(kind, payload, awaited=True)
                 return kind, payload
-            self._absorb(kind, payload, awaited=False)
+            if got and got == self.hold:        # a go infinite's answer before stop: kept for then
+                self._kept = {got: (kind, payload)}
+            self._absorb(kind, payload, awaited=got == self.hold)
         return None
 
     def _absorb(self, kind: str, payload: Any, *, awaited: bool) -> None:
         if kind == "info":
             self.info(payload)
+        elif kind == "line":
+            self.line(payload)
         elif kind == "loaded":
             self.ready, self.loading = True, False
             self._note_cost(payload)
@@ -284,6 +338,23 @@ class EngineLink:
             if proc.is_alive() and hasattr(proc, "terminate"):
                 proc.terminate()
                 proc.join(timeout=2)
+
+    def begin_search(self, soft: float = NO_DEADLINE, hard: float = NO_DEADLINE) -> int:
+        """A new search id with its deadlines (``time.monotonic()`` seconds): any search still
+        running stops, as its id is no longer the current one."""
+        self._search_id += 1
+        with self.control.get_lock():
+            self.control[:] = [float(self._search_id), soft, hard, 0.0]
+        return self._search_id
+
+    def set_deadlines(self, soft: float, hard: float) -> None:
+        """New deadlines for the running search (``ponderhit``)."""
+        with self.control.get_lock():
+            self.control[1], self.control[2] = soft, hard
+
+    def stop_search(self) -> None:
+        """Ask the running search to stop now (``stop``); it answers with its best move so far."""
+        self.control[3] = 1.0
 
     def start_loading(self) -> None:
         """Load the engine in the background unless it is loaded or loading."""

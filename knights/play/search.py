@@ -1,0 +1,597 @@
+"""Search: the paper's future work. Alpha-beta over any evaluator, leaves in batches.
+
+The one-ply bot (:class:`~knights.play.engine.OnePlyEngine`) looks at the positions
+after each of its moves and stops there, so it cannot see a reply. :class:`SearchEngine`
+looks further with the classical recipe, written to be read in one sitting:
+
+* **negamax alpha-beta** with **iterative deepening** (depth 1, 2, 3, ... until the time
+  or the depth runs out) and **principal-variation search** (the first move with a full
+  window, the rest with a null window, re-searched only when they beat it);
+* a **quiescence search** at the horizon: the side to move may "stand pat" on the
+  evaluator's value or try captures and queen promotions, so no line ends in the middle of
+  an exchange; in check at its first ply it tries every evasion instead (no standing pat);
+* **move ordering**: the hash move, then captures by most valuable victim / least
+  valuable attacker, then two killer moves per ply, then the history table; at the last
+  full ply the children's evaluations (which are there anyway) order the moves;
+* a **transposition table** keyed by incrementally updated Zobrist hashes
+  (:mod:`knights.play.zobrist`), **mate-distance** scores (a shorter mate is better),
+  **repetition** (any position already seen in the game or on the current line scores 0)
+  and the **fifty-move** rule;
+* **leaves in batches**: a node at the horizon evaluates *all* its children in one call of
+  the evaluator (the interface is batched; one position per call would pay the network's
+  fixed cost, about 0.75 ms for EL/v10, every time), and so does a quiescence node for its
+  captures. Values are cached by hash, so the next iteration does not pay for them again.
+
+Scores inside the search are integer centipawns from the side to move's view; a mate in
+``n`` plies is ``MATE - n``. The evaluator's pawns (White's side) are turned into them in
+one place, :meth:`SearchEngine._evaluate_children`.
+
+Depth 1 is exactly the one-ply bot: with ``depth=1`` the decision is
+:meth:`OnePlyEngine.choose`'s, stochastic opening included (tests pin it). Deeper, the
+stochastic opening keeps the paper's table but draws only among the moves that the search
+values within :data:`OPENING_MARGIN` of the best, so a random pick is never a blunder the
+search has seen.
+
+    >>> engine = SearchEngine("material", depth=3, stochastic=False)
+    >>> engine.choose(chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")).move.uci()
+    'a1a8'
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import chess
+import numpy as np
+
+from knights.board.pieces import CENTIPAWNS
+from knights.board.positions import Positions, positions_from_boards
+from knights.evaluate.base import Evaluator
+from knights.play.children import expand
+from knights.play.engine import EVAL_LIMIT, MATE_SCORE, Decision, OnePlyEngine, opening_weights
+from knights.play.user_input import EngineError
+from knights.play.zobrist import hash_after, zobrist
+
+INF = 1_000_000
+MATE = 100_000
+"""Centipawns of a mate on the board; a mate in ``n`` plies scores ``MATE - n``."""
+MATE_BOUND = MATE - 1_000
+"""Scores beyond this are mates."""
+EVAL_CAP = int(EVAL_LIMIT * 100)
+MAX_PLY = 64
+MAX_QPLY = 12
+"""Quiescence plies at most (captures run out long before in practice)."""
+DELTA = 200
+"""Quiescence: a capture that cannot raise alpha even with this margin is not tried."""
+OPENING_MARGIN = 50
+"""Centipawns: how far below the best a move may be valued and still be a stochastic pick."""
+DEFAULT_DEPTH = 64
+"""The deepest iteration when only the clock limits the search."""
+CHECK_EVERY = 32
+"""Nodes between two looks at the clock and the stop flag."""
+TT_ENTRIES = 500_000
+EVAL_ENTRIES = 1_000_000
+EXACT, LOWER, UPPER = 0, 1, 2
+
+
+class _Stop(Exception):
+    """Raised inside the search when the time, the node budget or a stop request ends it."""
+
+
+@dataclass(frozen=True)
+class SearchLimits:
+    """When one search ends. Seconds count from the call; ``None``: no such limit.
+
+    ``soft``: no new iteration starts after it; ``hard``: the search stops at once (the best
+    move of the deepest finished iteration is played). ``depth`` and ``nodes`` as UCI's."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    soft: float | None = None
+    hard: float | None = None
+
+    @classmethod
+    def movetime(cls, seconds: float) -> SearchLimits:
+        """A fixed time a move: every iteration that fits in it, stopping at ``seconds``."""
+        return cls(soft=seconds * 0.6, hard=seconds)
+
+
+class Control:
+    """What may end a search from outside: a stop request, or a deadline set while it runs
+    (UCI's ``stop`` and ``ponderhit``). The UCI front end shares one across processes; a
+    plain call needs none."""
+
+    def should_stop(self) -> bool:
+        return False
+
+    def deadlines(self) -> tuple[float, float]:
+        """Absolute ``time.monotonic()`` soft and hard deadlines (``inf``: none)."""
+        return float("inf"), float("inf")
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """What one finished iteration found (UCI's ``info`` line)."""
+
+    depth: int
+    seldepth: int
+    score: int              # centipawns from the side to move's view (mates: MATE - plies)
+    nodes: int
+    seconds: float
+    pv: tuple[chess.Move, ...]
+
+    @property
+    def mate_in(self) -> int | None:
+        """Moves to mate (negative: being mated), or ``None``."""
+        if abs(self.score) <= MATE_BOUND:
+            return None
+        plies = MATE - abs(self.score)
+        return (plies + 1) // 2 if self.score > 0 else -((plies + 1) // 2)
+
+    def uci(self) -> str:
+        score = f"mate {self.mate_in}" if self.mate_in is not None else f"cp {self.score}"
+        ms = max(1, round(self.seconds * 1000))
+        pv = " ".join(m.uci() for m in self.pv)
+        return (f"info depth {self.depth} seldepth {self.seldepth} score {score} nodes {self.nodes} "
+                f"nps {int(self.nodes * 1000 / ms)} time {ms} pv {pv}")
+
+
+@dataclass
+class Counters:
+    """Where a search spent its time: evaluator calls against everything else."""
+
+    nodes: int = 0
+    eval_calls: int = 0
+    eval_positions: int = 0
+    eval_seconds: float = 0.0
+    seconds: float = 0.0
+
+    @property
+    def eval_share(self) -> float:
+        return self.eval_seconds / self.seconds if self.seconds else 0.0
+
+
+def _to_tt(score: int, ply: int) -> int:
+    return score + ply if score > MATE_BOUND else score - ply if score < -MATE_BOUND else score
+
+
+def _from_tt(score: int, ply: int) -> int:
+    return score - ply if score > MATE_BOUND else score + ply if score < -MATE_BOUND else score
+
+
+def _victim_value(board: chess.Board, move: chess.Move) -> int:
+    if board.is_en_passant(move):
+        return CENTIPAWNS[chess.PAWN]
+    taken = board.piece_type_at(move.to_square)
+    gain = CENTIPAWNS[taken] if taken else 0
+    if move.promotion:
+        gain += CENTIPAWNS[move.promotion] - CENTIPAWNS[chess.PAWN]
+    return gain
+
+
+class SearchEngine:
+    """Iterative-deepening alpha-beta over an evaluator; ``choose`` returns a
+    :class:`~knights.play.engine.Decision` like the one-ply bot's.
+
+    ``depth``: the deepest iteration (1: exactly :class:`OnePlyEngine`); ``movetime``:
+    seconds a move when :meth:`choose` gets no limits. The transposition table and the
+    evaluation cache live as long as the engine (:meth:`new_game` clears them)."""
+
+    def __init__(self, evaluator: Evaluator | str | None = None, *, depth: int = DEFAULT_DEPTH,
+                 movetime: float | None = None, stochastic: bool = True, seed: int | None = None,
+                 capture_bonus: float = 0.0) -> None:
+        if depth < 1:
+            raise EngineError(f"search depth must be at least 1, not {depth}")
+        self.one_ply = OnePlyEngine(evaluator, stochastic=stochastic, seed=seed, capture_bonus=capture_bonus)
+        self.evaluator = self.one_ply.evaluator
+        self.depth = int(depth)
+        self.movetime = movetime
+        self.counters = Counters()
+        self.last: Iteration | None = None
+        self.tt: dict[int, tuple[int, int, int, chess.Move | None]] = {}
+        self.evals: dict[int, int] = {}
+        self._reset_tables()
+        # the state of the search in progress (set by choose)
+        self._control = Control()
+        self._node_limit: int | None = None
+        self._hard = float("inf")
+        self._seen: dict[int, int] = {}
+        self._pv: list[list[chess.Move]] = []
+        self._seldepth = 0
+        self._root_best: tuple[chess.Move, int] | None = None
+
+    # -- the one-ply engine's options, shared ----------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.one_ply.name
+
+    @property
+    def stochastic(self) -> bool:
+        return self.one_ply.stochastic
+
+    @stochastic.setter
+    def stochastic(self, value: bool) -> None:
+        self.one_ply.stochastic = bool(value)
+
+    @property
+    def capture_bonus(self) -> float:
+        return self.one_ply.capture_bonus
+
+    @capture_bonus.setter
+    def capture_bonus(self, value: float) -> None:
+        self.one_ply.capture_bonus = float(value)
+
+    @property
+    def seed(self) -> int | None:
+        return self.one_ply.seed
+
+    def reseed(self, seed: int | None) -> None:
+        self.one_ply.reseed(seed)
+
+    def new_game(self) -> None:
+        """Forget the transposition table and the evaluation cache."""
+        self.tt.clear()
+        self.evals.clear()
+
+    def _reset_tables(self) -> None:
+        self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_PLY + MAX_QPLY + 2)]
+        self.history: dict[tuple[bool, int, int], int] = {}
+
+    # -- evaluation, in batches ---------------------------------------------------------------
+    def _evaluate_children(self, board: chess.Board, moves: Sequence[chess.Move], hashes: Sequence[int]) -> list[int]:
+        """The evaluator's value of the position after each move, centipawns from the view of
+        the side to move *there*; one evaluator call for those not in the cache."""
+        cache = self.evals
+        missing = [i for i, h in enumerate(hashes) if h not in cache]
+        if missing:
+            kids = expand(board, [moves[i] for i in missing])
+            n = len(missing)
+            positions = Positions(squares=kids.squares, white=np.full(n, board.turn == chess.BLACK, np.int8),
+                                  check=kids.check.astype(np.int8), capture=np.zeros(n, np.int8))
+            started = time.perf_counter()
+            values = np.asarray(self.evaluator.evaluate(positions), dtype=np.float64).reshape(-1)
+            c = self.counters
+            c.eval_seconds += time.perf_counter() - started
+            c.eval_calls += 1
+            c.eval_positions += n
+            if values.shape[0] != n:
+                raise EngineError(f"evaluator {self.name} returned {values.shape[0]} values for {n} positions")
+            values = np.nan_to_num(values, nan=0.0, posinf=EVAL_LIMIT, neginf=-EVAL_LIMIT)
+            cps = np.clip(np.rint(values * 100), -EVAL_CAP, EVAL_CAP).astype(int).tolist()
+            if len(cache) > EVAL_ENTRIES:
+                cache.clear()
+            for i, cp in zip(missing, cps, strict=True):
+                cache[hashes[i]] = cp            # White's view
+        sign = -1 if board.turn == chess.WHITE else 1   # the child's side to move is the other one
+        return [sign * cache[h] for h in hashes]
+
+    def _static(self, board: chess.Board, h: int) -> int:
+        """The evaluator's value of ``board`` itself (side to move's view); rare: the
+        search takes a node's value from its parent's batch whenever it can."""
+        if h not in self.evals:
+            value = float(np.asarray(self.evaluator.evaluate(positions_from_boards([board]))).reshape(-1)[0])
+            self.evals[h] = int(np.clip(round(value * 100), -EVAL_CAP, EVAL_CAP))
+        return self.evals[h] if board.turn == chess.WHITE else -self.evals[h]
+
+    # -- the clock ------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        c = self.counters
+        c.nodes += 1
+        if self._node_limit is not None and c.nodes >= self._node_limit:
+            raise _Stop
+        if c.nodes % CHECK_EVERY == 0:
+            if self._control.should_stop():
+                raise _Stop
+            now = time.monotonic()
+            if now >= min(self._hard, self._control.deadlines()[1]):
+                raise _Stop
+
+    # -- ordering ---------------------------------------------------------------------------------
+    def _order(self, board: chess.Board, moves: list[chess.Move], hash_move: chess.Move | None, ply: int,
+               statics: list[int] | None) -> list[int]:
+        """Indices of ``moves``, most promising first."""
+        killers = self.killers[ply]
+        history = self.history
+        turn = board.turn
+
+        def key(i: int) -> int:
+            move = moves[i]
+            if move == hash_move:
+                return -10_000_000
+            if statics is not None:                      # the children's values are known: use them
+                return statics[i]                        # (lower for the child = better for us)
+            if board.is_capture(move) or move.promotion:
+                attacker = board.piece_type_at(move.from_square) or chess.PAWN
+                return -1_000_000 - 10 * _victim_value(board, move) + CENTIPAWNS[attacker] // 10
+            if move == killers[0]:
+                return -900_000
+            if move == killers[1]:
+                return -800_000
+            return -history.get((turn, move.from_square, move.to_square), 0)
+
+        return sorted(range(len(moves)), key=key)
+
+    # -- the search -------------------------------------------------------------------------------
+    def _draw(self, board: chess.Board, h: int) -> bool:
+        return (h in self._seen or (board.halfmove_clock >= 100 and not board.is_checkmate())
+                or board.is_insufficient_material())
+
+    def _search(self, board: chess.Board, depth: int, alpha: int, beta: int, ply: int, h: int,
+                static: int | None, pv_node: bool) -> int:
+        self._tick()
+        self._pv[ply] = []
+        if ply > self._seldepth:
+            self._seldepth = ply
+        if self._draw(board, h):
+            return 0
+        alpha, beta = max(alpha, -MATE + ply), min(beta, MATE - ply - 1)   # no mate can be faster
+        if alpha >= beta:
+            return alpha
+        in_check = board.is_check()
+        if in_check and ply < MAX_PLY:
+            depth += 1                                       # look one ply further out of a check
+        if depth <= 0 or ply >= MAX_PLY:
+            return self._quiesce(board, alpha, beta, ply, h, static, 0)
+        entry = self.tt.get(h)
+        hash_move = None
+        if entry is not None:
+            e_depth, flag, value, hash_move = entry
+            value = _from_tt(value, ply)
+            if e_depth >= depth and not pv_node and (
+                    flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha)):
+                return value
+        moves = list(board.generate_legal_moves())
+        if not moves:
+            return -(MATE - ply) if in_check else 0
+        if depth == 1:    # the children are the horizon: evaluate them all in one call
+            hashes = [hash_after(board, h, m) for m in moves]
+            statics: list[int] | None = self._evaluate_children(board, moves, hashes)
+        else:             # hashed when searched (a cut-off may leave most moves untouched)
+            hashes, statics = [], None
+        order = self._order(board, moves, hash_move, ply, statics)
+        best, best_move, flag = -INF, None, UPPER
+        seen = self._seen
+        for n, i in enumerate(order):
+            move = moves[i]
+            if statics is not None:
+                child_hash, child_static = hashes[i], statics[i]
+            else:
+                child_hash, child_static = hash_after(board, h, move), None
+            board.push(move)
+            seen[h] = seen.get(h, 0) + 1
+            try:
+                if n == 0:
+                    score = -self._search(board, depth - 1, -beta, -alpha, ply + 1, child_hash, child_static, pv_node)
+                else:
+                    score = -self._search(board, depth - 1, -alpha - 1, -alpha, ply + 1, child_hash, child_static,
+                                          False)
+                    if alpha < score < beta:
+                        score = -self._search(board, depth - 1, -beta, -alpha, ply + 1, child_hash, child_static, True)
+            finally:
+                board.pop()
+                seen[h] -= 1
+                if not seen[h]:
+                    del seen[h]
+            if score > best:
+                best, best_move = score, move
+                if score > alpha:
+                    alpha, flag = score, EXACT
+                    self._pv[ply] = [move, *self._pv[ply + 1]]
+                    if score >= beta:
+                        flag = LOWER
+                        if not (board.is_capture(move) or move.promotion):
+                            killers = self.killers[ply]
+                            if killers[0] != move:
+                                killers[1], killers[0] = killers[0], move
+                            key = (board.turn, move.from_square, move.to_square)
+                            self.history[key] = self.history.get(key, 0) + depth * depth
+                        break
+        if len(self.tt) > TT_ENTRIES:
+            self.tt.clear()
+        self.tt[h] = (depth, flag, _to_tt(best, ply), best_move)
+        return best
+
+    def _quiesce(self, board: chess.Board, alpha: int, beta: int, ply: int, h: int, static: int | None,
+                 qply: int) -> int:
+        self._tick()
+        self._pv[ply] = []
+        if ply > self._seldepth:
+            self._seldepth = ply
+        if static is None:
+            static = self._static(board, h)
+        if qply == 0 and board.is_check():
+            moves = list(board.generate_legal_moves())       # every evasion; no standing pat in check
+            if not moves:
+                return -(MATE - ply)
+            best = -INF
+        else:
+            best = static
+            if best >= beta or qply >= MAX_QPLY:
+                return best
+            alpha = max(alpha, best)
+            moves = [m for m in board.generate_legal_captures()
+                     if static + _victim_value(board, m) + DELTA > alpha]
+            ours = board.pawns & board.occupied_co[board.turn]
+            seventh = chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2
+            if ours & seventh:
+                moves += [m for m in board.generate_legal_moves(from_mask=ours & seventh)
+                          if m.promotion == chess.QUEEN and not board.is_capture(m)]
+            if not moves:
+                return best
+        hashes = [hash_after(board, h, m) for m in moves]
+        statics = self._evaluate_children(board, moves, hashes)
+        for i in self._order(board, moves, None, ply, None):
+            board.push(moves[i])
+            try:
+                score = -self._quiesce(board, -beta, -alpha, ply + 1, hashes[i], statics[i], qply + 1)
+            finally:
+                board.pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    self._pv[ply] = [moves[i], *self._pv[ply + 1]]
+                    if score >= beta:
+                        break
+        return best
+
+    # -- the root ---------------------------------------------------------------------------------
+    def _game_hashes(self, board: chess.Board) -> dict[int, int]:
+        """Hashes of the game's earlier positions since its last irreversible move."""
+        replay = board.root()
+        h = zobrist(replay)
+        hashes = [h]
+        for move in board.move_stack:
+            irreversible = replay.is_irreversible(move)
+            h = hash_after(replay, h, move)
+            replay.push(move)
+            hashes = [h] if irreversible else [*hashes, h]
+        seen: dict[int, int] = {}
+        for x in hashes[:-1]:              # the current position itself is the root
+            seen[x] = seen.get(x, 0) + 1
+        return seen
+
+    def _root(self, board: chess.Board, moves: list[chess.Move], hashes: list[int], depth: int,
+              scores: dict[chess.Move, int], exact_within: int | None) -> tuple[chess.Move, int]:
+        """One iteration at the root. ``scores`` holds each move's latest value (exact for
+        the best; a bound for the rest) and gives the order. ``exact_within``: search every
+        move whose value is within that many centipawns of the best with a full window."""
+        root_hash = hashes[-1]
+        order = sorted(range(len(moves)), key=lambda i: -scores.get(moves[i], -INF))
+        alpha, beta = -INF, INF
+        best_move, best = moves[order[0]], -INF
+        seen = self._seen
+        for n, i in enumerate(order):
+            move = moves[i]
+            board.push(move)
+            seen[root_hash] = seen.get(root_hash, 0) + 1
+            try:
+                if exact_within is not None:
+                    floor = max(-INF, best - exact_within - 1) if best > -INF else -INF
+                    score = -self._search(board, depth - 1, -INF, -floor, 1, hashes[i], None, True)
+                elif n == 0:
+                    score = -self._search(board, depth - 1, -beta, -alpha, 1, hashes[i], None, True)
+                else:
+                    score = -self._search(board, depth - 1, -alpha - 1, -alpha, 1, hashes[i], None, False)
+                    if score > alpha:
+                        score = -self._search(board, depth - 1, -beta, -alpha, 1, hashes[i], None, True)
+            finally:
+                board.pop()
+                seen[root_hash] -= 1
+                if not seen[root_hash]:
+                    del seen[root_hash]
+            scores[move] = score
+            if score > best:
+                best, best_move = score, move
+                self._pv[0] = [move, *self._pv[1]]
+                alpha = max(alpha, score)
+            self._root_best = (best_move, best)
+        return best_move, best
+
+    def choose(self, board: chess.Board, root_moves: Sequence[chess.Move] | None = None, *,
+               limits: SearchLimits | None = None, control: Control | None = None,
+               on_iteration: Callable[[Iteration], None] | None = None) -> Decision:
+        """The move to play on ``board`` (not modified), searched within ``limits``
+        (default: :attr:`movetime` seconds if set). :attr:`depth` is the engine's own
+        ceiling: ``limits.depth`` may ask for less, never for more (so ``depth=1`` stays the
+        one-ply bot whatever a ``go depth`` says)."""
+        if limits is None:
+            limits = SearchLimits.movetime(self.movetime) if self.movetime else SearchLimits()
+        max_depth = self.depth if limits.depth is None else min(self.depth, limits.depth)
+        started, clock = time.perf_counter(), time.monotonic()
+        first = self.one_ply.choose(board, root_moves)     # depth 1: the one-ply bot's decision
+        if on_iteration is not None:
+            sign = 1 if board.turn == chess.WHITE else -1
+            score = MATE - 1 if first.mates else round(first.score * 100 * sign)
+            on_iteration(Iteration(1, 1, score, len(first.candidates), time.perf_counter() - started, (first.move,)))
+        if max_depth <= 1 or len(first.candidates) == 1 or first.mates:
+            return first
+        self.counters = Counters()
+        self._control = control or Control()
+        self._node_limit = limits.nodes
+        self._hard = clock + limits.hard if limits.hard is not None else float("inf")
+        soft = clock + limits.soft if limits.soft is not None else float("inf")
+        board = board.copy()
+        moves = [m for m, _ in first.candidates]
+        root_hash = zobrist(board)
+        hashes = [hash_after(board, root_hash, m) for m in moves] + [root_hash]
+        self._seen = self._game_hashes(board)
+        self._reset_tables()
+        sign = 1 if board.turn == chess.WHITE else -1
+        scores = {m: round(s * 100 * sign) for m, s in first.candidates}
+        exact_within = OPENING_MARGIN if self.stochastic and board.fullmove_number <= 7 else None
+        best_move, best = first.move, scores[first.move]
+        iteration = Iteration(1, 1, best, len(moves), time.perf_counter() - started, (first.move,))
+        exact: dict[chess.Move, int] = dict(scores)
+        for depth in range(2, max_depth + 1):
+            self._pv = [[] for _ in range(MAX_PLY + MAX_QPLY + 2)]
+            self._seldepth = 0
+            self._root_best = None
+            trial = dict(scores)
+            try:
+                move, score = self._root(board, moves, hashes, depth, trial, exact_within)
+            except _Stop:
+                if self._root_best is not None:   # the last best move was searched again first:
+                    best_move, best = self._root_best   # the best so far beats or is it
+                    exact = scores = trial
+                    iteration = replace(iteration, pv=(best_move,), score=best)
+                break
+            scores, best_move, best = trial, move, score
+            exact = trial
+            iteration = Iteration(depth, self._seldepth, best, self.counters.nodes,
+                                  time.perf_counter() - started, tuple(self._pv[0]))
+            if on_iteration is not None:
+                on_iteration(iteration)
+            if abs(best) > MATE_BOUND and MATE - abs(best) <= depth:
+                break                                # a forced mate inside the horizon: deeper adds nothing
+            ctl_soft, _ = self._control.deadlines()
+            if time.monotonic() >= min(soft, ctl_soft) or self._control.should_stop():
+                break
+        self.counters.seconds = time.perf_counter() - started
+        self.last = iteration
+        return self._decision(board, first, best_move, best, exact, exact_within, iteration)
+
+    def _decision(self, board: chess.Board, first: Decision, best_move: chess.Move, best: int,
+                  scores: dict[chess.Move, int], exact_within: int | None, iteration: Iteration) -> Decision:
+        sign = 1 if board.turn == chess.WHITE else -1
+        ranked = sorted(scores, key=lambda m: -scores[m])
+        ranked.remove(best_move)
+        ranked.insert(0, best_move)
+        rank = 0
+        if exact_within is not None and abs(best) <= MATE_BOUND:
+            pool = [m for m in ranked if scores[m] >= best - exact_within and first.outcomes.get(m) is None]
+            if len(pool) > 1:
+                weights = opening_weights(board.fullmove_number, len(pool))
+                rank = ranked.index(pool[int(self.one_ply.rng.choice(len(weights), p=weights))])
+
+        def pawns(cp: int) -> float:
+            if abs(cp) > MATE_BOUND:
+                return sign * MATE_SCORE * (1 if cp > 0 else -1)
+            return sign * cp / 100
+
+        candidates = [(m, pawns(scores[m])) for m in ranked]
+        move = ranked[rank]
+        best_line = rank == 0
+        return replace(first, move=move, score=pawns(scores[move]), candidates=candidates, rank=rank,
+                       depth=iteration.depth, seldepth=iteration.seldepth, nodes=iteration.nodes,
+                       pv=iteration.pv if best_line else (move,), mate_in=iteration.mate_in if best_line else None)
+
+    def choose_fen(self, fen: str, moves: Sequence[str] = ()) -> Decision:
+        from knights.play.user_input import board_from_fen
+
+        return self.choose(board_from_fen(fen, moves))
+
+    def best_move(self, board: chess.Board) -> chess.Move:
+        return self.choose(board).move
+
+
+def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,
+                **options: Any) -> OnePlyEngine | SearchEngine:
+    """The bot at ``depth`` (1: the one-ply :class:`OnePlyEngine`; more: :class:`SearchEngine`)."""
+    if depth <= 1 and movetime is None:
+        return OnePlyEngine(evaluator, **options)
+    return SearchEngine(evaluator, depth=max(1, depth), movetime=movetime, **options)
+
