@@ -26,7 +26,7 @@ SEED ?= 2024
 WORKERS ?= $(shell nproc)
 CHUNK_LINES ?= 3850
 
-.PHONY: all setup venv stockfish play web frontend browser check test test-fast bench data sample notebook models strength report clean help
+.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data sample notebook models strength report clean help
 
 help:
 	@echo "make play                 play the bot in the terminal"
@@ -126,6 +126,12 @@ data: setup
 		--workers $(WORKERS) --out data/generated/games.csv --report report/results/dataset.json
 	bash data/split.sh --force data/generated/games.csv data/full Chess_Gen_ $(CHUNK_LINES)
 	$(PY) report/data_stats.py data/full
+
+# The independent test sets (data/independent/, committed): games between players the
+# training generator never uses, tactical moments of them, random endgames; labelled by
+# Stockfish at depth 12. About 30 min on one core; resumes from data/generated/independent/.
+independent: setup
+	nice $(KNIGHTS) data independent --rows 5000 --depth 12 --seed 2025
 
 # Regenerate the small committed sample under data/sample/.
 sample: setup

@@ -61,6 +61,12 @@ def _data_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data_independent(args: argparse.Namespace) -> int:
+    from knights.arena.testsets import run
+
+    return run(args)
+
+
 def _data_convert(args: argparse.Namespace) -> int:
     from knights.data.convert import convert_file
 
@@ -225,13 +231,9 @@ def _models_commands(sub: Subcommands) -> None:
         return 0
 
     def results(args: argparse.Namespace) -> int:
-        from knights.learn.results import build_table, write
+        from knights.evaluate.independent_results import main_args
 
-        table = build_table(args.data_dir, args.test, max_rows=args.max_rows,
-                            with_stockfish=not args.no_stockfish)
-        for path in write(table):
-            print(f"wrote {path}")
-        return 0
+        return main_args(args)
 
     sp = sub.add_parser("ship-models", help="train the shipped versions through their notebooks (the recorded recipe)")
     sp.add_argument("names", nargs="*", help="versions (default: all, in order)")
@@ -241,6 +243,8 @@ def _models_commands(sub: Subcommands) -> None:
     rp.add_argument("--test", default="j", help="test letters (never trained on)")
     rp.add_argument("--max-rows", type=int, default=None)
     rp.add_argument("--no-stockfish", action="store_true", help="skip the Stockfish depth-1 baseline")
+    rp.add_argument("--independent-dir", default="data/independent", help="folder of the independent test sets")
+    rp.add_argument("--quiet", action="store_true")
     rp.set_defaults(func=results)
 
     def settings(args: argparse.Namespace) -> int:
@@ -296,6 +300,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the shards' --out paths or their .parts folders (default: OUT.parts)")
     mrg.add_argument("--dedup", action="store_true", help="drop repeated positions")
     mrg.set_defaults(func=_data_merge)
+
+    from knights.arena import testsets
+
+    ind = data.add_parser("independent", help="build the independent test sets (data/independent/) with real Stockfish")
+    testsets.add_arguments(ind)
+    ind.set_defaults(func=_data_independent)
 
     conv = data.add_parser("convert", help="convert Lichess JSONL(.zst), Kaggle CSV or PGN to CSSLab CSV")
     conv.add_argument("src", help="input file (.jsonl, .jsonl.zst, .csv, .pgn, .pgn.zst)")

@@ -10,6 +10,17 @@ with Stockfish, beside, on the same rows,
 
 Move networks (SL) get their own table: the share of positions where the top
 predicted move is legal and where it is the move played.
+
+Every evaluator's error is also broken down by how large Stockfish's evaluation is
+(:func:`bucket_metrics`): near-level positions, clear advantages, winning ones, and forced
+mates apart, since an error of a pawn means little at +8 and everything at +0.5.
+
+``data/full`` is large and not on every machine. :func:`letter_table` measures the test
+letters when the folder is there and otherwise reads back the table measured earlier
+(``report/results/networks.json``), marked so (``"measured": "earlier"``), rather than
+dropping it. The tables over the independent test sets, which need the democracy (a later
+stage), are made by :mod:`knights.evaluate.independent_results`, which writes
+``models_EL/RESULTS.md`` with this table as its first section.
 """
 
 from __future__ import annotations
@@ -26,10 +37,53 @@ from knights.data import csslab
 from knights.data.cache import ChunkCache, load_encoded
 from knights.data.chunks import Encoded, select_chunks
 from knights.learn import registry
-from knights.learn.experiment import FULL_DATA, TEST_LETTERS, held_out_metrics
+from knights.learn.experiment import FULL_DATA, TEST_LETTERS, held_out_metrics, predict
 from knights.learn.metrics import regression_metrics
 
 RESULTS_DIR = registry.REPO_ROOT / "report" / "results"
+NETWORKS_JSON = RESULTS_DIR / "networks.json"
+
+BUCKETS: tuple[tuple[str, float, float], ...] = (
+    ("< 1", 0.0, 1.0), ("1-3", 1.0, 3.0), ("3-6", 3.0, 6.0), (">= 6", 6.0, float("inf")))
+"""Buckets of the size of Stockfish's evaluation, ``|eval|`` in pawns (name, from, below),
+mates excluded: they have their own."""
+MATES = "mate"
+"""The bucket of positions Stockfish scores as a forced mate (targets of +-10 pawns)."""
+
+
+def bucket_index(target: np.ndarray) -> np.ndarray:
+    """For each target, its bucket: the index into :data:`BUCKETS`, or ``len(BUCKETS)``
+    for a forced mate (a target of exactly +-:data:`~knights.data.csslab.MATE_PAWNS`;
+    every other evaluation is clipped to +-9)."""
+    size = np.abs(np.asarray(target, dtype=np.float64))
+    index = np.full(len(size), len(BUCKETS), dtype=np.int64)
+    for i, (_, lo, hi) in enumerate(BUCKETS):
+        index[(size >= lo) & (size < hi) & (size != csslab.MATE_PAWNS)] = i
+    return index
+
+
+def bucket_metrics(pred: np.ndarray, target: np.ndarray) -> list[dict[str, Any]]:
+    """MAE (pawns) and rows of every bucket, mates last; a bucket without rows has MAE
+    ``None``. The rows add up to ``len(target)``.
+
+    >>> table = bucket_metrics(np.array([0.0, 2, 10]), np.array([0.5, 2, 10]))
+    >>> [(b["rows"], b["mae"]) for b in table]
+    [(1, 0.5), (1, 0.0), (0, None), (0, None), (1, 0.0)]
+    """
+    err = np.abs(np.asarray(pred, dtype=np.float64) - np.asarray(target, dtype=np.float64))
+    index = bucket_index(target)
+    out = []
+    for i, name in enumerate([b[0] for b in BUCKETS] + [MATES]):
+        rows = int((index == i).sum())
+        out.append({"bucket": name, "rows": rows, "mae": float(err[index == i].mean()) if rows else None})
+    return out
+
+
+def evaluation_row(name: str, kind: str, pred: np.ndarray, target: np.ndarray, **extra: Any) -> dict[str, Any]:
+    """One row of a results table: ``name``, ``kind``, ``extra`` fields, the overall
+    figures (:func:`~knights.learn.metrics.regression_metrics`) and the buckets."""
+    return {"name": name, "kind": kind, **extra, **regression_metrics(pred, target),
+            "buckets": bucket_metrics(pred, target)}
 
 
 def stockfish_depth1(data: Encoded, depth: int = 1, progress: bool = True) -> np.ndarray:
@@ -56,14 +110,7 @@ def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, m
     data = load_encoded(files, ChunkCache(folder.parent / "cache"), progress=progress)
     if max_rows is not None and len(data) > max_rows:
         data = data.take(np.random.default_rng(0).choice(len(data), max_rows, replace=False))
-    rows: list[dict[str, Any]] = []
-    material = np.clip(material_balance(data.squares), -csslab.CLIP_PAWNS, csslab.CLIP_PAWNS)
-    rows.append({"name": "material", "kind": "baseline", **regression_metrics(material, data.target)})
-    if with_stockfish:
-        t0 = time.perf_counter()
-        sf = stockfish_depth1(data, progress=progress)
-        rows.append({"name": "stockfish depth 1", "kind": "baseline", "seconds": time.perf_counter() - t0,
-                     **regression_metrics(sf, data.target)})
+    rows = baseline_rows(data, with_stockfish=with_stockfish, progress=progress)
     moves: list[dict[str, Any]] = []
     for version in registry.all_versions():
         if not version.is_trained():
@@ -72,7 +119,11 @@ def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, m
         entry = {"name": version.name, "kind": "network", "parameters": meta.get("parameters"),
                  "epochs": len(meta.get("history", {}).get("train_loss", [])),
                  "train_rows": meta.get("data", {}).get("train", {}).get("rows")}
-        (rows if version.family == "EL" else moves).append({**entry, **held_out_metrics(version, model, data)})
+        if version.family == "EL":
+            rows.append(evaluation_row(version.name, "network", predict(model, version.library.INPUTS, data),
+                                       data.target, **{k: v for k, v in entry.items() if k not in ("name", "kind")}))
+        else:
+            moves.append({**entry, **held_out_metrics(version, model, data)})
     table: dict[str, Any] = {
         "data": {"folder": registry.repo_relative(folder), "test_letters": test, "rows": len(data)},
         "evaluation": rows, "move_networks": moves}
@@ -84,30 +135,105 @@ def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, m
     return table
 
 
-def markdown(table: dict[str, Any]) -> str:
+def baseline_rows(data: Encoded, *, with_stockfish: bool = True, progress: bool = True) -> list[dict[str, Any]]:
+    """The two baselines on ``data``: counting material (clipped to +-9 like the targets)
+    and, unless ``with_stockfish`` is false, Stockfish at depth 1 (with its seconds)."""
+    material = np.clip(material_balance(data.squares), -csslab.CLIP_PAWNS, csslab.CLIP_PAWNS)
+    rows = [evaluation_row("material", "baseline", material, data.target)]
+    if with_stockfish:
+        t0 = time.perf_counter()
+        sf = stockfish_depth1(data, progress=progress)
+        rows.append(evaluation_row("stockfish depth 1", "baseline", sf, data.target,
+                                   seconds=time.perf_counter() - t0))
+    return rows
+
+
+def earlier_table(path: Path = NETWORKS_JSON) -> dict[str, Any] | None:
+    """The letter table measured earlier (``networks.json``), marked ``"measured":
+    "earlier"``; ``None`` when there is none."""
+    if not path.is_file():
+        return None
+    table: dict[str, Any] = json.loads(path.read_text())
+    table["measured"] = "earlier"
+    table["read_from"] = registry.repo_relative(path)
+    return table
+
+
+def letter_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows: int | None = None,
+                 with_stockfish: bool = True, progress: bool = True,
+                 earlier: Path = NETWORKS_JSON) -> dict[str, Any] | None:
+    """The table over the test letters: measured now when ``data_dir`` is here (marked
+    ``"measured": "now"``), else read back from ``earlier`` (``None`` when neither is)."""
+    if registry.repo_path(data_dir).is_dir():
+        table = build_table(data_dir, test, max_rows=max_rows, with_stockfish=with_stockfish, progress=progress)
+        table["measured"] = "now"
+        return table
+    return earlier_table(earlier)
+
+
+def _pawns(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def evaluation_markdown(rows: list[dict[str, Any]], *, details: bool = True) -> list[str]:
+    """The lines of a Markdown table of evaluators: overall MAE, median error and sign
+    agreement, then the MAE of every bucket (``-`` where a row has no buckets, as tables
+    measured before buckets existed, or a bucket has no rows). ``details``: the networks'
+    parameters and epochs too."""
+    names = [b[0] for b in BUCKETS] + [MATES]
+    counts: dict[str, int] = {}
+    for r in rows:
+        for b in r.get("buckets") or []:
+            counts.setdefault(b["bucket"], b["rows"])
+    heads = [f"{n} ({counts[n]:,})" if n in counts else n for n in names]
+    head = ["evaluator"] + (["parameters", "epochs"] if details else []) + \
+        ["MAE (pawns)", "median error", "sign agrees"] + heads
+    lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
+    for r in rows:
+        cells = [r["name"]]
+        if details:
+            cells += [f"{r['parameters']:,}" if r.get("parameters") else "-", str(r.get("epochs", "-"))]
+        cells += [f"{r['mae']:.3f}", f"{r['median_ae']:.3f}", f"{r['sign_agreement']:.1%}"]
+        by_name = {b["bucket"]: b["mae"] for b in r.get("buckets") or []}
+        cells += [_pawns(by_name.get(n)) for n in names]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def letter_markdown(table: dict[str, Any], level: str = "##") -> str:
+    """The section of ``RESULTS.md`` on the test letters (``level``: its heading's ``#``)."""
     d = table["data"]
-    lines = [f"# Held-out results ({d['rows']:,} positions of `{d['folder']}`, letters `{d['test_letters']}`)", "",
-             "Generated by `knights results`; do not edit by hand.", "",
-             "| evaluator | parameters | epochs | MAE (pawns) | median error | sign agrees |",
-             "|---|---:|---:|---:|---:|---:|"]
-    for r in table["evaluation"]:
-        params = f"{r['parameters']:,}" if r.get("parameters") else "-"
-        lines.append(f"| {r['name']} | {params} | {r.get('epochs', '-')} | {r['mae']:.3f} | "
-                     f"{r['median_ae']:.3f} | {r['sign_agreement']:.1%} |")
+    lines = [f"{level} Letters `{d['test_letters']}` of `{d['folder']}` ({d['rows']:,} positions)", ""]
+    if table.get("measured") == "earlier":
+        lines += [f"Measured earlier and read back from `{table.get('read_from', 'networks.json')}`: `{d['folder']}` "
+                  "is not on this machine. Same generator as the training letters (so it flatters the networks), "
+                  "labelled at depth 8. Buckets were not measured then.", ""]
+    lines += evaluation_markdown(table["evaluation"])
+    for extra in table.get("extra_rows", []):
+        lines += [f"| {extra['name']} (measured earlier: {extra['source']}) | - | - | {extra['mae']:.3f} | "
+                  f"{extra['median_ae']:.3f} | {extra['sign_agreement']:.1%} |" + " - |" * (len(BUCKETS) + 1)]
     if table.get("best"):
         b = table["best"]
         lines += ["", f"Best network: **{b['name']}**, MAE {b['mae']:.3f}, "
                       f"{b['vs_material']:.0%} below counting material."]
     if table["move_networks"]:
-        lines += ["", "## Move networks", "", "| network | parameters | epochs | top move legal | top move = played |",
-                  "|---|---:|---:|---:|---:|"]
+        lines += ["", f"{level}# Move networks", "",
+                  "| network | parameters | epochs | top move legal | top move = played |", "|---|---:|---:|---:|---:|"]
         for r in table["move_networks"]:
             lines.append(f"| {r['name']} | {r['parameters']:,} | {r['epochs']} | {r['legal_share']:.1%} | "
                          f"{r['top1_played']:.1%} |")
     return "\n".join(lines) + "\n"
 
 
+def markdown(table: dict[str, Any]) -> str:
+    """``RESULTS.md`` holding the letter table alone (what :func:`write` writes)."""
+    return ("# Held-out results\n\nGenerated by `knights results`; do not edit by hand.\n\n"
+            + letter_markdown(table))
+
+
 def write(table: dict[str, Any], out_md: Path | None = None, out_json: Path | None = None) -> tuple[Path, Path]:
+    """The letter table alone: ``RESULTS.md`` and ``networks.json`` (the independent sets'
+    sections come from :mod:`knights.evaluate.independent_results`)."""
     out_md = out_md or registry.REPO_ROOT / "models_EL" / "RESULTS.md"
     out_json = out_json or RESULTS_DIR / "networks.json"
     out_json.parent.mkdir(parents=True, exist_ok=True)

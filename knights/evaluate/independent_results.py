@@ -1,0 +1,282 @@
+"""Every evaluator on the independent test sets, beside the baselines, error by bucket.
+
+``knights results`` (:func:`run`) writes ``models_EL/RESULTS.md`` and two JSON files:
+
+* the section on the test letters ``j`` (:func:`knights.learn.results.letter_table`:
+  measured now when ``data/full`` is here, else the figures measured earlier, marked so),
+  written to ``report/results/networks.json`` only when measured now;
+* one section per independent set (``data/independent/*.csv``, built by
+  ``python -m knights.arena.testsets``): every trained EL version, the shipped democracy
+  with and without the threat term, its members that are not EL versions, counting
+  material and Stockfish at depth 1, all on the same rows; MAE, median error, sign
+  agreement and the MAE in every |eval| bucket and on forced mates
+  (:func:`knights.learn.results.bucket_metrics`); written to
+  ``report/results/independent.json``;
+* whether the democracy beats its best member on each set, and by how much.
+
+The independent sets are read like any chunk (:func:`knights.data.chunks.read_chunk`):
+a malformed row is skipped and counted, and the skips are reported by file and line.
+Each evaluator sees the rows as the networks saw their test letters: the ``capture``
+flag is the move played's (only EL/v4 reads it; ``endgames`` rows have no move, so 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from knights.data.chunks import Encoded, ReadReport, read_chunk
+from knights.evaluate import democracy
+from knights.evaluate.base import Evaluator, network_evaluator
+from knights.evaluate.learner import LearnerEvaluator
+from knights.evaluate.threats import THREATS_SUFFIX, ThreatAwareEvaluator
+from knights.learn import registry
+from knights.learn.experiment import FULL_DATA, TEST_LETTERS
+from knights.learn.results import (
+    NETWORKS_JSON,
+    RESULTS_DIR,
+    baseline_rows,
+    evaluation_markdown,
+    evaluation_row,
+    letter_markdown,
+    letter_table,
+)
+
+INDEPENDENT_DIR = registry.REPO_ROOT / "data" / "independent"
+INDEPENDENT_JSON = RESULTS_DIR / "independent.json"
+RESULTS_MD = registry.REPO_ROOT / "models_EL" / "RESULTS.md"
+SET_ORDER = ("games", "tactics", "endgames")
+"""The sets in the order they are built and shown; any other CSV in the folder follows."""
+
+
+def set_files(folder: Path = INDEPENDENT_DIR) -> list[Path]:
+    """The independent sets in ``folder``: :data:`SET_ORDER` first, then the rest by name."""
+    if not folder.is_dir():
+        return []
+    files = sorted(folder.glob("*.csv"))
+    rank = {name: i for i, name in enumerate(SET_ORDER)}
+    return sorted(files, key=lambda p: (rank.get(p.stem, len(rank)), p.stem))
+
+
+def load_set(path: Path, notice: Callable[[str], None] | None = None) -> tuple[Encoded, ReadReport]:
+    """The rows of one set; malformed rows skipped, counted and, through ``notice``
+    (default: standard error), reported with the file and line of the first few."""
+    data, report = read_chunk(path)
+    if report.skipped:
+        say = notice or _stderr
+        say(report.summary())
+        for example in report.examples:
+            say(f"  {example}")
+    return data, report
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def evaluate_in_blocks(evaluator: Evaluator, data: Encoded, block: int = 4096) -> np.ndarray:
+    """``evaluator`` over ``data`` in blocks (memory stays small), pawns from White's side."""
+    out = [np.asarray(evaluator.evaluate(data.take(slice(i, i + block))), dtype=np.float32).reshape(-1)
+           for i in range(0, len(data), block)]
+    return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+
+def evaluators() -> tuple[list[tuple[str, Evaluator]], democracy.Democracy | None]:
+    """What is measured besides the baselines: every trained EL version, and, when the
+    democracy is shipped, it, it with the threat term, and its members that are not EL
+    versions (the classical learners). Also the democracy itself (``None`` when not shipped)."""
+    out: list[tuple[str, Evaluator]] = []
+    versions = [v for v in registry.all_versions("EL") if v.is_trained()]
+    out += [("network", network_evaluator(v.name)) for v in versions]
+    dem = democracy.load_shipped() if democracy.is_shipped() else None
+    if dem is not None:
+        out += [("ensemble", dem), ("ensemble", ThreatAwareEvaluator(dem))]
+        names = {v.name for v in versions}
+        out += [("member", m) for m in dem.members if m.name not in names and isinstance(m, LearnerEvaluator)]
+    return out, dem
+
+
+def democracy_gain(dem: democracy.Democracy, data: Encoded, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The democracy (and with threats) against its best member on ``data``: MAE of each,
+    the gain in pawns (positive: the democracy is better) and as a share of the member's."""
+    members: list[dict[str, Any]] = []
+    for member, weight in zip(dem.members, dem.weights, strict=True):
+        err = np.abs(evaluate_in_blocks(member, data).astype(np.float64) - data.target)
+        members.append({"name": member.name, "weight": round(float(weight), 6), "mae": float(err.mean())})
+    best = min(members, key=lambda m: m["mae"])
+    by_name = {r["name"]: r["mae"] for r in rows}
+    out: dict[str, Any] = {"members": members, "best_member": best["name"], "best_member_mae": best["mae"]}
+    for name in (dem.name, dem.name + THREATS_SUFFIX):
+        mae = by_name[name]
+        out[name] = {"mae": mae, "gain": best["mae"] - mae, "relative_gain": (best["mae"] - mae) / best["mae"],
+                     "beats_best_member": bool(mae < best["mae"])}
+    return out
+
+
+def set_table(path: Path, measured: list[tuple[str, Evaluator]], dem: democracy.Democracy | None, *,
+              with_stockfish: bool = True, progress: bool = True) -> dict[str, Any]:
+    """The table of one independent set (see the module docstring)."""
+    started = time.perf_counter()
+    data, report = load_set(path)
+    sidecar_path = path.with_suffix(".json")
+    sidecar = json.loads(sidecar_path.read_text()) if sidecar_path.is_file() else {}
+    rows = baseline_rows(data, with_stockfish=with_stockfish, progress=progress)
+    for kind, ev in measured:
+        rows.append(evaluation_row(ev.name, kind, evaluate_in_blocks(ev, data), data.target))
+    table: dict[str, Any] = {
+        "set": path.stem, "file": registry.repo_relative(path), "rows": len(data),
+        "skipped": {"total": report.total_skipped, "by_reason": dict(report.skipped), "examples": report.examples},
+        "generator": sidecar.get("generator"), "label_depth": (sidecar.get("label") or {}).get("depth"),
+        "label_engine": (sidecar.get("label") or {}).get("engine"), "seed": (sidecar.get("recipe") or {}).get("seed"),
+        "dropped": sidecar.get("dropped"), "build_time_s": sidecar.get("time_s"),
+        "evaluation": rows}
+    learned = [r for r in rows if r["kind"] != "baseline"]
+    if learned:
+        best = min(learned, key=lambda r: r["mae"])
+        table["best"] = {"name": best["name"], "mae": best["mae"]}
+        sf = next((r for r in rows if r["name"] == "stockfish depth 1"), None)
+        if sf:
+            table["best"]["vs_stockfish_depth1"] = best["mae"] / sf["mae"] - 1.0
+    if dem is not None:
+        table["democracy"] = democracy_gain(dem, data, rows)
+    table["seconds"] = round(time.perf_counter() - started, 1)
+    return table
+
+
+def democracy_on_letters(table: dict[str, Any]) -> list[dict[str, Any]]:
+    """The shipped democracy's figures on the test letters, as its trainer measured them
+    (``ensemble/models/democracy.json``), when they are the same letters of the same folder."""
+    if not democracy.is_shipped():
+        return []
+    doc = democracy.read_manifest()
+    test = doc.get("test") or {}
+    folder = (doc.get("data") or {}).get("folder")
+    same = folder == table["data"]["folder"] and test.get("rows") == table["data"]["rows"]
+    if not same or "mae" not in test:
+        return []
+    return [{"name": "democracy", "source": "ensemble/models/democracy.json", **test}]
+
+
+def independent_markdown(table: dict[str, Any]) -> str:
+    """The section of ``RESULTS.md`` on one independent set."""
+    drop = table.get("dropped") or {}
+    lines = [f"## Independent set `{table['set']}` ({table['rows']:,} positions, `{table['file']}`)", ""]
+    if table.get("generator"):
+        lines += [f"Generator: {table['generator']}. Labelled by {table.get('label_engine') or 'Stockfish'} at depth "
+                  f"{table.get('label_depth')}; seed {table.get('seed')}. De-duplicated against the training data "
+                  f"and the positions near the start: {', '.join(f'{n:,} {r}' for r, n in drop.items()) or 'none'} "
+                  "dropped.", ""]
+    if table["skipped"]["total"]:
+        lines += [f"Malformed rows skipped: {table['skipped']['total']:,} ({table['skipped']['by_reason']}).", ""]
+    lines += evaluation_markdown(table["evaluation"], details=False)
+    best = table.get("best")
+    if best:
+        rel = best.get("vs_stockfish_depth1")
+        lines += ["", f"Best learned evaluator: **{best['name']}**, MAE {best['mae']:.3f}"
+                      + (f", {abs(rel):.0%} {'above' if rel > 0 else 'below'} Stockfish at depth 1." if rel is not None
+                         else ".")]
+    dem = table.get("democracy")
+    if dem:
+        parts = []
+        for name in ("democracy", "democracy" + THREATS_SUFFIX):
+            d = dem[name]
+            verdict = "beats" if d["beats_best_member"] else "does not beat"
+            parts.append(f"{name} {verdict} its best member {dem['best_member']} ({dem['best_member_mae']:.3f}): "
+                         f"MAE {d['mae']:.3f}, {d['gain']:+.3f} pawns ({d['relative_gain']:+.1%})")
+        lines += ["", "; ".join(parts) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def markdown(letters: dict[str, Any] | None, sets: list[dict[str, Any]]) -> str:
+    """The whole ``RESULTS.md``."""
+    out = ["# Held-out results", "", "Generated by `knights results`; do not edit by hand.", "",
+           "MAE in pawns against Stockfish (mates +-10, everything else clipped to +-9). The columns `< 1`, `1-3`, "
+           "`3-6` and `>= 6` give the MAE over the positions whose Stockfish evaluation is that large in pawns "
+           "(either side; their number in brackets), `mate` over those Stockfish scores as a forced mate. Sign "
+           "agreement leaves out positions Stockfish calls exactly 0. The independent sets are built by "
+           "`python -m knights.arena.testsets`; each set's JSON sidecar in `data/independent/` gives its recipe, "
+           "what de-duplication dropped and how long it took.", ""]
+    if letters is not None:
+        out.append(letter_markdown(letters))
+    else:
+        out += ["## Test letters", "", "Not measured: `data/full` is not here and no earlier table was found.", ""]
+    out += [independent_markdown(t) for t in sets]
+    if not sets:
+        out += ["## Independent sets", "", "None found: build them with `python -m knights.arena.testsets`.", ""]
+    return "\n".join(out)
+
+
+def run(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows: int | None = None,
+        with_stockfish: bool = True, independent_dir: Path = INDEPENDENT_DIR, out_md: Path = RESULTS_MD,
+        out_json: Path = INDEPENDENT_JSON, networks_json: Path = NETWORKS_JSON, threads: int | None = 1,
+        progress: bool = True) -> list[Path]:
+    """Measure and write everything (see the module docstring); returns the files written."""
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
+    started = time.perf_counter()
+    letters = letter_table(data_dir, test, max_rows=max_rows, with_stockfish=with_stockfish, progress=progress,
+                           earlier=networks_json)
+    written: list[Path] = []
+    if letters is not None:
+        letters["extra_rows"] = democracy_on_letters(letters)
+        if letters.get("measured") == "now":
+            networks_json.parent.mkdir(parents=True, exist_ok=True)
+            networks_json.write_text(json.dumps(letters, indent=1) + "\n")
+            written.append(networks_json)
+    measured, dem = evaluators()
+    sets = [set_table(p, measured, dem, with_stockfish=with_stockfish, progress=progress)
+            for p in set_files(independent_dir)]
+    out_md.write_text(markdown(letters, sets))
+    doc = {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+           "seconds": round(time.perf_counter() - started, 1),
+           "buckets": "MAE over the rows whose |Stockfish evaluation| in pawns is < 1, 1-3, 3-6, >= 6 (mates "
+                      "excluded), and over the forced mates ('mate')",
+           "letters": None if letters is None else {
+               "measured": letters.get("measured"), "data": letters["data"],
+               "evaluation": letters["evaluation"], "extra_rows": letters.get("extra_rows", [])},
+           "sets": sets}
+    out_json.parent.mkdir(parents=True, exist_ok=True)
+    out_json.write_text(json.dumps(doc, indent=1) + "\n")
+    return [*written, out_md, out_json]
+
+
+DESCRIPTION = ("Held-out tables: every network and shipped evaluator on the test letters and on every independent "
+               "set, beside counting material and Stockfish at depth 1, by |eval| bucket.")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``knights results`` (the same as the module's own command line)."""
+    p.add_argument("--data-dir", default=FULL_DATA)
+    p.add_argument("--test", default=TEST_LETTERS, help="test letters (never trained on)")
+    p.add_argument("--max-rows", type=int, default=None)
+    p.add_argument("--no-stockfish", action="store_true", help="skip the Stockfish depth-1 baseline")
+    p.add_argument("--independent-dir", default=str(INDEPENDENT_DIR), help="folder of the independent sets")
+    p.add_argument("--quiet", action="store_true")
+
+
+def main_args(a: argparse.Namespace) -> int:
+    """Run as the parsed options of :func:`add_arguments` say."""
+    for path in run(a.data_dir, a.test, max_rows=a.max_rows, with_stockfish=not a.no_stockfish,
+                    independent_dir=registry.repo_path(a.independent_dir), progress=not a.quiet):
+        print(f"wrote {registry.repo_relative(path)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m knights.evaluate.independent_results", description=DESCRIPTION)
+    add_arguments(p)
+    return main_args(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
