@@ -330,6 +330,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="always play the best move (no stochastic opening)")
     play.add_argument("--capture-bonus", type=float, default=0.0,
                       help="pawns added to captures, as the original's 0.15 (default 0)")
+    play.add_argument("--depth", type=int, default=None,
+                      help="the deepest search (default 64: as deep as --movetime allows; 1: the paper's one-ply bot)")
+    play.add_argument("--movetime", type=float, default=None, help="seconds the bot thinks a move (default 1)")
     play.add_argument("--fen", default=None, help="start from this position")
     play.add_argument("--games-dir", default="games", help="where the PGN is saved (default games/)")
     play.add_argument("--ascii", action="store_true", help="letters instead of Unicode pieces")

@@ -19,11 +19,14 @@ checkout with the package's dependencies installed). In ``config.yml``::
         Stochastic: true       # the paper's stochastic opening
         Seed: -1               # -1: fresh randomness
         CaptureBonus: 0        # centipawns added to captures (the original: 15)
+        Depth: 64              # the deepest search; 1: the paper's one-ply bot
 
-The class is thin: every decision is :meth:`knights.play.engine.OnePlyEngine.choose`.
-It is one ply (a few milliseconds a move), so the clock (``time_limit``) never
-needs managing; ``ponder`` is ignored; a non-empty ``root_moves`` list (moves
-suggested by lichess-bot's endgame tablebase sources) restricts the candidates.
+The class is thin: every decision is :meth:`knights.play.search.SearchEngine.choose`
+(with ``Depth: 1``, exactly :meth:`knights.play.engine.OnePlyEngine.choose`). The
+search takes its time from lichess-bot's ``time_limit`` as ``knights uci`` takes it from
+``go`` (:func:`knights.play.clock.move_budget`: a share of the clock plus most of the
+increment); ``ponder`` is ignored; a non-empty ``root_moves`` list (moves suggested by
+lichess-bot's endgame tablebase sources) restricts the candidates.
 Draws and resignation are lichess-bot's: every move returns its score (``info["score"]``),
 and the configured ``draw_or_resign`` rules decide, exactly as for a UCI engine; the
 class never offers, accepts or resigns on its own.
@@ -47,7 +50,8 @@ if _HOME and _HOME not in sys.path:
 
 try:
     from knights.evaluate.names import select_evaluator
-    from knights.play.engine import OnePlyEngine
+    from knights.play.clock import GoLimits, move_budget, search_deadlines
+    from knights.play.search import PLAY_DEPTH, SearchEngine, SearchLimits, evaluator_for_depth
 except ImportError as exc:  # a setup problem, said clearly (with the import that failed)
     if exc.name is not None and exc.name.split(".")[0] == "knights":
         where = (f"KNIGHTS_HOME={_HOME} holds no knights/ package" if _HOME else
@@ -69,8 +73,24 @@ def _option(options: Any, name: str, default: Any) -> Any:
     return default
 
 
+def _limits(limit: Limit, turn: chess.Color) -> SearchLimits:
+    """lichess-bot's ``time_limit`` (python-chess seconds) as the search's limits."""
+    def ms(seconds: float | None) -> int | None:
+        return None if seconds is None else round(seconds * 1000)
+
+    go = GoLimits(wtime=ms(limit.white_clock), btime=ms(limit.black_clock), winc=ms(limit.white_inc),
+                  binc=ms(limit.black_inc), movestogo=limit.remaining_moves, movetime=ms(limit.time))
+    budget = move_budget(go, turn)
+    if budget is None:
+        return SearchLimits(depth=limit.depth, nodes=limit.nodes, soft=None if limit.depth or limit.nodes else 0.5,
+                            hard=None if limit.depth or limit.nodes else 1.0)
+    soft, hard = search_deadlines(budget, now=0.0)
+    return SearchLimits(depth=limit.depth, nodes=limit.nodes, soft=soft, hard=hard)
+
+
 class KnightsKernels(MinimalEngine):
-    """KS_ChessAI rebuilt: one ply over a trained evaluator, the stochastic opening."""
+    """KS_ChessAI rebuilt: a trained evaluator behind an alpha-beta search (one ply with
+    ``Depth: 1``), the stochastic opening."""
 
     def __init__(self, commands: Any, options: Any, stderr: Any, draw_or_resign: Any,
                  game: Any, debug: bool, **popen_args: Any) -> None:
@@ -81,19 +101,27 @@ class KnightsKernels(MinimalEngine):
         if isinstance(stochastic, str):
             stochastic = stochastic.strip().lower() in ("1", "true", "yes", "on")
         bonus = float(_option(options, "CaptureBonus", 0)) / 100.0
-        self.knights = OnePlyEngine(select_evaluator(evaluator, notice=logger.warning), stochastic=bool(stochastic),
+        depth = int(_option(options, "Depth", PLAY_DEPTH))
+        chosen = select_evaluator(evaluator_for_depth(evaluator, depth), notice=logger.warning)
+        self.knights = SearchEngine(chosen, depth=depth, stochastic=bool(stochastic),
                                     seed=None if seed < 0 else seed, capture_bonus=bonus)
         logger.info(f"KnightsKernels plays with {self.knights.name}")
 
     def search(self, board: chess.Board, time_limit: Limit, ponder: bool, draw_offered: bool,
                root_moves: Any) -> PlayResult:
-        """One ply; ``time_limit``, ``ponder`` and ``draw_offered`` need nothing here (a
-        decision takes milliseconds; draws are decided by lichess-bot's rules)."""
+        """Search within ``time_limit``; ``ponder`` and ``draw_offered`` need nothing here
+        (draws are decided by lichess-bot's rules)."""
         restrict = root_moves if isinstance(root_moves, list) and root_moves else None
-        decision = self.knights.choose(board, root_moves=restrict)
+        decision = self.knights.choose(board, root_moves=restrict, limits=_limits(time_limit, board.turn))
         own = decision.score_for(board.turn)
-        score = PovScore(Mate(1), board.turn) if decision.mates else PovScore(Cp(round(own * 100)), board.turn)
-        info = {"score": score, "depth": 1, "nodes": len(decision.candidates), "pv": [decision.move]}
+        if decision.mate_in is not None:
+            score = PovScore(Mate(decision.mate_in), board.turn)
+        elif decision.mates:
+            score = PovScore(Mate(1), board.turn)
+        else:
+            score = PovScore(Cp(round(own * 100)), board.turn)
+        info = {"score": score, "depth": decision.depth, "nodes": decision.nodes or len(decision.candidates),
+                "pv": list(decision.pv) or [decision.move]}
         result = PlayResult(decision.move, None, info)
         # What lichess-bot's EngineWrapper.search does for UCI and XBoard engines: keep the
         # score, then let the configured draw_or_resign rules set draw_offered / resigned.

@@ -161,18 +161,22 @@ def test_the_record_matches_a_checkout():
     assert described == recorded
 
 
-def test_search_plays_legal_moves_for_whole_games(homemade):
-    bot = make(homemade, Seed=1)
+@pytest.mark.parametrize("depth", [1, 64])
+def test_search_plays_legal_moves_for_whole_games(homemade, depth):
+    """Depth 1: the one-ply bot (every answer at depth 1); 64: the search, on a clock."""
+    bot = make(homemade, Seed=1, Depth=depth)
     assert bot.engine_name == "KnightsKernels"
-    for seed in range(3):
+    clock = CLOCK if depth == 1 else chess.engine.Limit(white_clock=3, black_clock=3, white_inc=0, black_inc=0)
+    for seed in range(3 if depth == 1 else 1):   # one searched game: about 40 moves of 0.1 s
         rng = random.Random(seed)
         board = chess.Board()
         while not board.is_game_over(claim_draw=True) and len(board.move_stack) < 160:
             if board.turn == (seed % 2 == 0):
-                result = bot.search(board.copy(), CLOCK, False, False, NO_MOVE)
+                result = bot.search(board.copy(), clock, False, False, NO_MOVE)
                 assert isinstance(result, chess.engine.PlayResult)
                 assert result.move in board.legal_moves
-                assert result.info["depth"] == 1 and isinstance(result.info["score"], chess.engine.PovScore)
+                assert result.info["depth"] == 1 if depth == 1 else result.info["depth"] >= 1
+                assert isinstance(result.info["score"], chess.engine.PovScore)
                 board.push(result.move)
             else:
                 board.push(rng.choice(list(board.legal_moves)))

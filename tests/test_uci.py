@@ -382,3 +382,64 @@ def test_the_option_list_agrees_with_the_library():
     for spelling in ("el/8", "EL/v8", "eL/V10", "material+THREATS", "ensemble", "democracy+threats"):
         assert quick_names.quick_default(available, spelling) == ev.resolve_name(spelling, available)
     assert quick_names.quick_default(["material", "material+threats"], None) == "material"
+
+
+# -- issue 14: the search behind the protocol ------------------------------------------------------
+MIDDLEGAME = "position fen r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9"
+
+
+def depths(lines: list[str]) -> list[int]:
+    return [int(x.split()[2]) for x in lines if x.startswith("info depth ")]
+
+
+def test_go_depth_reports_every_iteration_and_a_ponder_move(session):
+    out = exchange(session, "isready", MIDDLEGAME, "go depth 3")
+    assert depths(out)[:3] == [1, 2, 3] and max(depths(out)) == 3
+    best = next(x for x in out if x.startswith("bestmove")).split()
+    board = chess.Board(MIDDLEGAME.split(" ", 2)[2])
+    assert chess.Move.from_uci(best[1]) in board.legal_moves
+    assert best[2] == "ponder"
+    board.push_uci(best[1])
+    assert chess.Move.from_uci(best[3]) in board.legal_moves
+    final = [x for x in out if x.startswith("info depth 3") and " pv " in x][-1]
+    assert final.split(" pv ")[1].split()[0] == best[1]
+
+
+def test_depth_option_one_is_the_one_ply_bot_whatever_go_asks(session):
+    out = exchange(session, "setoption name Depth value 1", "isready", MIDDLEGAME, "go depth 6")
+    assert set(depths(out)) == {1}
+    out = exchange(session, "setoption name Depth value 0")
+    assert "Depth must be an integer from 1" in out[0]
+
+
+def test_infinite_search_streams_info_until_stop():
+    """Through the real command: ``go infinite`` sends iterations while it runs and
+    ``bestmove`` only after ``stop``."""
+    uci = Uci("--evaluator", "material")
+    try:
+        uci.send(f"uci\nisready\n{MIDDLEGAME}\ngo infinite\n".encode())
+        uci.until("readyok")
+        lines, _ = uci.until("info depth 3")
+        assert not any(x.startswith("bestmove") for x in lines)
+        uci.send(b"stop\n")
+        lines, _ = uci.until("bestmove")
+        move = lines[-1].split()[1]
+        assert chess.Move.from_uci(move) in chess.Board(MIDDLEGAME.split(" ", 2)[2]).legal_moves
+    finally:
+        assert uci.close() == 0
+
+
+def test_ponderhit_turns_the_ponder_search_into_a_timed_one():
+    uci = Uci("--evaluator", "material")
+    try:
+        uci.send(f"uci\nisready\n{MIDDLEGAME}\n".encode())
+        uci.until("readyok")
+        uci.send(b"go ponder wtime 3000 btime 3000\n")
+        lines, _ = uci.until("info depth 2")
+        assert not any(x.startswith("bestmove") for x in lines)
+        sent = uci.send(b"ponderhit\n")
+        lines, arrived = uci.until("bestmove")
+        assert arrived - sent < 3.0 / 30 + 0.5      # its share of the clock, then the answer
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board(MIDDLEGAME.split(" ", 2)[2]).legal_moves
+    finally:
+        assert uci.close() == 0

@@ -39,6 +39,7 @@ import chess
 from knights.board.pieces import CENTIPAWNS, capture_gain
 from knights.data.stockfish import Stockfish
 from knights.play.engine import Decision, OnePlyEngine
+from knights.play.search import SearchEngine
 from knights.play.user_input import EngineError
 
 
@@ -312,9 +313,10 @@ class UciPlayer(_Base):
 
 
 class EnginePlayer:
-    """A :class:`OnePlyEngine` as a :class:`Player`; ``last`` is its latest :class:`Decision`."""
+    """A :class:`OnePlyEngine` (or a :class:`SearchEngine`) as a :class:`Player`; ``last``
+    is its latest :class:`Decision`."""
 
-    def __init__(self, engine: OnePlyEngine, name: str | None = None) -> None:
+    def __init__(self, engine: OnePlyEngine | SearchEngine, name: str | None = None) -> None:
         self.engine = engine
         self.name = name or f"knights-1ply[{engine.name}]"
         self.last: Decision | None = None
@@ -329,6 +331,8 @@ class EnginePlayer:
 
     def new_game(self) -> None:
         self.last = None
+        if isinstance(self.engine, SearchEngine):
+            self.engine.new_game()
 
     def close(self) -> None:
         pass

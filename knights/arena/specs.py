@@ -12,6 +12,12 @@ its own players from it::
                           accepts (``EL/v8``, ``material``, ``democracy``,
                           ``default``); stochastic openings on. ``:det`` at the
                           end (``ours:material:det``) plays deterministically.
+``search:<evaluator>``    the same evaluator behind the alpha-beta search
+                          (:mod:`knights.play.search`): ``movetime_ms`` a move when
+                          the settings give one, else depth 3; ``search<D>:...``
+                          searches exactly to depth D; ``...@<ms>`` (at the end)
+                          thinks that many milliseconds a move whatever the
+                          settings say; ``:det`` as for ``ours``
 ``random``                a random mover
 ``greedy``                one-ply material counter
 ``ab<N>``                 material alpha-beta to depth N + capture search (ab2, ab3)
@@ -46,9 +52,13 @@ from knights.arena.players import (
 from knights.evaluate.base import Evaluator
 from knights.evaluate.names import DEFAULT_EVALUATOR, load_evaluator, resolve_name
 from knights.play.engine import OnePlyEngine
+from knights.play.search import SearchEngine
 
-SPEC_HELP = ("ours:<evaluator>[:det], random, greedy, ab<N>, sf-nodes:<N>, sf-elo:<E>, "
-             "sf-depth:<D>, uci:<command>")
+SPEC_HELP = ("ours:<evaluator>[:det], search[<D>]:<evaluator>[:det], random, greedy, ab<N>, sf-nodes:<N>, "
+             "sf-elo:<E>, sf-depth:<D>, uci:<command>")
+SEARCH_DEPTH = 3
+"""The depth of a ``search:`` player when the match gives no movetime."""
+_SEARCH = re.compile(r"search(\d*):")
 
 
 def canonical(spec: str) -> str:
@@ -58,6 +68,11 @@ def canonical(spec: str) -> str:
     if spec == "ours" or spec.startswith("ours:"):
         evaluator, stochastic = parse_ours(spec)
         return f"ours:{evaluator}" + ("" if stochastic else ":det")
+    found = _SEARCH.match(spec)
+    if found:
+        rest, at, ms = spec[found.end():].partition("@")
+        evaluator, stochastic = parse_ours("ours:" + rest)
+        return f"search{found.group(1)}:{evaluator}" + ("" if stochastic else ":det") + (f"@{ms}" if at else "")
     return spec
 
 
@@ -75,7 +90,12 @@ def parse_ours(spec: str) -> tuple[str, bool]:
 def check_spec(spec: str) -> str:
     """``spec`` in canonical form; ``ValueError`` if it names no player."""
     spec = canonical(spec)
-    if spec in ("random", "greedy") or spec.startswith(("ours:", "uci:")):
+    found = _SEARCH.match(spec)
+    if found and found.group(1) and not 1 <= int(found.group(1)) <= 64:
+        raise ValueError(f"{spec!r}: a search depth is from 1 to 64")
+    if found and "@" in spec and not re.fullmatch(r"[1-9]\d*", spec.partition("@")[2]):
+        raise ValueError(f"{spec!r}: '@' is followed by the milliseconds a move, e.g. search:EL/v10@1000")
+    if spec in ("random", "greedy") or spec.startswith(("ours:", "uci:")) or found:
         if spec == "uci:":
             raise ValueError("uci: needs a command, e.g. 'uci:/usr/games/stockfish'")
         return spec
@@ -108,6 +128,21 @@ def build_player(spec: str, settings: Settings | None = None, seed: int | None =
         evaluator, stochastic = parse_ours(spec)
         engine = OnePlyEngine(shared_evaluator(resolve_name(evaluator)), stochastic=stochastic, seed=seed)
         return EnginePlayer(engine, spec)
+    found = _SEARCH.match(spec)
+    if found:
+        rest, at, ms = spec[found.end():].partition("@")
+        evaluator, stochastic = parse_ours("ours:" + rest)
+        if found.group(1):
+            depth, movetime = int(found.group(1)), None
+        elif at:
+            depth, movetime = 64, int(ms) / 1000
+        elif settings.movetime_ms:
+            depth, movetime = 64, settings.movetime_ms / 1000
+        else:
+            depth, movetime = SEARCH_DEPTH, None
+        search = SearchEngine(shared_evaluator(resolve_name(evaluator)), depth=depth, movetime=movetime,
+                              stochastic=stochastic, seed=seed)
+        return EnginePlayer(search, spec)
     if spec == "random":
         return RandomPlayer(seed)
     if spec == "greedy":

@@ -2,7 +2,10 @@
 
 The CSSLab CSV format (:mod:`~knights.data.csslab`), generating it with real Stockfish
 (:mod:`~knights.data.generate`, through the client in :mod:`~knights.data.stockfish`),
-converting other sources into it (:mod:`~knights.data.convert`), and reading chunk
+labelling in shards that merge into the same file (:mod:`~knights.data.shards`),
+the independent test sets' Stockfish labels, endgames and de-duplication
+(:mod:`~knights.data.independent`), converting other sources into it
+(:mod:`~knights.data.convert`), and reading chunk
 files into :class:`~knights.data.chunks.Encoded` arrays through an on-disk cache.
 Imports only :mod:`knights.board`.
 """

@@ -19,6 +19,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_EVALUATOR = "democracy+threats"   # knights.evaluate.names.DEFAULT_EVALUATOR (a test checks they agree)
+SEARCH_EVALUATOR = "EL/v10"               # knights.evaluate.names.DEFAULT_NETWORK: the searching bot's default
 THREATS = "+threats"
 
 
@@ -35,10 +36,14 @@ def quick_evaluator_names(root: Path = REPO_ROOT) -> list[str]:
     return names + [n + THREATS for n in names]
 
 
-def quick_default(names: list[str], asked: str | None) -> str:
+def quick_default(names: list[str], asked: str | None, depth: int = 1) -> str:
     """The option's default: ``asked`` (``--evaluator``) spelled as in ``names`` when it
     is one of them, else the library's default rule (the shipped democracy with threats,
-    else the newest network, else material)."""
+    else the newest network, else material); a searching bot (``depth`` > 1) asked for
+    nothing plays :data:`SEARCH_EVALUATOR` when it is there (see
+    :func:`knights.play.search.evaluator_for_depth`)."""
+    if depth > 1 and (not asked or asked.strip().lower() in ("", "default")) and SEARCH_EVALUATOR in names:
+        return SEARCH_EVALUATOR
     if asked and asked.strip().lower() not in ("", "default"):
         text = asked.strip()
         threats = text.lower().endswith(THREATS)

@@ -53,7 +53,7 @@ from knights.evaluate.base import Evaluator
 from knights.play.children import expand
 from knights.play.engine import EVAL_LIMIT, MATE_SCORE, Decision, OnePlyEngine, opening_weights
 from knights.play.user_input import EngineError
-from knights.play.zobrist import hash_after, zobrist
+from knights.play.zobrist import hash_after, hash_after_null, zobrist
 
 INF = 1_000_000
 MATE = 100_000
@@ -70,10 +70,23 @@ OPENING_MARGIN = 50
 """Centipawns: how far below the best a move may be valued and still be a stochastic pick."""
 DEFAULT_DEPTH = 64
 """The deepest iteration when only the clock limits the search."""
+PLAY_DEPTH = 64
+"""The bot's default for play (terminal, UCI, lichess-bot): search as deep as the time allows."""
+PLAY_MOVETIME = 1.0
+"""Seconds a move in the terminal, where no clock says otherwise."""
 CHECK_EVERY = 32
 """Nodes between two looks at the clock and the stop flag."""
 TT_ENTRIES = 500_000
 EVAL_ENTRIES = 1_000_000
+FUTILITY_DEPTH = 3
+FUTILITY_MARGIN = 120
+"""Reverse futility pruning: a node this many centipawns a ply above beta returns at once."""
+NULL_MIN_DEPTH = 3
+NULL_REDUCTION = 2
+KILLER_BONUS = 50
+LMR_MIN_DEPTH = 3
+LMR_AFTER = 3
+"""Late move reductions: from the fourth move on, quiet moves are searched a ply less first."""
 EXACT, LOWER, UPPER = 0, 1, 2
 
 
@@ -172,6 +185,16 @@ def _victim_value(board: chess.Board, move: chess.Move) -> int:
     return gain
 
 
+def _losing_capture(board: chess.Board, move: chess.Move) -> bool:
+    """A capture that gives more than it takes if answered: a piece worth more than its
+    victim taking on a square the opponent defends (promotions are never pruned)."""
+    if move.promotion:
+        return False
+    attacker = board.piece_type_at(move.from_square) or chess.PAWN
+    return (CENTIPAWNS[attacker] > _victim_value(board, move)
+            and board.is_attacked_by(not board.turn, move.to_square))
+
+
 class SearchEngine:
     """Iterative-deepening alpha-beta over an evaluator; ``choose`` returns a
     :class:`~knights.play.engine.Decision` like the one-ply bot's.
@@ -202,6 +225,7 @@ class SearchEngine:
         self._pv: list[list[chess.Move]] = []
         self._seldepth = 0
         self._root_best: tuple[chess.Move, int] | None = None
+        self._root_static: dict[chess.Move, int] = {}
 
     # -- the one-ply engine's options, shared ----------------------------------------------
     @property
@@ -302,7 +326,8 @@ class SearchEngine:
             if move == hash_move:
                 return -10_000_000
             if statics is not None:                      # the children's values are known: use them
-                return statics[i]                        # (lower for the child = better for us)
+                bonus = KILLER_BONUS if move in killers else 0   # (lower for the child = better for us)
+                return statics[i] - bonus
             if board.is_capture(move) or move.promotion:
                 attacker = board.piece_type_at(move.from_square) or chess.PAWN
                 return -1_000_000 - 10 * _victim_value(board, move) + CENTIPAWNS[attacker] // 10
@@ -321,11 +346,14 @@ class SearchEngine:
 
     def _search(self, board: chess.Board, depth: int, alpha: int, beta: int, ply: int, h: int,
                 static: int | None, pv_node: bool) -> int:
+        """Negamax alpha-beta: the value of ``board`` for the side to move, exact when it lies
+        inside ``(alpha, beta)``. ``static``: the evaluator's value of ``board`` (from its
+        parent's batch), or ``None`` when none was made."""
         self._tick()
         self._pv[ply] = []
         if ply > self._seldepth:
             self._seldepth = ply
-        if self._draw(board, h):
+        if ply and self._draw(board, h):
             return 0
         alpha, beta = max(alpha, -MATE + ply), min(beta, MATE - ply - 1)   # no mate can be faster
         if alpha >= beta:
@@ -343,59 +371,99 @@ class SearchEngine:
             if e_depth >= depth and not pv_node and (
                     flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha)):
                 return value
+        if not pv_node and not in_check and static is not None and abs(beta) < MATE_BOUND:
+            # reverse futility: far enough above beta that one ply more will not bring it down
+            if depth <= FUTILITY_DEPTH and static - FUTILITY_MARGIN * depth >= beta:
+                return static
+            # null move: if passing still holds beta, a real move will (not in pawn endings: zugzwang)
+            if depth >= NULL_MIN_DEPTH and static >= beta and self._has_pieces(board):
+                board.push(chess.Move.null())
+                try:
+                    score = -self._search(board, depth - 1 - NULL_REDUCTION, -beta, -beta + 1, ply + 1,
+                                          hash_after_null(board, h), -static, False)
+                finally:
+                    board.pop()
+                if score >= beta:
+                    return beta
         moves = list(board.generate_legal_moves())
         if not moves:
             return -(MATE - ply) if in_check else 0
-        if depth == 1:    # the children are the horizon: evaluate them all in one call
-            hashes = [hash_after(board, h, m) for m in moves]
-            statics: list[int] | None = self._evaluate_children(board, moves, hashes)
-        else:             # hashed when searched (a cut-off may leave most moves untouched)
-            hashes, statics = [], None
+        hashes = [hash_after(board, h, m) for m in moves]
+        statics = self._evaluate_children(board, moves, hashes)   # one call: every child at once
         order = self._order(board, moves, hash_move, ply, statics)
         best, best_move, flag = -INF, None, UPPER
         seen = self._seen
-        for n, i in enumerate(order):
-            move = moves[i]
-            if statics is not None:
-                child_hash, child_static = hashes[i], statics[i]
-            else:
-                child_hash, child_static = hash_after(board, h, move), None
-            board.push(move)
-            seen[h] = seen.get(h, 0) + 1
-            try:
-                if n == 0:
-                    score = -self._search(board, depth - 1, -beta, -alpha, ply + 1, child_hash, child_static, pv_node)
-                else:
-                    score = -self._search(board, depth - 1, -alpha - 1, -alpha, ply + 1, child_hash, child_static,
-                                          False)
-                    if alpha < score < beta:
-                        score = -self._search(board, depth - 1, -beta, -alpha, ply + 1, child_hash, child_static, True)
-            finally:
-                board.pop()
-                seen[h] -= 1
-                if not seen[h]:
-                    del seen[h]
-            if score > best:
-                best, best_move = score, move
-                if score > alpha:
-                    alpha, flag = score, EXACT
-                    self._pv[ply] = [move, *self._pv[ply + 1]]
-                    if score >= beta:
-                        flag = LOWER
-                        if not (board.is_capture(move) or move.promotion):
-                            killers = self.killers[ply]
-                            if killers[0] != move:
-                                killers[1], killers[0] = killers[0], move
-                            key = (board.turn, move.from_square, move.to_square)
-                            self.history[key] = self.history.get(key, 0) + depth * depth
-                        break
+        seen[h] = seen.get(h, 0) + 1
+        try:
+            for n, i in enumerate(order):
+                move = moves[i]
+                quiet = not (board.is_capture(move) or move.promotion)
+                if depth == 1 and n and quiet and -statics[i] <= alpha and not board.gives_check(move):
+                    continue    # the reply may stand pat on this value: it cannot raise alpha
+                reduce = (depth >= LMR_MIN_DEPTH and n >= LMR_AFTER and quiet and not in_check
+                          and move not in self.killers[ply] and not board.gives_check(move))
+                board.push(move)
+                try:
+                    score = self._child(board, depth, alpha, beta, ply, hashes[i], statics[i], pv_node and n == 0,
+                                        first=n == 0, reduce=reduce)
+                finally:
+                    board.pop()
+                if score > best:
+                    best, best_move = score, move
+                    if score > alpha:
+                        alpha, flag = score, EXACT
+                        self._pv[ply] = [move, *self._pv[ply + 1]]
+                        if score >= beta:
+                            flag = LOWER
+                            if quiet:
+                                self._reward(board, move, ply, depth)
+                            break
+        finally:
+            seen[h] -= 1
+            if not seen[h]:
+                del seen[h]
+        if best == -INF:                 # every move was pruned: the position holds alpha at most
+            best = alpha
         if len(self.tt) > TT_ENTRIES:
             self.tt.clear()
         self.tt[h] = (depth, flag, _to_tt(best, ply), best_move)
         return best
 
+    def _child(self, board: chess.Board, depth: int, alpha: int, beta: int, ply: int, h: int, static: int,
+               pv_node: bool, *, first: bool, reduce: bool) -> int:
+        """The value of the move just played, from the mover's view: the first move with the full
+        window; later ones with a null window (one ply less when ``reduce``: a late quiet move),
+        searched again in full only when they beat alpha."""
+        if first:
+            return -self._search(board, depth - 1, -beta, -alpha, ply + 1, h, static, pv_node)
+        score = alpha + 1
+        if reduce:
+            score = -self._search(board, depth - 2, -alpha - 1, -alpha, ply + 1, h, static, False)
+        if score > alpha:
+            score = -self._search(board, depth - 1, -alpha - 1, -alpha, ply + 1, h, static, False)
+        if alpha < score < beta:
+            score = -self._search(board, depth - 1, -beta, -alpha, ply + 1, h, static, True)
+        return score
+
+    def _reward(self, board: chess.Board, move: chess.Move, ply: int, depth: int) -> None:
+        """A quiet move that refuted: remember it as a killer and in the history table."""
+        killers = self.killers[ply]
+        if killers[0] != move:
+            killers[1], killers[0] = killers[0], move
+        key = (board.turn, move.from_square, move.to_square)
+        self.history[key] = self.history.get(key, 0) + depth * depth
+
+    @staticmethod
+    def _has_pieces(board: chess.Board) -> bool:
+        """Whether the side to move has a piece other than pawns and the king."""
+        return bool(board.occupied_co[board.turn] & ~(board.pawns | board.kings))
+
     def _quiesce(self, board: chess.Board, alpha: int, beta: int, ply: int, h: int, static: int | None,
                  qply: int) -> int:
+        """Captures (and queen promotions) until the position is quiet; the side to move may
+        stand pat. The evaluator judged the horizon position; along a capture line the value
+        moves by exactly the material taken (a capture sequence changes little else), so the
+        capture search costs no evaluator call, except for check evasions at its first ply."""
         self._tick()
         self._pv[ply] = []
         if ply > self._seldepth:
@@ -407,13 +475,15 @@ class SearchEngine:
             if not moves:
                 return -(MATE - ply)
             best = -INF
+            hashes = [hash_after(board, h, m) for m in moves]
+            statics = self._evaluate_children(board, moves, hashes)
         else:
             best = static
             if best >= beta or qply >= MAX_QPLY:
                 return best
             alpha = max(alpha, best)
             moves = [m for m in board.generate_legal_captures()
-                     if static + _victim_value(board, m) + DELTA > alpha]
+                     if static + _victim_value(board, m) + DELTA > alpha and not _losing_capture(board, m)]
             ours = board.pawns & board.occupied_co[board.turn]
             seventh = chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2
             if ours & seventh:
@@ -421,8 +491,8 @@ class SearchEngine:
                           if m.promotion == chess.QUEEN and not board.is_capture(m)]
             if not moves:
                 return best
-        hashes = [hash_after(board, h, m) for m in moves]
-        statics = self._evaluate_children(board, moves, hashes)
+            hashes = [0] * len(moves)                        # not needed: no table, no evaluator below
+            statics = [-(static + _victim_value(board, m)) for m in moves]
         for i in self._order(board, moves, None, ply, None):
             board.push(moves[i])
             try:
@@ -466,18 +536,19 @@ class SearchEngine:
         seen = self._seen
         for n, i in enumerate(order):
             move = moves[i]
+            static = self._root_static.get(move)
             board.push(move)
             seen[root_hash] = seen.get(root_hash, 0) + 1
             try:
                 if exact_within is not None:
                     floor = max(-INF, best - exact_within - 1) if best > -INF else -INF
-                    score = -self._search(board, depth - 1, -INF, -floor, 1, hashes[i], None, True)
+                    score = -self._search(board, depth - 1, -INF, -floor, 1, hashes[i], static, True)
                 elif n == 0:
-                    score = -self._search(board, depth - 1, -beta, -alpha, 1, hashes[i], None, True)
+                    score = -self._search(board, depth - 1, -beta, -alpha, 1, hashes[i], static, True)
                 else:
-                    score = -self._search(board, depth - 1, -alpha - 1, -alpha, 1, hashes[i], None, False)
+                    score = -self._search(board, depth - 1, -alpha - 1, -alpha, 1, hashes[i], static, False)
                     if score > alpha:
-                        score = -self._search(board, depth - 1, -beta, -alpha, 1, hashes[i], None, True)
+                        score = -self._search(board, depth - 1, -beta, -alpha, 1, hashes[i], static, True)
             finally:
                 board.pop()
                 seen[root_hash] -= 1
@@ -522,6 +593,7 @@ class SearchEngine:
         self._reset_tables()
         sign = 1 if board.turn == chess.WHITE else -1
         scores = {m: round(s * 100 * sign) for m, s in first.candidates}
+        self._root_static = {m: -v for m, v in scores.items()}    # the one-ply values, from the reply's side
         exact_within = OPENING_MARGIN if self.stochastic and board.fullmove_number <= 7 else None
         best_move, best = first.move, scores[first.move]
         iteration = Iteration(1, 1, best, len(moves), time.perf_counter() - started, (first.move,))
@@ -586,6 +658,19 @@ class SearchEngine:
 
     def best_move(self, board: chess.Board) -> chess.Move:
         return self.choose(board).move
+
+
+def evaluator_for_depth(asked: str | None, depth: int) -> str | None:
+    """The evaluator a bot searching to ``depth`` plays with when none is asked for (``None``
+    or ``"default"``): the one-ply bot's own default at depth 1 (``None``: the democracy
+    with threats); deeper, the default network alone. The quiescence search sees the
+    captures the threat term only guesses at, and the democracy's other members cost
+    time without lowering its error on the independent test sets (models_EL/RESULTS.md)."""
+    from knights.evaluate.names import DEFAULT_NETWORK, available_evaluators
+
+    if depth <= 1 or (asked is not None and asked.strip().lower() not in ("", "default")):
+        return asked
+    return DEFAULT_NETWORK if DEFAULT_NETWORK in available_evaluators() else None
 
 
 def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,

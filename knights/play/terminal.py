@@ -35,6 +35,7 @@ import chess.pgn
 from knights.evaluate.names import select_evaluator
 from knights.play.engine import MATE_SCORE, OnePlyEngine
 from knights.play.rules import game_over, result_of
+from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME, SearchEngine, evaluator_for_depth
 from knights.play.stdin import read_line
 from knights.play.user_input import EngineError, board_from_fen, parse_move
 
@@ -145,7 +146,8 @@ def save_pgn(board: chess.Board, folder: str | Path, *, human: chess.Color, bot_
 def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str | None = None,
         seed: int | None = None, stochastic: bool = True, capture_bonus: float = 0.0,
         fen: str | None = None, games_dir: str | Path = "games", unicode: bool | None = None,
-        engine: OnePlyEngine | None = None) -> int:
+        depth: int = PLAY_DEPTH, movetime: float = PLAY_MOVETIME,
+        engine: OnePlyEngine | SearchEngine | None = None) -> int:
     """Play one game reading your input from ``stdin``; returns the exit code (0)."""
     def say(text: str = "") -> None:
         with contextlib.suppress(OSError, ValueError):   # the terminal is gone (SIGHUP): the game is still saved
@@ -159,13 +161,18 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
         color = random.Random(seed).choice(("white", "black"))
     human = chess.WHITE if color == "white" else chess.BLACK
     if engine is None:
-        engine = OnePlyEngine(select_evaluator(evaluator, notice=say), stochastic=stochastic, seed=seed,
-                              capture_bonus=capture_bonus)
+        chosen = select_evaluator(evaluator_for_depth(evaluator, depth), notice=say)
+        if depth <= 1:
+            engine = OnePlyEngine(chosen, stochastic=stochastic, seed=seed, capture_bonus=capture_bonus)
+        else:
+            engine = SearchEngine(chosen, depth=depth, movetime=movetime, stochastic=stochastic, seed=seed,
+                                  capture_bonus=capture_bonus)
     bot_name = f"{BOT_NAME} [{engine.name}]"
     unicode = _supports_unicode(stdout) if unicode is None else unicode
     orientation = human
-    say(f"Knights and Kernels: you play {color} against {engine.name} "
-        f"({'stochastic opening' if engine.stochastic else 'deterministic'}). Type 'help' for commands.")
+    how = "one ply" if isinstance(engine, OnePlyEngine) else f"searching {engine.movetime or 'any'} s a move"
+    say(f"Knights and Kernels: you play {color} against {engine.name} ({how}, "
+        f"{'stochastic opening' if engine.stochastic else 'deterministic'}). Type 'help' for commands.")
     result, termination = "*", "unterminated"
     shown = None   # the (position, orientation) last drawn: redraw only when it changes
     isatty = getattr(stdin, "isatty", None)
@@ -282,7 +289,9 @@ def main(args: argparse.Namespace) -> int:
                    stochastic=not getattr(args, "deterministic", False),
                    capture_bonus=getattr(args, "capture_bonus", 0.0), fen=getattr(args, "fen", None),
                    games_dir=getattr(args, "games_dir", "games"),
-                   unicode=False if getattr(args, "ascii", False) else None)
+                   unicode=False if getattr(args, "ascii", False) else None,
+                   depth=getattr(args, "depth", None) or PLAY_DEPTH,
+                   movetime=getattr(args, "movetime", None) or PLAY_MOVETIME)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)

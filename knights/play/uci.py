@@ -61,7 +61,8 @@ from knights.play.stdin import read_line
 from knights.play.worker import NO_DEADLINE, EngineLink
 
 PLAY_DEPTH = 64
-"""The Depth option's default: search as deep as the clock allows (1: the paper's one-ply bot)."""
+"""The Depth option's default: search as deep as the clock allows (1: the paper's one-ply bot);
+the same as :data:`knights.play.search.PLAY_DEPTH` (this module must not import torch)."""
 
 ENGINE_NAME = "KnightsKernels 1-ply (KS_ChessAI rebuild)"
 AUTHOR = "Knights and Kernels"
@@ -110,7 +111,9 @@ class UciSession:
 
         names = available_evaluators()
         try:
-            return names, resolve_name(self.evaluator_name, names)
+            from knights.play.search import evaluator_for_depth
+
+            return names, resolve_name(evaluator_for_depth(self.evaluator_name, self.depth), names)
         except EvaluatorError:   # reported when the engine is built; it falls back to the default
             return names, default_evaluator_name(names)
 
@@ -156,7 +159,7 @@ class UciSession:
     def cmd_uci(self, _args: list[str]) -> None:
         if self.link.engine_process:    # the files on disk: no torch in this process
             names = quick_evaluator_names()
-            default = quick_default(names, self.evaluator_name)
+            default = quick_default(names, self.evaluator_name, self.depth)
         else:                      # the evaluators are loaded here: ask the one resolver
             names, default = self._choices()
         self.send(f"id name {ENGINE_NAME}")

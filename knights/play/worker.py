@@ -186,12 +186,13 @@ class EngineWorker:
         """Build (or rebuild after setoption Evaluator) the engine and return it; a failure to
         load the chosen evaluator is reported and the previous engine (or material) kept."""
         from knights.evaluate.names import select_evaluator
-        from knights.play.search import SearchEngine
+        from knights.play.search import SearchEngine, evaluator_for_depth
 
-        if self.engine is not None and self._loaded_name == self.evaluator_name:
+        wanted = evaluator_for_depth(self.evaluator_name, self.depth)
+        if self.engine is not None and self._loaded_name == wanted:
             return self.engine
         try:
-            evaluator = select_evaluator(self.evaluator_name, notice=self.info)
+            evaluator = select_evaluator(wanted, notice=self.info)
         except Exception as exc:  # noqa: BLE001 - reported, the engine carries on
             self.info(f"cannot load evaluator {self.evaluator_name!r}: {exc}")
             if self.engine is not None:
@@ -208,7 +209,7 @@ class EngineWorker:
         except Exception as exc:  # noqa: BLE001 - reported; the first real decision measures it
             self.info(f"could not time a decision: {type(exc).__name__}: {exc}")
         self.engine = engine
-        self._loaded_name = self.evaluator_name
+        self._loaded_name = wanted
         return engine
 
 

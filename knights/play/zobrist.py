@@ -97,3 +97,8 @@ def hash_after(board: chess.Board, parent_hash: int, move: chess.Move) -> int:
         if beside & board.pawns & board.occupied_co[not us]:
             h ^= KEYS[_EP + chess.square_file(to)]
     return h
+
+
+def hash_after_null(board: chess.Board, parent_hash: int) -> int:
+    """The hash after a null move (the side to move passes; no en passant square is left)."""
+    return parent_hash ^ TURN_KEY ^ _ep_key(board)
