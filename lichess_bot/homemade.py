@@ -15,7 +15,8 @@ checkout with the package's dependencies installed). In ``config.yml``::
       protocol: "homemade"
       name: "KnightsKernels"
       homemade_options:        # all optional
-        Evaluator: "default"   # democracy+threats (or its fallback); material, democracy, EL/vN, +threats
+        Evaluator: "default"   # EL/v10 when searching, democracy+threats at Depth 1 (or their fallback);
+                               # or material, democracy, EL/vN, each optionally +threats
         Stochastic: true       # the paper's stochastic opening
         Seed: -1               # -1: fresh randomness
         CaptureBonus: 0        # centipawns added to captures (the original: 15)
@@ -102,6 +103,9 @@ class KnightsKernels(MinimalEngine):
             stochastic = stochastic.strip().lower() in ("1", "true", "yes", "on")
         bonus = float(_option(options, "CaptureBonus", 0)) / 100.0
         depth = int(_option(options, "Depth", PLAY_DEPTH))
+        if not 1 <= depth <= PLAY_DEPTH:
+            raise ValueError(f"KnightsKernels: the Depth option must be from 1 (the one-ply bot) to {PLAY_DEPTH}, "
+                             f"not {depth}")
         chosen = select_evaluator(evaluator_for_depth(evaluator, depth), notice=logger.warning)
         self.knights = SearchEngine(chosen, depth=depth, stochastic=bool(stochastic),
                                     seed=None if seed < 0 else seed, capture_bonus=bonus)

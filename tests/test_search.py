@@ -106,10 +106,11 @@ def test_quiescence_finishes_the_exchange():
 
 
 def test_repetition_is_a_draw_a_losing_side_takes():
-    """A queen down, White can repeat a position the game has already seen: the search
-    values that move at 0 and plays it."""
+    """A queen down, White can repeat for the third time a position the game has seen twice:
+    the search values that move at 0 and plays it (a position seen once before is not yet a
+    draw: the opponent could step aside)."""
     board = chess.Board("k7/8/8/8/8/8/1q6/6NK w - - 0 1")
-    for uci in ("g1f3", "b2b3", "f3g1", "b3b2"):
+    for uci in ("g1f3", "b2b3", "f3g1", "b3b2") * 2:
         board.push_uci(uci)
     decision = engine(3).choose(board)
     assert decision.move == chess.Move.from_uci("g1f3") and decision.score == 0
@@ -205,3 +206,24 @@ def test_bad_depth_is_refused(depth):
 
     with pytest.raises(EngineError, match="depth must be at least 1"):
         SearchEngine(MaterialEvaluator(), depth=depth)
+
+
+def test_null_move_hash_equals_polyglot():
+    from knights.play.zobrist import hash_after_null
+
+    for fen in ("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3", chess.STARTING_FEN):
+        board = chess.Board(fen)
+        h = hash_after_null(board, zobrist(board))
+        board.push(chess.Move.null())
+        assert h == chess.polyglot.zobrist_hash(board)
+
+
+def test_a_full_evaluation_cache_is_emptied_without_losing_a_value(monkeypatch):
+    """The cache used to be cleared between finding the missing values and reading them
+    back: a KeyError at the first partly cached node after it filled up."""
+    import knights.play.search as search
+
+    monkeypatch.setattr(search, "EVAL_ENTRIES", 50)
+    board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9")
+    decision = engine(3).choose(board)
+    assert decision.move in board.legal_moves and decision.depth == 3

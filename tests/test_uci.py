@@ -443,3 +443,29 @@ def test_ponderhit_turns_the_ponder_search_into_a_timed_one():
         assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board(MIDDLEGAME.split(" ", 2)[2]).legal_moves
     finally:
         assert uci.close() == 0
+
+
+def test_isready_is_answered_during_an_infinite_search(session):
+    exchange(session, "isready", MIDDLEGAME)
+    assert session.handle("go infinite")      # no drain: the engine is busy until stop
+    started = time.perf_counter()
+    assert session.handle("isready") and session.lines[-1] == "readyok"
+    assert time.perf_counter() - started < 1.0      # it used to wait forever for the search
+    assert chess.Move.from_uci(bestmove(exchange(session, "stop"))) in chess.Board(
+        MIDDLEGAME.split(" ", 2)[2]).legal_moves
+
+
+def test_a_deep_go_depth_can_be_stopped():
+    """``go depth 40`` without a clock used to block the protocol until the search ended."""
+    uci = Uci("--evaluator", "material")
+    try:
+        uci.send(f"uci\nisready\n{MIDDLEGAME}\ngo depth 40\n".encode())
+        uci.until("info depth 2")
+        sent = uci.send(b"isready\n")
+        uci.until("readyok")
+        uci.send(b"stop\n")
+        lines, arrived = uci.until("bestmove")
+        assert arrived - sent < 5.0
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board(MIDDLEGAME.split(" ", 2)[2]).legal_moves
+    finally:
+        assert uci.close() == 0

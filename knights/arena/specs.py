@@ -50,7 +50,7 @@ from knights.arena.players import (
     UciPlayer,
 )
 from knights.evaluate.base import Evaluator
-from knights.evaluate.names import DEFAULT_EVALUATOR, load_evaluator, resolve_name
+from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK, load_evaluator, resolve_name
 from knights.play.engine import OnePlyEngine
 from knights.play.search import SearchEngine
 
@@ -72,7 +72,10 @@ def canonical(spec: str) -> str:
     if found:
         rest, at, ms = spec[found.end():].partition("@")
         evaluator, stochastic = parse_ours("ours:" + rest)
-        return f"search{found.group(1)}:{evaluator}" + ("" if stochastic else ":det") + (f"@{ms}" if at else "")
+        if rest.split(":")[0] in ("", "default"):     # the searching bot's own default
+            evaluator = DEFAULT_NETWORK
+        depth = str(int(found.group(1))) if found.group(1) else ""
+        return f"search{depth}:{evaluator}" + ("" if stochastic else ":det") + (f"@{ms}" if at else "")
     return spec
 
 
@@ -95,6 +98,8 @@ def check_spec(spec: str) -> str:
         raise ValueError(f"{spec!r}: a search depth is from 1 to 64")
     if found and "@" in spec and not re.fullmatch(r"[1-9]\d*", spec.partition("@")[2]):
         raise ValueError(f"{spec!r}: '@' is followed by the milliseconds a move, e.g. search:EL/v10@1000")
+    if found and found.group(1) and "@" in spec:
+        raise ValueError(f"{spec!r}: a search has a fixed depth (search3:...) or a time (...@1000), not both")
     if spec in ("random", "greedy") or spec.startswith(("ours:", "uci:")) or found:
         if spec == "uci:":
             raise ValueError("uci: needs a command, e.g. 'uci:/usr/games/stockfish'")

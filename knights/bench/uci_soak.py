@@ -1,15 +1,17 @@
 """``uci_soak``: the bot against itself through python-chess's UCI client, under real clocks.
 
 Two ``knights uci`` processes play each other as a GUI would drive them: each side's
-clock is run by wall time around every ``play`` call, with sudden death 3 s and
-1 s + 0.01 s a move (and, in :func:`soak`, any other clocks). A game that ends with an
-illegal move, an engine error or a flag fall counts against the target, which is every
-game clean. The full run plays 250 games on each clock (about 7 minutes on two cores);
-``--quick`` 10.
+clock is run by wall time around every ``play`` call, on 3 s + 0.02 s and 1 s + 0 a game
+(lichess's 3+2 and 1+0 scaled down sixty times; :func:`soak` takes any other clocks).
+Both engines run with their defaults, so they search and spend their clocks. A game that
+ends with an illegal move, an engine error or a flag fall counts against the target,
+which is every game clean. The full run plays 250 games on each clock (about 45 minutes
+on two cores; ``$KNIGHTS_SOAK_GAMES`` sets another count); ``--quick`` 10.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -20,7 +22,7 @@ import chess.engine
 from knights.bench.core import benchmark, make_result
 from knights.learn import registry
 
-CLOCKS = ((3.0, 0.0), (1.0, 0.01))
+CLOCKS = ((3.0, 0.02), (1.0, 0.0))
 """(base seconds, increment seconds) of the two clocks the benchmark plays."""
 KEYS = ("plies", "illegal", "errors", "time_losses", "quick")
 
@@ -85,7 +87,7 @@ def soak(clocks: Sequence[tuple[float, float, int]], *, max_plies: int = 400, se
 
 @benchmark("uci_soak")
 def bench_uci_soak(quick: bool) -> list[dict]:
-    games = 10 if quick else 250
+    games = 10 if quick else int(os.environ.get("KNIGHTS_SOAK_GAMES", "250"))
     t0 = time.perf_counter()
     rows = soak([(base, inc, games) for base, inc in CLOCKS])
     seconds = round(time.perf_counter() - t0, 1)

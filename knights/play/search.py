@@ -74,7 +74,7 @@ PLAY_DEPTH = 64
 """The bot's default for play (terminal, UCI, lichess-bot): search as deep as the time allows."""
 PLAY_MOVETIME = 1.0
 """Seconds a move in the terminal, where no clock says otherwise."""
-CHECK_EVERY = 32
+CHECK_EVERY = 16
 """Nodes between two looks at the clock and the stop flag."""
 TT_ENTRIES = 500_000
 EVAL_ENTRIES = 1_000_000
@@ -221,10 +221,13 @@ class SearchEngine:
         self._control = Control()
         self._node_limit: int | None = None
         self._hard = float("inf")
-        self._seen: dict[int, int] = {}
+        self._seen: dict[int, int] = {}            # positions on the line searched now, the root included
+        self._history: dict[int, int] = {}         # earlier positions of the game, counted
         self._pv: list[list[chess.Move]] = []
         self._seldepth = 0
         self._root_best: tuple[chess.Move, int] | None = None
+        self._root_searched: set[chess.Move] = set()
+        self.one_ply_seconds = 0.0                  # what the last call's one-ply decision cost
         self._root_static: dict[chess.Move, int] = {}
 
     # -- the one-ply engine's options, shared ----------------------------------------------
@@ -269,6 +272,8 @@ class SearchEngine:
         """The evaluator's value of the position after each move, centipawns from the view of
         the side to move *there*; one evaluator call for those not in the cache."""
         cache = self.evals
+        if len(cache) > EVAL_ENTRIES:        # full: start again (before looking, so every hash stays)
+            cache.clear()
         missing = [i for i, h in enumerate(hashes) if h not in cache]
         if missing:
             kids = expand(board, [moves[i] for i in missing])
@@ -285,8 +290,6 @@ class SearchEngine:
                 raise EngineError(f"evaluator {self.name} returned {values.shape[0]} values for {n} positions")
             values = np.nan_to_num(values, nan=0.0, posinf=EVAL_LIMIT, neginf=-EVAL_LIMIT)
             cps = np.clip(np.rint(values * 100), -EVAL_CAP, EVAL_CAP).astype(int).tolist()
-            if len(cache) > EVAL_ENTRIES:
-                cache.clear()
             for i, cp in zip(missing, cps, strict=True):
                 cache[hashes[i]] = cp            # White's view
         sign = -1 if board.turn == chess.WHITE else 1   # the child's side to move is the other one
@@ -306,12 +309,12 @@ class SearchEngine:
         c.nodes += 1
         if self._node_limit is not None and c.nodes >= self._node_limit:
             raise _Stop
+        if time.monotonic() >= self._hard:
+            raise _Stop
         if c.nodes % CHECK_EVERY == 0:
             if self._control.should_stop():
                 raise _Stop
-            now = time.monotonic()
-            if now >= min(self._hard, self._control.deadlines()[1]):
-                raise _Stop
+            self._hard = min(self._hard, self._control.deadlines()[1])   # ponderhit may have set one
 
     # -- ordering ---------------------------------------------------------------------------------
     def _order(self, board: chess.Board, moves: list[chess.Move], hash_move: chess.Move | None, ply: int,
@@ -341,8 +344,10 @@ class SearchEngine:
 
     # -- the search -------------------------------------------------------------------------------
     def _draw(self, board: chess.Board, h: int) -> bool:
-        return (h in self._seen or (board.halfmove_clock >= 100 and not board.is_checkmate())
-                or board.is_insufficient_material())
+        """A draw by the rules, or a repetition: of a position on the current line (a cycle the
+        side that wants it can repeat), or of one the game has already seen twice."""
+        return (h in self._seen or self._history.get(h, 0) >= 2
+                or (board.halfmove_clock >= 100 and not board.is_checkmate()) or board.is_insufficient_material())
 
     def _search(self, board: chess.Board, depth: int, alpha: int, beta: int, ply: int, h: int,
                 static: int | None, pv_node: bool) -> int:
@@ -377,10 +382,11 @@ class SearchEngine:
                 return static
             # null move: if passing still holds beta, a real move will (not in pawn endings: zugzwang)
             if depth >= NULL_MIN_DEPTH and static >= beta and self._has_pieces(board):
+                null_hash = hash_after_null(board, h)
                 board.push(chess.Move.null())
                 try:
                     score = -self._search(board, depth - 1 - NULL_REDUCTION, -beta, -beta + 1, ply + 1,
-                                          hash_after_null(board, h), -static, False)
+                                          null_hash, -static, False)
                 finally:
                     board.pop()
                 if score >= beta:
@@ -398,8 +404,10 @@ class SearchEngine:
             for n, i in enumerate(order):
                 move = moves[i]
                 quiet = not (board.is_capture(move) or move.promotion)
-                if depth == 1 and n and quiet and -statics[i] <= alpha and not board.gives_check(move):
-                    continue    # the reply may stand pat on this value: it cannot raise alpha
+                if (depth == 1 and n and quiet and -statics[i] <= alpha and hashes[i] not in seen
+                        and not board.gives_check(move)):
+                    best = max(best, -statics[i])   # the reply may stand pat on this: it cannot raise alpha
+                    continue
                 reduce = (depth >= LMR_MIN_DEPTH and n >= LMR_AFTER and quiet and not in_check
                           and move not in self.killers[ply] and not board.gives_check(move))
                 board.push(move)
@@ -422,8 +430,6 @@ class SearchEngine:
             seen[h] -= 1
             if not seen[h]:
                 del seen[h]
-        if best == -INF:                 # every move was pruned: the position holds alpha at most
-            best = alpha
         if len(self.tt) > TT_ENTRIES:
             self.tt.clear()
         self.tt[h] = (depth, flag, _to_tt(best, ply), best_move)
@@ -525,12 +531,15 @@ class SearchEngine:
         return seen
 
     def _root(self, board: chess.Board, moves: list[chess.Move], hashes: list[int], depth: int,
-              scores: dict[chess.Move, int], exact_within: int | None) -> tuple[chess.Move, int]:
+              scores: dict[chess.Move, int], exact_within: int | None,
+              previous: chess.Move) -> tuple[chess.Move, int]:
         """One iteration at the root. ``scores`` holds each move's latest value (exact for
-        the best; a bound for the rest) and gives the order. ``exact_within``: search every
-        move whose value is within that many centipawns of the best with a full window."""
+        the best; an upper bound below it for the rest) and gives the order, ``previous`` (the
+        last iteration's best) first, so that a stopped iteration has searched it again.
+        ``exact_within``: search every move whose value is within that many centipawns of
+        the best with a full window."""
         root_hash = hashes[-1]
-        order = sorted(range(len(moves)), key=lambda i: -scores.get(moves[i], -INF))
+        order = sorted(range(len(moves)), key=lambda i: (moves[i] != previous, -scores.get(moves[i], -INF)))
         alpha, beta = -INF, INF
         best_move, best = moves[order[0]], -INF
         seen = self._seen
@@ -549,12 +558,15 @@ class SearchEngine:
                     score = -self._search(board, depth - 1, -alpha - 1, -alpha, 1, hashes[i], static, False)
                     if score > alpha:
                         score = -self._search(board, depth - 1, -beta, -alpha, 1, hashes[i], static, True)
+                    else:
+                        score = min(score, alpha - 1)     # a bound: never a tie with the best
             finally:
                 board.pop()
                 seen[root_hash] -= 1
                 if not seen[root_hash]:
                     del seen[root_hash]
             scores[move] = score
+            self._root_searched.add(move)
             if score > best:
                 best, best_move = score, move
                 self._pv[0] = [move, *self._pv[1]]
@@ -574,10 +586,13 @@ class SearchEngine:
         max_depth = self.depth if limits.depth is None else min(self.depth, limits.depth)
         started, clock = time.perf_counter(), time.monotonic()
         first = self.one_ply.choose(board, root_moves)     # depth 1: the one-ply bot's decision
+        self.one_ply_seconds = time.perf_counter() - started
+        sign = 1 if board.turn == chess.WHITE else -1
+        iteration = Iteration(1, 1, MATE - 1 if first.mates else round(first.score * 100 * sign),
+                              len(first.candidates), self.one_ply_seconds, (first.move,))
+        self.last = iteration
         if on_iteration is not None:
-            sign = 1 if board.turn == chess.WHITE else -1
-            score = MATE - 1 if first.mates else round(first.score * 100 * sign)
-            on_iteration(Iteration(1, 1, score, len(first.candidates), time.perf_counter() - started, (first.move,)))
+            on_iteration(iteration)
         if max_depth <= 1 or len(first.candidates) == 1 or first.mates:
             return first
         self.counters = Counters()
@@ -589,30 +604,30 @@ class SearchEngine:
         moves = [m for m, _ in first.candidates]
         root_hash = zobrist(board)
         hashes = [hash_after(board, root_hash, m) for m in moves] + [root_hash]
-        self._seen = self._game_hashes(board)
+        self._history = self._game_hashes(board)
+        self._seen = {}
         self._reset_tables()
-        sign = 1 if board.turn == chess.WHITE else -1
         scores = {m: round(s * 100 * sign) for m, s in first.candidates}
         self._root_static = {m: -v for m, v in scores.items()}    # the one-ply values, from the reply's side
         exact_within = OPENING_MARGIN if self.stochastic and board.fullmove_number <= 7 else None
         best_move, best = first.move, scores[first.move]
-        iteration = Iteration(1, 1, best, len(moves), time.perf_counter() - started, (first.move,))
-        exact: dict[chess.Move, int] = dict(scores)
+        pool = set(moves)                    # moves whose values come from the last iteration searched
         for depth in range(2, max_depth + 1):
             self._pv = [[] for _ in range(MAX_PLY + MAX_QPLY + 2)]
             self._seldepth = 0
             self._root_best = None
+            self._root_searched = set()
             trial = dict(scores)
             try:
-                move, score = self._root(board, moves, hashes, depth, trial, exact_within)
+                move, score = self._root(board, moves, hashes, depth, trial, exact_within, best_move)
             except _Stop:
                 if self._root_best is not None:   # the last best move was searched again first:
                     best_move, best = self._root_best   # the best so far beats or is it
-                    exact = scores = trial
-                    iteration = replace(iteration, pv=(best_move,), score=best)
+                    scores = trial
+                    pool = set(self._root_searched)    # the others' values are an iteration old
+                    iteration = replace(iteration, pv=(best_move,), score=best, nodes=self.counters.nodes)
                 break
             scores, best_move, best = trial, move, score
-            exact = trial
             iteration = Iteration(depth, self._seldepth, best, self.counters.nodes,
                                   time.perf_counter() - started, tuple(self._pv[0]))
             if on_iteration is not None:
@@ -624,17 +639,22 @@ class SearchEngine:
                 break
         self.counters.seconds = time.perf_counter() - started
         self.last = iteration
-        return self._decision(board, first, best_move, best, exact, exact_within, iteration)
+        return self._decision(board, first, best_move, best, scores, pool, exact_within, iteration)
 
     def _decision(self, board: chess.Board, first: Decision, best_move: chess.Move, best: int,
-                  scores: dict[chess.Move, int], exact_within: int | None, iteration: Iteration) -> Decision:
+                  scores: dict[chess.Move, int], searched: set[chess.Move], exact_within: int | None,
+                  iteration: Iteration) -> Decision:
+        """The :class:`Decision`: every move ranked by its latest value; in the opening, with
+        ``stochastic``, the paper's table draws among the moves of ``searched`` valued within
+        ``exact_within`` of the best (never one that ends the game)."""
         sign = 1 if board.turn == chess.WHITE else -1
         ranked = sorted(scores, key=lambda m: -scores[m])
         ranked.remove(best_move)
         ranked.insert(0, best_move)
         rank = 0
         if exact_within is not None and abs(best) <= MATE_BOUND:
-            pool = [m for m in ranked if scores[m] >= best - exact_within and first.outcomes.get(m) is None]
+            pool = [m for m in ranked if m in searched and scores[m] >= best - exact_within
+                    and first.outcomes.get(m) is None]
             if len(pool) > 1:
                 weights = opening_weights(board.fullmove_number, len(pool))
                 rank = ranked.index(pool[int(self.one_ply.rng.choice(len(weights), p=weights))])

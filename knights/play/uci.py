@@ -119,8 +119,19 @@ class UciSession:
 
     # -- the engine process ---------------------------------------------------------------------
     def drain(self) -> None:
-        """Wait until the engine process has done every request so far (tests)."""
+        """Wait until the engine process has done every request so far, and answer a finished
+        ``go depth``/``go nodes`` (tests)."""
         self.link.drain()
+        self.poll()
+
+    def poll(self) -> None:
+        """Answer the search in flight if it has finished by itself (``go depth N`` or ``go
+        nodes N`` with no clock: the protocol reads on while it runs)."""
+        run = self.searching
+        if run is not None and run.answer_when_done:
+            self.link.pump()
+            if self.link.has_answer(run.rid):
+                self._conclude(self.link.wait(run.rid, 0), "done")
 
     def state(self) -> dict[str, Any]:
         """The engine process's evaluator, engine name and options (tests)."""
@@ -134,6 +145,7 @@ class UciSession:
     def handle(self, line: str) -> bool:
         """Process one input line; ``False`` after ``quit``."""
         self.link.pump()
+        self.poll()
         tokens = line.split()
         if not tokens:
             return True
@@ -174,6 +186,9 @@ class UciSession:
         self.link.post("warm")      # torch and the evaluators import there while the GUI sends its options
 
     def cmd_isready(self, _args: list[str]) -> None:
+        if self.searching is not None:     # the engine is busy searching, and alive: UCI wants an answer now
+            self.send("readyok")
+            return
         self.link.start_loading()
         self.link.drain()
         self.send("readyok")
@@ -264,6 +279,7 @@ class UciSession:
                 return
             self.depth = depth
             self.link.post("set", "depth", depth)
+            self.link.ready = self.link.loading = False   # the default evaluator may change with it
         elif key == "capturebonus":
             try:
                 cp = int(value)
@@ -347,10 +363,11 @@ class UciSession:
         deadline = None if wait is None else time.monotonic() + wait
         rid = self.link.post("decide", board.root().fen(), [m.uci() for m in board.move_stack],
                              [m.uci() for m in searchmoves], deadline, search)
-        self.searching = Search(rid, started, board, searchmoves, limits, flags)
-        if open_ended:
-            self.link.hold = rid              # its answer may come before stop: kept until then
-            return
+        self.searching = Search(rid, started, board, searchmoves, limits, flags, answer_when_done=wait is None
+                                and not open_ended)
+        if wait is None:                      # no clock: the protocol reads on (stop, isready) meanwhile;
+            self.link.hold = rid              # the answer is kept until stop or ponderhit, or sent when
+            return                            # done for go depth / go nodes (poll)
         self._conclude(self.link.wait(rid, wait), f"{(budget or 0) * 1e3:.0f} ms for this move")
 
     def _conclude(self, reply: tuple[str, Any] | None, budget_text: str) -> None:
@@ -445,6 +462,7 @@ class Search:
     searchmoves: list[chess.Move]
     limits: GoLimits
     flags: set[str] = field(default_factory=set)
+    answer_when_done: bool = False             # go depth / nodes: bestmove as soon as the search ends
 
 
 def serve(stdin: TextIO, stdout: TextIO, **options: Any) -> int:
@@ -472,6 +490,7 @@ def serve(stdin: TextIO, stdout: TextIO, **options: Any) -> int:
                 line, problem = lines.get(timeout=PUMP_INTERVAL if session.busy else None)
             except queue.Empty:
                 session.link.pump()
+                session.poll()
                 continue
             if problem is not None:
                 session.info(problem)

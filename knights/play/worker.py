@@ -111,8 +111,8 @@ class EngineWorker:
     def op_evaluator(self, value: str) -> tuple[str, Any]:
         from knights.evaluate.names import EvaluatorError, resolve_name
 
-        try:
-            self.evaluator_name = resolve_name(value)   # loaded at the next isready / go
+        try:   # loaded at the next isready / go; "default" stays None (it depends on the depth)
+            self.evaluator_name = None if value.strip().lower() in ("", "default") else resolve_name(value)
         except EvaluatorError as exc:
             self.info(str(exc))
         return "ok", None
@@ -154,14 +154,11 @@ class EngineWorker:
             board.push_uci(move)
         search = search or {}
         root_moves = [chess.Move.from_uci(m) for m in searchmoves] or None
-        started = time.perf_counter()
         decision = engine.choose(
             board, root_moves, limits=SearchLimits(depth=search.get("depth"), nodes=search.get("nodes")),
             control=search_control(self.control, int(search.get("sid", 0))),
-            on_iteration=lambda it: self.conn.send((0, "line", it.uci())))
-        seconds = time.perf_counter() - started
-        if decision.depth <= 1:
-            self.cost = seconds            # a one-ply decision: what the quickest answer costs
+            on_iteration=lambda it: self.conn.send((0, "line", (search.get("sid", 0), it.uci()))))
+        self.cost = engine.one_ply_seconds   # the one-ply part: what the quickest answer costs
         ponder = decision.pv[1].uci() if len(decision.pv) > 1 else None
         return "decision", {"move": decision.move.uci(), "mates": decision.mates, "mate_in": decision.mate_in,
                             "pov": decision.score_for(board.turn), "nodes": decision.nodes or len(decision.candidates),
@@ -297,7 +294,9 @@ class EngineLink:
         if kind == "info":
             self.info(payload)
         elif kind == "line":
-            self.line(payload)
+            sid, text = payload
+            if sid == self._search_id:      # a search that has been stopped or replaced stays quiet
+                self.line(text)
         elif kind == "loaded":
             self.ready, self.loading = True, False
             self._note_cost(payload)
@@ -330,7 +329,8 @@ class EngineLink:
         return reply[1] if reply else {}
 
     def close(self) -> None:
-        """End the engine process."""
+        """End the engine process (a search still running is stopped first)."""
+        self.stop_search()
         conn, proc, self._conn, self._proc = self._conn, self._proc, None, None
         if conn is not None:
             conn.close()
@@ -339,6 +339,10 @@ class EngineLink:
             if proc.is_alive() and hasattr(proc, "terminate"):
                 proc.terminate()
                 proc.join(timeout=2)
+
+    def has_answer(self, rid: int) -> bool:
+        """Whether the answer to the held request ``rid`` has come (see :attr:`hold`)."""
+        return rid in self._kept
 
     def begin_search(self, soft: float = NO_DEADLINE, hard: float = NO_DEADLINE) -> int:
         """A new search id with its deadlines (``time.monotonic()`` seconds): any search still
