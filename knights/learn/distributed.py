@@ -54,7 +54,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from knights.data.cache import ChunkCache, load_encoded
 from knights.data.chunks import Encoded, select_chunks
-from knights.learn import modelfile, registry
+from knights.learn import registry
 from knights.learn.experiment import (
     FULL_DATA,
     QUICK,
@@ -62,12 +62,12 @@ from knights.learn.experiment import (
     TEST_LETTERS,
     Result,
     data_recipe,
-    held_out_metrics,
+    save_version,
+    version_meta,
     version_task,
     warm_start,
 )
-from knights.learn.nets import parameter_count
-from knights.learn.training import TrainConfig, choose_device, environment, fit, seed_everything
+from knights.learn.training import TrainConfig, choose_device, fit, seed_everything
 
 PRECISIONS = ("auto", "float32", "bf16", "fp16")
 """``--precision``: auto is bfloat16 (else float16) on CUDA, float32 on the CPU."""
@@ -308,38 +308,15 @@ def train_version(name: str, replicas: Replicas, *, data_dir: str | None = None,
     result = None
     if lead:
         test_rows = load_encoded(files["test"], cache, report=say)
-        meta = {
-            "version": version.name,
-            "description": (lib.__doc__ or "").strip().splitlines()[0],
-            "architecture": repr(model),
-            "inputs": lib.INPUTS.describe(),
-            "parameters": parameter_count(model),
-            "parent": getattr(lib, "PARENT", None),
-            "warm_started_layers": copied,
-            "train_config": cfg.__dict__,
-            "quick": quick,
-            "distributed": {"processes": replicas.world, "backend": replicas.backend,
-                            "device": replicas.device.type, "precision": replicas.precision},
-            "data": {"train": data_recipe(folder, train_sums, len(train_rows), letters["train"]),
-                     "val": data_recipe(folder, val_sums, len(val_rows), letters["val"]),
-                     "test": data_recipe(folder, [cache.checksums[str(f)] for f in files["test"]],
-                                         len(test_rows), letters["test"])},
-            "history": history.as_dict(),
-            "train_seconds": time.perf_counter() - t0,
-            "environment": environment(),
-        }
-        meta["test"] = held_out_metrics(version, model, test_rows)
-        weights = version.weights(out)
-        quantize = version.family == "SL"   # as run_version: move networks ship with 4-bit matrices
-        meta["stored"] = "4-bit matrices (knights.learn.modelfile.compact_state)" if quantize else "float32"
-        meta["sha256"] = modelfile.save_model(model, weights, meta, quantize=quantize)
-        if quantize:
-            shipped = modelfile.load_into(lib.build_model(), weights)
-            meta["test_full_precision"], meta["test"] = meta["test"], held_out_metrics(version, shipped, test_rows)
-            modelfile.write_meta(weights.with_suffix(".json"), meta)
-        if progress:
-            print(f"{version.name}: wrote {weights} ({meta['parameters']:,} parameters); test {meta['test']}")
-        result = Result(version.name, model, history, meta, weights)
+        recipes = {"train": data_recipe(folder, train_sums, len(train_rows), letters["train"]),
+                   "val": data_recipe(folder, val_sums, len(val_rows), letters["val"]),
+                   "test": data_recipe(folder, [cache.checksums[str(f)] for f in files["test"]],
+                                       len(test_rows), letters["test"])}
+        processes = {"processes": replicas.world, "backend": replicas.backend,
+                     "device": replicas.device.type, "precision": replicas.precision}
+        meta = version_meta(version, model, copied, cfg, quick, recipes, history, time.perf_counter() - t0,
+                            distributed=processes)
+        result = save_version(version, model, history, meta, test_rows, out, progress=progress)
     replicas.sum([0.0])   # the others wait until the files are written
     return result
 

@@ -167,7 +167,17 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
     t0 = time.perf_counter()
     history = fit(model, task, data["train"], data["val"], cfg, checkpoint=checkpoint, device=dev, progress=progress)
     model.cpu()
-    meta = {
+    recipes = {k: data_recipe(folder, [cache.checksums[str(f)] for f in files[k]], len(data[k]), s)
+               for k, s in (("train", train), ("val", val), ("test", test))}
+    meta = version_meta(version, model, copied, cfg, quick, recipes, history, time.perf_counter() - t0)
+    return save_version(version, model, history, meta, data["test"], out, progress=progress)
+
+
+def version_meta(version: registry.Version, model: nn.Module, copied: list[str], cfg: TrainConfig, quick: bool,
+                 recipes: dict[str, Any], history: History, seconds: float, **extra: Any) -> dict[str, Any]:
+    """What a trained version's ``vN.json`` records (``extra``: more keys, e.g. the processes)."""
+    lib = version.library
+    return {
         "version": version.name,
         "description": (lib.__doc__ or "").strip().splitlines()[0],
         "architecture": repr(model),
@@ -177,21 +187,26 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
         "warm_started_layers": copied,
         "train_config": cfg.__dict__,
         "quick": quick,
-        "data": {k: data_recipe(folder, [cache.checksums[str(f)] for f in files[k]], len(data[k]), s)
-                 for k, s in (("train", train), ("val", val), ("test", test))},
+        **extra,
+        "data": recipes,
         "history": history.as_dict(),
-        "train_seconds": time.perf_counter() - t0,
+        "train_seconds": seconds,
         "environment": environment(),
     }
-    meta["test"] = held_out_metrics(version, model, data["test"])
+
+
+def save_version(version: registry.Version, model: nn.Module, history: History, meta: dict[str, Any],
+                 test_rows: Encoded, out: Path, *, progress: bool = True) -> Result:
+    """Measure the model on the test rows, then write ``vN.pt`` and ``vN.json`` (with its checksum)."""
+    meta["test"] = held_out_metrics(version, model, test_rows)
     weights = version.weights(out)
     # move networks are large (10-15M parameters): they ship with 4-bit matrices
     quantize = version.family == "SL"
     meta["stored"] = "4-bit matrices (knights.learn.modelfile.compact_state)" if quantize else "float32"
     meta["sha256"] = modelfile.save_model(model, weights, meta, quantize=quantize)   # what loading checks
     if quantize:  # measure what is shipped, and keep the full-precision figures beside it
-        shipped = modelfile.load_into(lib.build_model(), weights)
-        meta["test_full_precision"], meta["test"] = meta["test"], held_out_metrics(version, shipped, data["test"])
+        shipped = modelfile.load_into(version.library.build_model(), weights)
+        meta["test_full_precision"], meta["test"] = meta["test"], held_out_metrics(version, shipped, test_rows)
         modelfile.write_meta(weights.with_suffix(".json"), meta)
     if progress:
         print(f"{version.name}: wrote {weights} ({meta['parameters']:,} parameters); test {meta['test']}")
