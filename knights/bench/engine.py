@@ -113,7 +113,7 @@ def _timed_loop(evaluator, board: chess.Board, repeats: int) -> tuple[float, che
     return total, best_move
 
 
-def _network_evaluator():
+def network_evaluator_for_timing():
     """The default network with its weights, or its architecture untrained (timing only)."""
     from knights.evaluate.base import NetworkEvaluator
     from knights.evaluate.names import DEFAULT_NETWORK, load_evaluator
@@ -189,7 +189,7 @@ def bench_decision(quick: bool) -> list[dict]:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        network, trained = _network_evaluator()
+        network, trained = network_evaluator_for_timing()
         rows = _decision_rows(network, "decision", boards, base_boards, repeats, with_ms_row=True,
                               trained=trained)
         if "democracy" in available_evaluators():

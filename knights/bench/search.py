@@ -23,7 +23,7 @@ import chess
 import numpy as np
 
 from knights.bench.core import benchmark, make_result
-from knights.bench.engine import _network_evaluator, middlegame_positions
+from knights.bench.engine import middlegame_positions, network_evaluator_for_timing
 from knights.evaluate.base import Evaluator
 from knights.evaluate.timing import timed
 
@@ -78,7 +78,7 @@ def bench_search(quick: bool) -> list[dict]:
 
     torch.set_num_threads(1)
     boards = middlegame_positions(4 if quick else 12)
-    evaluator, trained = _network_evaluator()
+    evaluator, trained = network_evaluator_for_timing()
     seconds_each = 0.5 if quick else 2.0
     nodes = evals = calls = 0
     spent = eval_spent = 0.0

@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -82,8 +83,6 @@ def search_deadlines(seconds: float, now: float | None = None) -> tuple[float, f
     >>> soft, hard
     (0.5, 0.9)
     """
-    import time
-
     start = time.monotonic() if now is None else now
     hard = max(0.0, seconds - max(HARD_MIN, HARD_SHARE * seconds))
     return start + min(SOFT_SHARE * seconds, hard), start + hard

@@ -76,6 +76,7 @@ class EngineWorker:
         self.control = control if control is not None else shared_control()
         self.engine: SearchEngine | None = None
         self._loaded_name: str | None = None
+        self._loaded_for: tuple[str | None, bool] | None = None   # (evaluator asked for, searching) when loaded
         self.cost: float | None = None
 
     def info(self, text: str) -> None:
@@ -185,8 +186,12 @@ class EngineWorker:
         from knights.evaluate.names import select_evaluator
         from knights.play.search import SearchEngine, evaluator_for_depth
 
+        asked = (self.evaluator_name, self.depth > 1)   # all the default depends on
+        if self.engine is not None and self._loaded_for == asked:
+            return self.engine                         # (no look at the files on every move)
         wanted = evaluator_for_depth(self.evaluator_name, self.depth)
         if self.engine is not None and self._loaded_name == wanted:
+            self._loaded_for = asked
             return self.engine
         try:
             evaluator = select_evaluator(wanted, notice=self.info)
@@ -207,6 +212,7 @@ class EngineWorker:
             self.info(f"could not time a decision: {type(exc).__name__}: {exc}")
         self.engine = engine
         self._loaded_name = wanted
+        self._loaded_for = asked
         return engine
 
 
