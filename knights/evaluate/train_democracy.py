@@ -13,7 +13,7 @@ sweep K for the KNN (:func:`run_k_sweep`); size the kernel SVR's subsample by ti
 small fits (:func:`choose_svr_rows`); fit the learners and check that each shipped
 form predicts what scikit-learn predicts (:func:`fit_learner`); predict validation
 and test with every member; weigh the members three ways; time every blend on one
-core; ship the blend with the lowest held-out MAE that keeps to the budgets
+core; ship the blend with the lowest validation MAE that keeps to the budgets
 (25 ms a decision, 30 MB of files).
 
 Where each step lives: :mod:`knights.evaluate.democracy_plan` (the plan and the data),
@@ -289,8 +289,9 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
         if within(cand):
             blends["fitted_within_budget"] = cand
     best = select_shipped(blends, plan.decision_budget_ms, plan.size_budget_mb)
-    _say(progress, "blends: " + "; ".join(f"{b} test MAE {r['test']['mae']:.3f} ({r['ms_per_decision']:.1f} ms)"
-                                         for b, r in blends.items()) + f" -> shipping {best}")
+    _say(progress, "blends: " + "; ".join(f"{b} validation MAE {r['val']['mae']:.3f}, test {r['test']['mae']:.3f} "
+                                         f"({r['ms_per_decision']:.1f} ms)" for b, r in blends.items())
+         + f" -> shipping {best} (lowest validation MAE within the budgets)")
 
     # -- ship
     chosen = blends[best]

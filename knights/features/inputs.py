@@ -25,7 +25,8 @@ class InputSpec:
     """Board planes plus an optional vector of extras.
 
     ``planes``: ``"signed"`` (one plane of signed piece codes, V1-V3), ``"six"``
-    (one plane per piece type), ``"three"`` (White codes, Black codes, empty squares),
+    (one plane per piece type), ``"twelve"`` (one 0/1 plane per colour and piece type),
+    ``"three"`` (White codes, Black codes, empty squares),
     or ``"none"`` (the 64 signed codes go in the extras vector, flattened).
     ``plane_values`` (for ``"six"``): ``"ones"`` (+-1, the paper) or ``"codes"`` (+-1..6,
     the shipped code). ``scalars``: any of ``turn`` (1 White to move, 0 Black),
@@ -37,7 +38,7 @@ class InputSpec:
     (:func:`knights.features.attacks.capture_gains`), White's positive, Black's negative.
     """
 
-    planes: Literal["signed", "six", "three", "none"] = "six"
+    planes: Literal["signed", "six", "twelve", "three", "none"] = "six"
     plane_values: Literal["ones", "codes"] = "ones"
     scalars: tuple[str, ...] = ()
     counts: bool = False
@@ -51,7 +52,7 @@ class InputSpec:
 
     @property
     def n_planes(self) -> int:
-        return {"signed": 1, "six": 6, "three": 3, "none": 0}[self.planes] + (4 if self.attacks else 0)
+        return {"signed": 1, "six": 6, "twelve": 12, "three": 3, "none": 0}[self.planes] + (4 if self.attacks else 0)
 
     @property
     def n_extra(self) -> int:
@@ -66,6 +67,8 @@ class InputSpec:
             planes = P.signed_plane(sq)
         elif self.planes == "six":
             planes = P.six_planes(sq, self.plane_values)
+        elif self.planes == "twelve":
+            planes = P.twelve_planes(sq)
         elif self.planes == "three":
             s = sq.reshape(n, 1, 8, 8).astype(np.float32)
             planes = np.concatenate([np.maximum(s, 0), np.maximum(-s, 0), (s == 0).astype(np.float32)], axis=1)

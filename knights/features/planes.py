@@ -7,6 +7,7 @@ encoding                shape             used by
 ======================  ================  ======================================
 :func:`signed_plane`    (N, 1, 8, 8)      EL V1-V3 (one plane of signed codes)
 :func:`six_planes`      (N, 6, 8, 8)      EL V4 on, classical learners
+:func:`twelve_planes`   (N, 12, 8, 8)     EL V11, V12 (a plane per colour and piece)
 :func:`piece_counts`    (N, 10)           EL V8, classical learners
 :func:`flat_features`   (N, 394)          classical learners (planes + counts)
 ======================  ================  ======================================
@@ -49,6 +50,20 @@ def six_planes(squares: np.ndarray, values: Literal["ones", "codes"] = "ones") -
     kinds = np.arange(1, 7, dtype=np.int8).reshape(1, 6, 1)
     planes: np.ndarray = (np.abs(sq) == kinds) * (np.sign(sq) if values == "ones" else sq)   # int8: small temporaries
     return planes.astype(np.float32).reshape(-1, 6, 8, 8)
+
+
+def twelve_planes(squares: np.ndarray) -> np.ndarray:
+    """Twelve 0/1 planes, White P N B R Q K then Black P N B R Q K: ``(N, 12, 8, 8)``
+    float32. The colours get planes of their own instead of a sign, so that a
+    convolution's filters need not learn to tell +1 from -1.
+
+    >>> twelve_planes(np.array([[1] + [0] * 62 + [-6]], np.int8)).sum(axis=(2, 3))[0].tolist()
+    [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    """
+    sq = squares.reshape(-1, 1, 64)
+    codes = np.array([1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6], dtype=np.int8).reshape(1, 12, 1)
+    planes: np.ndarray = (sq == codes).astype(np.float32)
+    return planes.reshape(-1, 12, 8, 8)
 
 
 def piece_counts(squares: np.ndarray) -> np.ndarray:

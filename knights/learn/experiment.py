@@ -30,6 +30,7 @@ from knights.learn import modelfile, registry
 from knights.learn.metrics import regression_metrics
 from knights.learn.nets import parameter_count
 from knights.learn.training import (
+    BucketTask,
     EvalTask,
     History,
     Task,
@@ -111,7 +112,8 @@ def version_task(version: registry.Version) -> Task:
         from knights.learn.moves import MoveTask
 
         return MoveTask(lib.INPUTS, lib.PENALTY)
-    return EvalTask(lib.INPUTS)
+    buckets = getattr(lib, "BUCKETS", None)   # a win-probability head (EL V12)
+    return BucketTask(lib.INPUTS, buckets) if buckets is not None else EvalTask(lib.INPUTS)
 
 
 def held_out_metrics(version: registry.Version, model: nn.Module, data: Encoded) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from torch import nn
 from knights.data.cache import iter_batches
 from knights.data.chunks import Encoded
 from knights.features.inputs import InputSpec
+from knights.learn.buckets import WinBuckets
 
 
 # -- configuration ------------------------------------------------------------------
@@ -61,9 +62,10 @@ class TrainConfig:
 
     epochs: int = 10
     batch_size: int = 15_000
-    optimizer: str = "adam"   # "adam" or "sgd"
+    optimizer: str = "adam"   # "adam", "adamw" or "sgd"
     lr: float = 0.006
     momentum: float = 0.0     # SGD only
+    weight_decay: float = 0.0  # AdamW only (decoupled weight decay)
     seed: int = 0
     eval_batch_size: int = 50_000
     schedule: str = "constant"  # "constant" or "cosine"
@@ -101,9 +103,11 @@ def choose_device(override: str | None = None) -> torch.device:
 def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
     if cfg.optimizer == "adam":
         return torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    if cfg.optimizer == "adamw":
+        return torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     if cfg.optimizer == "sgd":
         return torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum)
-    raise ValueError(f"unknown optimizer {cfg.optimizer!r}: use 'adam' or 'sgd'")
+    raise ValueError(f"unknown optimizer {cfg.optimizer!r}: use 'adam', 'adamw' or 'sgd'")
 
 
 def seed_everything(seed: int) -> None:
@@ -137,6 +141,23 @@ class EvalTask:
     def loss(self, output: torch.Tensor, block: Encoded, device: torch.device) -> torch.Tensor:
         target = torch.from_numpy(np.asarray(block.target, dtype=np.float32)).to(device)
         return nn.functional.l1_loss(output, target)
+
+
+@dataclass(frozen=True)
+class BucketTask(EvalTask):
+    """Evaluation networks with a win-probability bucket head (EL V12,
+    :mod:`knights.learn.buckets`): in train mode the network gives logits and the
+    loss is the HL-Gauss cross-entropy; in eval mode it gives pawns and the loss is
+    L1, so the validation loss (which picks the kept epoch) reads as the error in
+    pawns, comparable with every other version's."""
+
+    buckets: WinBuckets = field(default_factory=WinBuckets)
+
+    def loss(self, output: torch.Tensor, block: Encoded, device: torch.device) -> torch.Tensor:
+        if output.ndim == 1:
+            return super().loss(output, block, device)
+        target = torch.from_numpy(np.asarray(block.target, dtype=np.float32)).to(device)
+        return self.buckets.loss(output, target)
 
 
 class Replicas(Protocol):
@@ -198,7 +219,7 @@ class History:
         return asdict(self)
 
 
-_LATER_SETTINGS = ("schedule", "min_lr_ratio", "keep_best", "mirror")
+_LATER_SETTINGS = ("schedule", "min_lr_ratio", "keep_best", "mirror", "weight_decay")
 
 
 def config_key(cfg: TrainConfig, model: nn.Module, n_train: int) -> str:
