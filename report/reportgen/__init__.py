@@ -11,7 +11,14 @@ Modules:
 * :mod:`datastats`: statistics of a folder of CSSLab chunk files (stdlib + NumPy).
 * :mod:`tex`: number macros, booktabs tables and placeholders.
 * :mod:`figures`, :mod:`tables`: one function per figure / table.
-* :mod:`build`: runs everything and records what was produced.
+* :mod:`predictions`: the best network's evaluation of every position of the
+  independent sets (for the predicted-against-Stockfish figure and the example
+  positions), cached beside the figures.
+* :mod:`build`: runs everything, records what was produced and, with ``--strict``,
+  refuses any value left unmeasured or contradicted.
+* :mod:`readme`: the generated results block of ``README.md``.
 
-Nothing here imports ``knights`` or ``torch``: the report builds in seconds.
+Only :mod:`predictions` imports ``knights`` (and so ``torch``), inside the one function
+that needs it and only when its cache misses; everything else reads JSON, so the report
+builds in seconds. ``report/check_pdf.py`` checks the built PDF (CI runs it).
 """

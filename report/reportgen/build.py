@@ -1,12 +1,15 @@
 """Build every figure, table and number of the report.
 
-    python report/build.py [--out DIR] [--results DIR] [--models-el DIR] [--models-sl DIR]
+    python report/build.py [--strict] [--readme] [--out DIR] [--results DIR] [--models-el DIR] [--models-sl DIR]
 
 writes ``DIR/figures/*.pdf``, ``DIR/tables/*.tex`` and ``DIR/numbers.tex`` (``DIR``
 defaults to ``report/``) from ``report/results/`` (the code's settings included:
-``settings.json``), the models' metadata and the committed data sample. What is not
-measured yet becomes a marked placeholder; the build itself never fails for a missing
-result.
+``settings.json``), the models' metadata, the committed data sample and the independent
+test sets. What is not measured yet becomes a marked placeholder, so a draft always
+builds; ``--strict`` (what ``make report`` runs) then exits with status 1 and names every
+placeholder left, every table cell marked unmeasured and every statement the results
+contradict. ``--readme`` rewrites the generated results block of ``README.md``
+(:mod:`reportgen.readme`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import datastats, figures, sources, tables
+from . import datastats, figures, predictions, readme, sources, tables
 from .sources import REPO, Sources, dig
 from .tex import Numbers, esc, fmt, fmt_int, fmt_pct, fmt_seconds, fmt_sig, placeholder_table
 
@@ -45,8 +48,12 @@ class Build:
     src: Sources
     data_sample: Path
     nums: Numbers = field(default_factory=Numbers)
+    original: dict = field(default_factory=dict)           # report/original.json
+    used_macros: set[str] | None = None                     # the \\num... macros report.tex uses
     written: list[Path] = field(default_factory=list)
     placeholders: dict[str, str] = field(default_factory=dict)
+    cells: list[str] = field(default_factory=list)         # table cells marked unmeasured: "tables/x.tex: row"
+    contradictions: list[str] = field(default_factory=list)  # what the text states and the results deny
     errors: list[str] = field(default_factory=list)       # sections that crashed
     fallbacks: list[str] = field(default_factory=list)    # what report.tex needed and no section made
     # wall times of the pipeline's steps, gathered by the sections for the timings table
@@ -64,6 +71,28 @@ class Build:
         m = re.search(r"\\notyetlong\{([^}]*)\}", text)
         if m:
             self.placeholders[f"tables/{name}.tex"] = m.group(1)
+            return
+        for line in text.splitlines():
+            marks = line.count("\\pending") + line.count("\\notyet{")
+            if marks:
+                row = re.sub(r"\\[a-z]+\{|[{}$]", "", line.split("&")[0]).strip() or "a row"
+                self.cells += [f"tables/{name}.tex: {row}"] * marks
+
+    def unmeasured(self) -> list[str]:
+        """Every value the build could not fill that the report prints, one line each,
+        naming where it is (a number no sentence of report.tex uses is not counted)."""
+        used = self.used_macros if self.used_macros is not None else set(self.nums.pending)
+        out = [f"\\{name} (numbers.tex): waiting for {why}" for name, why in sorted(self.nums.pending.items())
+               if name in used]
+        out += [f"{what}: waiting for {why}" for what, why in sorted(self.placeholders.items())]
+        out += [f"{c}: a cell marked n/m" for c in self.cells]
+        return out
+
+    def problems(self) -> list[str]:
+        """What ``--strict`` refuses: unmeasured values, contradicted statements, crashed
+        sections and what report.tex needs that no section made."""
+        return (self.unmeasured() + [f"contradicted: {c}" for c in self.contradictions]
+                + [f"crashed: {e}" for e in self.errors] + [f"not produced: {f}" for f in self.fallbacks])
 
     def figure(self, name: str, make, why: str | None = None) -> None:
         """``make(path)`` draws the figure; with ``why`` (nothing to draw) a placeholder."""
@@ -189,6 +218,35 @@ def networks_section(b: Build) -> None:
     rows_with = next((m["rows"] for m in moves if m.get("rows")), None)
     n.put("numSlTestRows", rows_with, fmt_int, why=src.missing("networks.json"))
 
+    # which epoch was shipped: a run without keep_best ships its last epoch, however it ended
+    for lib in libs_el:
+        h = hist.get(lib["name"]) or {}
+        suffix = "V" + word(lib["number"])
+        why_h = f"models_EL/v{lib['number']}.json (knights ship-models)"
+        n.put(f"numBestVal{suffix}", h.get("best_val"), fmt, why=why_h, digits=2)
+        n.put(f"numBestEpoch{suffix}", h.get("best_epoch"), fmt_int, why=why_h)
+        n.put(f"numLastVal{suffix}", h.get("last_val"), fmt, why=why_h, digits=2)
+        n.put(f"numEpochs{suffix}", len(h["train_loss"]) if h else None, fmt_int, why=why_h)
+    shipped_worse = [lib["name"] for lib in libs_el
+                     if (h := hist.get(lib["name"])) and h.get("kept_val") and h.get("best_val")
+                     and h["kept_val"] > 1.5 * h["best_val"]]
+    n.put("numShippedWorse", esc(", ".join(shipped_worse)) if shipped_worse else "none")
+
+    # the versions that are ours: numbered past the original's, listed from the files
+    original_count = int(b.original.get("el_versions", {}).get("value", 0) or 0)
+    ours = [lib for lib in libs_el if lib["number"] > original_count]
+    sets = sources.independent_sets(src)
+    maes: dict[str, dict[str, float]] = {}
+    for st in sets:
+        for r in st["evaluation"]:
+            maes.setdefault(r["name"], {})[st["name"]] = r["mae"]
+    letter = {r["name"]: r["mae"] for r in rows if r["mae"] is not None}
+    b.table("new_versions", tables.new_versions(ours, maes, [st["name"] for st in sets], letter)
+            if ours else placeholder_table("no version beyond the original's is declared or trained"))
+    n.put("numNewVersions", esc(", ".join(lib["name"] for lib in ours)) if ours else None,
+          why="a version beyond the original's")
+    n.put("numNewVersionCount", len(ours) or None, fmt_int, why="a version beyond the original's")
+
     b.table("training_runs", tables.training_runs(libs_el + libs_sl, runs, hist))
     b.runs_total = sum((r["seconds"] or 0.0) for r in runs.values()) or None
     b.runs_count = sum(1 for r in runs.values() if r["seconds"])
@@ -213,6 +271,13 @@ def ensemble_section(b: Build) -> None:
     shipped = next((x for x in blends if x["shipped"]), None)
     n.put("numShippedBlend", esc(s["shipped"].replace("_", " ")) if s["shipped"] else None, why=why)
     n.put("numShippedBlendMae", shipped and shipped["test_mae"], fmt, why=why, digits=3)
+    n.put("numShippedBlendValMae", shipped and shipped["val_mae"], fmt, why=why, digits=3)
+    n.put("numShippedBlendMs", shipped and shipped["ms"], fmt_sig, why=why)
+    chosen = sources.blend_by_validation(src)
+    n.put("numValChosenBlend", esc(chosen.replace("_", " ")) if chosen else None, why=why)
+    if chosen and shipped and chosen != shipped["name"]:
+        b.contradictions.append(f"the text says the shipped blend is the validation choice, but validation chooses "
+                                f"{chosen!r} and {shipped['name']!r} is shipped (ensemble.json)")
     n.put("numShippedMs", s["ms"], fmt_sig, why=why)
     n.put("numShippedMb", s["mb"], fmt, why=why)
     n.put("numEnsembleLoad", s["load_seconds"], fmt, why=why)
@@ -299,9 +364,9 @@ def strength_section(b: Build, original: dict) -> None:
                ("score_vs_sf1350", "sf-elo:1350", "Stockfish at UCI_Elo 1350 (sf-elo:1350)")]
     b.table("versus_original", tables.versus_original(original, players, mapping))
     n.put("numShippedPlayer", esc(shipped["label"]) if shipped else None, why=why)
-    n.put("numShippedElo", shipped and shipped["rating"], fmt, digits=0, why=why)
-    n.put("numShippedEloLow", shipped and shipped["low"], fmt, digits=0, why=why)
-    n.put("numShippedEloHigh", shipped and shipped["high"], fmt, digits=0, why=why)
+    n.put("numShippedElo", shipped and shipped["rating"], elo_text, why=why)
+    n.put("numShippedEloLow", shipped and shipped["low"], elo_text, why=why)
+    n.put("numShippedEloHigh", shipped and shipped["high"], elo_text, why=why)
     for spec, macro in (("random", "Random"), ("greedy", "Greedy"), ("sf-elo:1350", "Anchor")):
         v = (shipped or {}).get("vs", {}).get(spec) if shipped else None
         n.put(f"numScore{macro}", v and v["score"], fmt, why=why)
@@ -313,6 +378,27 @@ def strength_section(b: Build, original: dict) -> None:
     n.put("numMaxPliesArena", summary["max_plies"], fmt_int, why=why)
     anchors = sorted(float(v) for v in summary["anchors"].values()) if summary["anchors"] else []
     n.put("numAnchors", ", ".join(f"{a:.0f}" for a in anchors) or None, why=why)
+    # the networks alone at one ply, beside the greedy material counter
+    greedy = next((p for p in players if p["name"] == "greedy"), None)
+    n.put("numGreedyElo", greedy and greedy["rating"], elo_text, why=why)
+    n.put("numGreedyEloLow", greedy and greedy["low"], elo_text, why=why)
+    n.put("numGreedyEloHigh", greedy and greedy["high"], elo_text, why=why)
+    alone = [p for p in ours if re.fullmatch(r"ours:EL/v\d+", p["name"]) and p["low"] is not None]
+    best_alone = max(alone, key=lambda p: p["rating"]) if alone else None
+    rest = [p for p in alone if p is not best_alone]
+    overlap = [p for p in alone if greedy and greedy["low"] is not None
+               and p["low"] <= greedy["high"] and p["high"] >= greedy["low"]]
+    n.put("numAloneCount", len(alone) or None, fmt_int, why=why)
+    n.put("numAloneGames", sorted(p["games"] for p in alone)[len(alone) // 2] if alone else None, fmt_int, why=why)
+    n.put("numAloneOverlapGreedy", len(overlap) if alone and greedy else None, fmt_int, why=why)
+    n.put("numAloneRestLow", min((p["rating"] for p in rest), default=None), elo_text, why=why)
+    n.put("numAloneRestHigh", max((p["rating"] for p in rest), default=None), elo_text, why=why)
+    n.put("numBestAlone", esc(best_alone["name"].removeprefix("ours:")) if best_alone else None, why=why)
+    n.put("numBestAloneElo", best_alone and best_alone["rating"], elo_text, why=why)
+    n.put("numAloneHalfWidth", (sum((p["high"] - p["low"]) / 2 for p in alone) / len(alone)) if alone else None,
+          fmt, digits=0, why=why)
+    n.put("numRatingTies", rating_ties(ours) if ours else None, why=why)
+
     passed = [t for t in summary["targets"] if t["status"] == "PASS"]
     n.put("numTargetsPassed", f"{len(passed)} of {len(summary['targets'])}" if summary["targets"] else None, why=why)
     b.strength_seconds = ((summary["seconds_games"] or 0) + (summary["seconds_quality"] or 0)) or None
@@ -331,28 +417,261 @@ def strength_section(b: Build, original: dict) -> None:
     n.put("numQualityBlunders", q_shipped and q_shipped["blunders_per_game"], fmt, why=qwhy)
 
 
+def rating_ties(players: list[dict]) -> str:
+    """A sentence on players that share a rating (to the Elo point), and why they do:
+    a maximum-likelihood rating depends on nothing but whom a player met, how often,
+    and its total score against them."""
+    groups: dict[int, list[dict]] = {}
+    for p in players:
+        groups.setdefault(round(p["rating"]), []).append(p)
+    ties = [g for g in groups.values() if len(g) > 1]
+    if not ties:
+        return "No two of our players share a rating."
+    parts, explained = [], True
+    for g in ties:
+        names = " and ".join(esc(p["name"].removeprefix("ours:")) for p in g)
+        same = len({tuple(sorted((o, v["games"]) for o, v in p["vs"].items())) for p in g}) == 1
+        points = {round((p["score"] or 0) * (p["games"] or 0), 1) for p in g}
+        text = f"{names} share a rating of {elo_text(g[0]['rating'])}"
+        if same and len(points) == 1:
+            text += f" (each {next(iter(points)):g} points in {fmt_int(g[0]['games'])} games)"
+        else:
+            explained = False
+        parts.append(text)
+    sentence = "; ".join(parts)
+    if explained:
+        sentence += (": each of them met the same opponents as often as the other, and a maximum-likelihood "
+                     "rating depends on nothing else, not on which games were won")
+    return sentence + "."
+
+
+def elo_text(x: float) -> str:
+    return ("$-$" if x < 0 else "") + f"{abs(x):.0f}"
+
+
 def speed_section(b: Build) -> None:
     src, n = b.src, b.nums
     entries = sources.bench_entries(src)
     why = src.missing("bench.json")
     b.table("bench", tables.bench(entries, why, EXPECTED_BENCH))
-    b.figure("bench", lambda p: figures.bench_ratios(entries, p),
-             None if any(e["ratio"] or e["rate"] for e in entries) else why)
+    judged = []
+    for e in entries:
+        if e["status"] == "SKIP" or sources.bench_kind(e) in ("info", "count"):
+            continue
+        value, target = sources.bench_measure(e)
+        if value and target:
+            factor = target / value if sources.bench_kind(e) == "time" else value / target
+            judged.append((e["name"].replace("_", " ") + (" (quick)" if e["quick"] else ""), factor,
+                           sources.bench_met(e)))
+    b.figure("bench", lambda p: figures.bench_ratios(judged, p), None if judged else why)
+    for e in entries:
+        met = sources.bench_met(e)
+        if met is not None and e["status"] in ("PASS", "MISS") and met != (e["status"] == "PASS"):
+            b.contradictions.append(f"bench.json {e['name']}: recorded {e['status']}, but its figures say "
+                                    f"{'met' if met else 'missed'}")
     for name in ("encode", "cache", "generate", "train_vs_row", "train_vs_model"):
         e = sources.bench(src, name)
         w = f"bench.json {name} (make bench)"
         m = camel(name)
         n.put(f"num{m}Ratio", e and e["ratio"], fmt_sig, why=w)
         n.put(f"num{m}Rate", e and e["rate"], fmt_sig, why=w)
+        n.put(f"num{m}BaselineRate", e and e["baseline_rate"], fmt_sig, why=w)
         n.put(f"num{m}Target", e and e["target"], fmt_sig, why=w)
         n.put(f"num{m}Status", (e["status"] + (" (quick run)" if e["quick"] else "")) if e else None, why=w)
         n.put(f"num{m}Share", e and e["ratio"], fmt_pct, digits=0, why=w)
+    # the original's own figures against ours: other machine, same proportions
+    orig = {k: sources.number(dig(b.original, k, "value"))
+            for k in ("cpu_load_rows_per_second", "cpu_train_rows_per_second", "cpu_model_rows_per_second")}
+    row, model = sources.bench(src, "train_vs_row"), sources.bench(src, "train_vs_model")
+    w = "bench.json train_vs_row, train_vs_model (make bench)"
+    if orig["cpu_model_rows_per_second"]:
+        n.put("numOrigTrainShareOfModel", (orig["cpu_train_rows_per_second"] or 0) / orig["cpu_model_rows_per_second"],
+              fmt_pct, digits=0)
+    n.put("numRowShareOfModel", row and model and row["baseline_rate"] and model["baseline_rate"]
+          and row["baseline_rate"] / model["baseline_rate"], fmt_pct, digits=0, why=w)
+    n.put("numModelMachineFactor", model and model["baseline_rate"] and orig["cpu_model_rows_per_second"]
+          and model["baseline_rate"] / orig["cpu_model_rows_per_second"], fmt, digits=1, why=w)
+    n.put("numModelStepRate", model and model["baseline_rate"], fmt_sig, why=w)
     cpus = {e["cpus"] for e in entries if e.get("cpus")}
     n.put("numBenchCpus", ", ".join(str(c) for c in sorted(cpus)) or None, why=why)
-    n.put("numBenchCount", len(entries), fmt_int)
-    n.put("numBenchPassed", sum(e["status"] == "PASS" for e in entries), fmt_int)
+    verdicts = [sources.bench_met(e) for e in entries if e["status"] != "SKIP"]
+    n.put("numBenchCount", sum(v is not None for v in verdicts), fmt_int)
+    n.put("numBenchPassed", sum(v is True for v in verdicts), fmt_int)
+    info = sum(v is None for v in verdicts)
+    n.put("numBenchInfo", f"{word(info).lower()} more {'is' if info == 1 else 'are'} measured for context"
+          if info else "nothing else is measured")
     secs = [dig(e, "details", "bench_seconds") for e in entries]
     b.bench_seconds = sum(s for s in secs if isinstance(s, (int, float))) or None
+
+
+def independent_section(b: Build) -> None:
+    src, n = b.src, b.nums
+    why = src.missing("independent.json")
+    sets = sources.independent_sets(src)
+    letters = sources.independent_letters(src)
+    b.table("independent_sets", tables.independent_sets_info(sets) if sets else placeholder_table(why))
+    b.table("independent", tables.independent_summary(sets, letters, why))
+    best = sources.best_network_independent(src)
+    names = [x for x in ("stockfish depth 1", best, "democracy", "material") if x]
+    b.figure("independent_buckets", lambda p: figures.independent_buckets(sets, names, p), None if sets else why)
+    b.table("independent_buckets", tables.independent_buckets(sets, names, figures.BUCKET_ORDER)
+            if sets else placeholder_table(why))
+    n.put("numIndepSetCount", len(sets) or None, fmt_int, why=why)
+    n.put("numIndepSetNames", ", ".join(f"\\texttt{{{esc(st['name'])}}}" for st in sets) or None, why=why)
+    sizes = sorted({st["rows"] for st in sets if st["rows"]})
+    n.put("numIndepRows", "--".join(fmt_int(x) for x in (sizes[:1] + sizes[-1:] if len(sizes) > 1 else sizes))
+          or None, why=why)
+    depths = {st["label_depth"] for st in sets if st["label_depth"]}
+    n.put("numIndepDepth", depths.pop() if len(depths) == 1 else None, fmt_int, why=why)
+    engines = {st["label_engine"] for st in sets if st["label_engine"]}
+    n.put("numIndepEngine", esc(engines.pop()) if len(engines) == 1 else None, why=why)
+    n.put("numIndepSeconds", sources.independent_seconds(src), fmt_seconds, why=why)
+    n.put("numIndepBest", esc(best) if best else None, why=why)
+
+    def col(name: str) -> list[float]:
+        return [r["mae"] for st in sets for r in st["evaluation"] if r["name"] == name]
+
+    def span(xs: list[float], formatter=fmt, **kw) -> str | None:
+        return f"{formatter(min(xs), **kw)}--{formatter(max(xs), **kw)}" if xs else None
+
+    best_mae, sf1, material = col(best or ""), col("stockfish depth 1"), col("material")
+    n.put("numIndepBestMaes", ", ".join(fmt(x) for x in best_mae) or None, why=why)
+    n.put("numIndepStockfishMaes", ", ".join(fmt(x) for x in sf1) or None, why=why)
+    n.put("numIndepMaterialMaes", ", ".join(fmt(x) for x in material) or None, why=why)
+    ratio = [m / s for m, s in zip(best_mae, sf1, strict=False) if s] if len(best_mae) == len(sf1) else []
+    n.put("numIndepVsStockfish", span(ratio, fmt, digits=1), why=why)
+    letter = next((r["mae"] for r in letters["rows"] if r["name"] == best), None)
+    n.put("numIndepBestLetterMae", letter, fmt, digits=3, why=why)
+    n.put("numIndepVsLetter", span([x / letter for x in best_mae], fmt, digits=1) if letter else None, why=why)
+    worst = max(((st["name"], m) for st, m in zip(sets, best_mae, strict=False)), key=lambda x: x[1], default=None)
+    n.put("numIndepWorstSet", esc(worst[0]) if worst else None, why=why)
+    n.put("numRankCorrelations", ", ".join(f"{rho:.2f} on \\texttt{{{esc(k)}}}" for k, rho in
+                                           rank_correlations(sets, letters)) or None, why=why)
+    worst_buckets = []
+    for st in sets:
+        r = next((r for r in st["evaluation"] if r["name"] == best), None)
+        known = {k: v["mae"] for k, v in (r or {}).get("buckets", {}).items() if v.get("mae") is not None}
+        if known:
+            k = max(known, key=lambda b_: known[b_])
+            where = "forced mates" if k == "mate" else f"$|$eval$|$ {esc(k)}"
+            worst_buckets.append(f"{where} on \\texttt{{{esc(st['name'])}}}")
+    n.put("numIndepWorstBuckets", ", ".join(worst_buckets) or None, why=why)
+    demo_letter = next((r["mae"] for r in letters["rows"] if r["name"] == "democracy"), None)
+    n.put("numDemocracyLetterMae", demo_letter, fmt, digits=3, why=why)
+    member = next((st["democracy"]["best_member"] for st in sets if st["democracy"].get("best_member")), None)
+    n.put("numBestMemberLetterMae", next((r["mae"] for r in letters["rows"] if r["name"] == member), None), fmt,
+          digits=3, why=why)
+    gains = [(st["name"], st["democracy"].get("democracy", {}).get("relative_gain")) for st in sets]
+    gains = [(k, g) for k, g in gains if g is not None]
+    n.put("numDemocracyGains", ", ".join(f"{fmt_pct(g)} on \\texttt{{{esc(k)}}}" for k, g in gains) or None,
+          why=why)
+    n.put("numDemocracyBeats", sum(g > 0 for _, g in gains) if gains else None, fmt_int, why=why)
+    threat_gains = [st["democracy"].get("democracy+threats", {}).get("relative_gain") for st in sets]
+    threat_gains = [g for g in threat_gains if g is not None]
+    n.put("numThreatGains", f"between {fmt_pct(min(threat_gains))} and {fmt_pct(max(threat_gains))}"
+          if threat_gains else None, why=why)
+    n.put("numBestMember", esc(next((st["democracy"]["best_member"] for st in sets
+                                     if st["democracy"].get("best_member")), "") or "") or None, why=why)
+
+    # every position: the best network against Stockfish, and example positions
+    result, why_pred = None, f"the best network on the independent sets ({why})"
+    if best:
+        try:
+            result = predictions.compute(src.root, src.models["EL"], best, cache_dir=b.out / "figures")
+            why_pred = ""
+        except predictions.Unavailable as exc:
+            why_pred = str(exc)
+    if result:
+        recorded = {st["name"]: next((r["mae"] for r in st["evaluation"] if r["name"] == best), None) for st in sets}
+        for st in result["sets"]:
+            if recorded.get(st["name"]) is not None and abs(predictions.mae(st) - recorded[st["name"]]) > 1e-3:
+                b.contradictions.append(f"{best} on {st['name']}: MAE {predictions.mae(st):.4f} now, "
+                                        f"{recorded[st['name']]:.4f} in independent.json (rerun knights results)")
+    b.figure("predicted", lambda p: figures.predicted_vs_stockfish(result, p), None if result else why_pred)
+    chosen = predictions.examples(result) if result else []
+    b.figure("boards", lambda p: figures.boards(chosen, best or "", p),
+             None if chosen else (why_pred or "no FEN in the independent sets"))
+    n.put("numPredictedNetwork", esc(result["network"]) if result else None, why=why_pred)
+    n.put("numShrink", predictions.shrink(result) if result else None, fmt, digits=2, why=why_pred)
+    n.put("numShrinkRows", predictions.shrink_rows(result) if result else None, fmt_int, why=why_pred)
+    n.put("numExampleCount", len(chosen) or None, fmt_int, why=why_pred or "no FEN in the independent sets")
+
+
+def rank_correlations(sets: list[dict], letters: dict) -> list[tuple[str, float]]:
+    """Spearman's rank correlation, on each set, between the networks' MAE there and on
+    the test letter: 1 when the letter ranks the versions exactly as the set does."""
+    letter = {r["name"]: r["mae"] for r in letters["rows"] if r["kind"] == "network"}
+    out = []
+    for st in sets:
+        pairs = [(letter[r["name"]], r["mae"]) for r in st["evaluation"]
+                 if r["kind"] == "network" and r["name"] in letter]
+        if len(pairs) < 3:
+            continue
+        rank = lambda xs: {x: i for i, x in enumerate(sorted(xs))}  # noqa: E731
+        ra, rb = rank([a for a, _ in pairs]), rank([b_ for _, b_ in pairs])
+        k = len(pairs)
+        d2 = sum((ra[a] - rb[b_]) ** 2 for a, b_ in pairs)
+        out.append((st["name"], 1 - 6 * d2 / (k * (k * k - 1))))
+    return out
+
+
+def search_section(b: Build) -> None:
+    src, n = b.src, b.nums
+    why = src.missing("search_strength.json")
+    runs = sources.search_runs(src)
+    players = sources.elo_players(src)
+    shipped = next((p for p in players if p["shipped"]), None)
+    rows = []
+    if shipped:
+        rows.append({"label": f"one ply, {shipped['name'].removeprefix('ours:')} (the ladder)",
+                     "rating": shipped["rating"], "low": shipped["low"], "high": shipped["high"],
+                     "games": shipped["games"], "vs": shipped["vs"], "kind": "ours"})
+    for r in runs:
+        seconds = f"{r['seconds_per_move']:g} s a move" if r["seconds_per_move"] else r["label"]
+        extra = r["label"].split(" ", 1)[1] if " " in r["label"] else ""
+        rows.append({**r, "label": f"search, {seconds}" + (f" ({extra})" if extra else ""), "kind": "search"})
+    anchors = {k: float(v) for k, v in (sources.elo_summary(src)["anchors"] or {}).items()
+               if sources.number(v) is not None}
+    opponents = sorted({o for r in runs for o in r["vs"]}, key=lambda o: anchors.get(o, 9999))
+    b.table("search", tables.search(rows, opponents) if runs else placeholder_table(why))
+    b.figure("search", lambda p: figures.search_strength(
+        rows, anchors, p), None if runs else why)
+    by_time: dict[float, dict] = {}
+    for r in runs:
+        if r["seconds_per_move"]:
+            by_time.setdefault(r["seconds_per_move"], r)  # the first listed run of each time
+    fast = by_time[min(by_time)] if by_time else None
+    slow = by_time[max(by_time)] if len(by_time) > 1 else None
+    for tag, r in (("Fast", fast), ("Slow", slow)):
+        n.put(f"numSearch{tag}Seconds", r and r["seconds_per_move"], "{:g}".format, why=why)
+        n.put(f"numSearch{tag}Elo", r and r["rating"], elo_text, why=why)
+        n.put(f"numSearch{tag}EloLow", r and r["low"], elo_text, why=why)
+        n.put(f"numSearch{tag}EloHigh", r and r["high"], elo_text, why=why)
+        n.put(f"numSearch{tag}Games", r and r["games"], fmt_int, why=why)
+    n.put("numSearchGain", slow and shipped and slow["rating"] - shipped["rating"], elo_text, why=why)
+    n.put("numSearchRunCount", len(runs) or None, fmt_int, why=why)
+    bn, be = sources.bench(src, "search_nodes"), sources.bench(src, "search_evals")
+    w = "bench.json search_nodes, search_evals (knights bench search)"
+    d = (bn or {}).get("details") or {}
+    n.put("numSearchNodes", bn and bn["rate"], fmt_sig, why=w)
+    n.put("numMovegenNodes", bn and bn["baseline_rate"], fmt_sig, why=w)
+    n.put("numSearchDepth", sources.number(d.get("mean_depth")), fmt, digits=1, why=w)
+    n.put("numSearchPositions", sources.number(d.get("positions")), fmt_int, why=w)
+    n.put("numSearchSecondsPerPosition", sources.number(d.get("seconds_per_position")), "{:g}".format, why=w)
+    n.put("numSearchEvalShare", sources.number(d.get("eval_share_of_time")), fmt_pct, digits=0, why=w)
+    n.put("numSearchBatch", sources.number(d.get("mean_batch")), fmt_int, why=w)
+    n.put("numSearchEvaluator", esc(d["evaluator"]) if d.get("evaluator") else None, why=w)
+    n.put("numSearchEvals", be and be["rate"], fmt_sig, why=w)
+    n.put("numEvaluatorAlone", be and be["baseline_rate"], fmt_sig, why=w)
+    soaks = [e for e in sources.bench_entries(src) if e["name"].startswith("uci_soak") and e["status"] != "SKIP"]
+    w = "bench.json uci_soak (knights bench uci_soak)"
+    total = lambda key: sum(sources.number(e["details"].get(key)) or 0 for e in soaks) if soaks else None  # noqa: E731
+    n.put("numUciGames", total("games"), fmt_int, why=w)
+    n.put("numUciPlies", total("plies"), fmt_int, why=w)
+    n.put("numUciBad", total("illegal") + total("errors") + total("time_losses") if soaks else None, fmt_int, why=w)
+    n.put("numUciClocks", " and ".join(esc(e["details"].get("clock", "?")) for e in soaks) or None, why=w)
+    least = [sources.number(e["details"].get("least_left_ms")) for e in soaks]
+    n.put("numUciLeastLeft", min((x for x in least if x is not None), default=None), fmt_int, why=w)
 
 
 def original_numbers(b: Build, original: dict) -> None:
@@ -405,6 +724,8 @@ def timings_section(b: Build, script_seconds: float) -> None:
     steps = [
         {"command": "make data", "what": "play and label the dataset with Stockfish, split it into chunks",
          "seconds": gen["seconds"], "source": "results/dataset.json"},
+        {"command": "make independent", "what": "build and label the independent test sets",
+         "seconds": sources.independent_seconds(src), "source": "results/independent.json"},
         {"command": "knights ship-models", "what": f"run every version's notebook on the full data "
                                                    f"({b.runs_count} runs logged)",
          "seconds": b.runs_total, "source": "results/training_runs.json"},
@@ -472,12 +793,15 @@ def build(out: Path, src: Sources, data_sample: Path | None = None, tex_path: Pa
     b = Build(Path(out), src, Path(data_sample or src.root / "data" / "sample"))
     original_path = Path(__file__).resolve().parents[1] / "original.json"
     original = json.loads(original_path.read_text())
+    b.original = original
     _safe(b, original_numbers, original)
     _safe(b, data_section)
     _safe(b, networks_section)
     _safe(b, ensemble_section)
     _safe(b, playing_section)
     _safe(b, strength_section, original)
+    _safe(b, independent_section)
+    _safe(b, search_section)
     _safe(b, speed_section)
     _safe(b, formats_section)
     _safe(b, timings_section, time.perf_counter() - t0)
@@ -495,8 +819,10 @@ def build(out: Path, src: Sources, data_sample: Path | None = None, tex_path: Pa
             quick=(bool(quick)) if read else None,
             error=f"{len(read)} of {len(metas)} versions trained" + (f", {len(quick)} quick" if quick else "")))
     b.table("provenance", tables.provenance(inputs))
-    fill_gaps(b, Path(tex_path).read_text())
-    b.nums.put("numPendingCount", len(b.nums.pending) + len(b.placeholders), fmt_int)
+    tex = Path(tex_path).read_text()
+    fill_gaps(b, tex)
+    b.used_macros = contract(tex)[2]
+    b.nums.put("numPendingCount", len(b.unmeasured()), fmt_int)
     path = b.out / "numbers.tex"
     path.parent.mkdir(parents=True, exist_ok=True)
     b.nums.write(path)
@@ -511,22 +837,39 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models-el", default=None)
     p.add_argument("--models-sl", default=None)
     p.add_argument("--data-sample", default=None, help="chunk folder for data statistics (default data/sample)")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1, naming each, when any value is left unmeasured or contradicted (make report)")
+    p.add_argument("--readme", action="store_true",
+                   help="only rewrite README.md's generated results block from the results, then stop")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
     models = {k: Path(v) for k, v in (("EL", args.models_el), ("SL", args.models_sl)) if v}
+    src = Sources(REPO, Path(args.results) if args.results else None, models)
+    if args.readme:
+        try:
+            changed = readme.write(REPO / "README.md", readme.block(src))
+        except readme.ReadmeError as exc:
+            print(f"report/build.py --readme: {exc}", file=sys.stderr)
+            return 1
+        print(f"README.md: results block {'rewritten' if changed else 'already up to date'}")
+        return 0
     t0 = time.perf_counter()
-    b = build(Path(args.out), Sources(REPO, Path(args.results) if args.results else None, models),
-              Path(args.data_sample) if args.data_sample else None)
+    b = build(Path(args.out), src, Path(args.data_sample) if args.data_sample else None)
     if not args.quiet:
         figs = sum(p.suffix == ".pdf" for p in b.written)
         print(f"report: {figs} figures, {sum(p.suffix == '.tex' for p in b.written) - 1} tables, "
               f"{len(b.nums.values)} numbers in {Path(args.out)} ({time.perf_counter() - t0:.1f} s)")
         if b.fallbacks:
             print(f"warning: placeholders for what no section produced: {', '.join(b.fallbacks)}", file=sys.stderr)
-        pending = sorted(set(b.nums.pending.values()) | set(b.placeholders.values()))
-        if pending:
-            print(f"not yet measured ({len(b.nums.pending)} numbers, {len(b.placeholders)} tables/figures), "
-                  "waiting for:")
-            for why in pending:
-                print(f"  - {why}")
+    problems = b.problems()
+    if args.strict and problems:
+        print(f"report/build.py --strict: {len(problems)} value(s) the report cannot stand behind:", file=sys.stderr)
+        for line in problems:
+            print(f"  - {line}", file=sys.stderr)
+        return 1
+    if problems and not args.quiet:
+        print(f"draft: {len(problems)} value(s) not measured yet or contradicted, marked in red "
+              "(--strict refuses them):")
+        for line in problems:
+            print(f"  - {line}")
     return 0

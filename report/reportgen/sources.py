@@ -28,6 +28,8 @@ FILES: dict[str, tuple[str, str]] = {
     "dataset.json": ("how the full dataset was generated (rows, games, seconds)", "make data"),
     "data_stats.json": ("statistics of the full dataset", "report/data_stats.py data/full"),
     "settings.json": ("the code's settings: data recipe, versions, engine", "knights settings"),
+    "independent.json": ("every evaluator on the independent test sets, by |eval| bucket", "knights results"),
+    "search_strength.json": ("the alpha-beta search against Stockfish anchors", "knights match (search)"),
 }
 
 
@@ -155,23 +157,35 @@ def network_table(src: Sources, versions: list[int]) -> dict | None:
                      epochs=number(r.get("epochs")), mae=number(r.get("mae")), median_ae=number(r.get("median_ae")),
                      sign_agreement=number(r.get("sign_agreement")), seconds=number(r.get("seconds")))
                 for r in doc["evaluation"] if isinstance(r, dict)]
+        listed = {r["name"] for r in rows}
+        for v in versions:  # trained after the table was measured: its own metadata's figures
+            row = _meta_row(src, v)
+            if row and row["name"] not in listed:
+                rows.append({**row, "from_metadata": True})
         return {"rows": rows, "from": "networks", "rows_tested": number(dig(doc, "data", "rows")),
                 "folder": dig(doc, "data", "folder"), "letters": dig(doc, "data", "test_letters")}
     rows = []
     for v in versions:
-        meta = src.meta("EL", v)
-        if not meta or not isinstance(meta.get("test"), dict):
-            continue
-        t = meta["test"]
-        rows.append(dict(name=f"EL/v{v}", kind="network", parameters=number(meta.get("parameters")),
-                         epochs=number(len(dig(meta, "history", "train_loss", default=[]) or [])) or None,
-                         mae=number(t.get("mae")), median_ae=number(t.get("median_ae")),
-                         sign_agreement=number(t.get("sign_agreement")), seconds=None))
+        row = _meta_row(src, v)
+        if row:
+            rows.append(row)
     if not rows:
         return None
     meta = src.meta("EL", versions[-1]) or {}
     return {"rows": rows, "from": "metadata", "rows_tested": number(dig(meta, "data", "test", "rows")),
             "folder": dig(meta, "data", "test", "folder"), "letters": dig(meta, "data", "test", "letters")}
+
+
+def _meta_row(src: Sources, v: int) -> dict | None:
+    """A held-out row from a version's own metadata (its test split), or None."""
+    meta = src.meta("EL", v)
+    if not meta or not isinstance(meta.get("test"), dict):
+        return None
+    t = meta["test"]
+    return dict(name=f"EL/v{v}", kind="network", parameters=number(meta.get("parameters")),
+                epochs=number(len(dig(meta, "history", "train_loss", default=[]) or [])) or None,
+                mae=number(t.get("mae")), median_ae=number(t.get("median_ae")),
+                sign_agreement=number(t.get("sign_agreement")), seconds=None)
 
 
 def move_table(src: Sources, versions: list[int]) -> list[dict]:
@@ -209,7 +223,28 @@ def history(src: Sources, family: str, v: int) -> dict | None:
             "device": h.get("device"), "quick": bool(meta.get("quick")),
             "train_rows": number(dig(meta, "data", "train", "rows")),
             "train_seconds": number(meta.get("train_seconds")), "parameters": number(meta.get("parameters")),
-            "stored": meta.get("stored"), "batch_size": number(dig(meta, "train_config", "batch_size"))}
+            "stored": meta.get("stored"), "batch_size": number(dig(meta, "train_config", "batch_size")),
+            **kept_epoch(h, bool(dig(meta, "train_config", "keep_best")))}
+
+
+def kept_epoch(h: dict, keep_best: bool) -> dict:
+    """Which epoch's weights were shipped and how its validation loss compares with the
+    best epoch's: ``best_epoch``, ``best_val``, ``last_val``, ``kept_epoch``,
+    ``kept_val``, ``keep_best`` (epochs count from 1). Without ``keep_best`` the loop
+    ships the last epoch, whatever its validation loss."""
+    val = [number(x) for x in (h.get("val_loss") or [])]
+    known = [(i + 1, v) for i, v in enumerate(val) if v is not None]
+    if not known:
+        return {"best_epoch": None, "best_val": None, "last_val": None, "kept_epoch": None, "kept_val": None,
+                "keep_best": keep_best}
+    best_epoch, best_val = min(known, key=lambda p: p[1])
+    recorded = number(h.get("best_epoch"))
+    if keep_best and recorded is not None and 1 <= recorded <= len(val) and val[int(recorded) - 1] is not None:
+        best_epoch, best_val = int(recorded), val[int(recorded) - 1]
+    last_epoch, last_val = known[-1]
+    kept = (best_epoch, best_val) if keep_best else (last_epoch, last_val)
+    return {"best_epoch": best_epoch, "best_val": best_val, "last_val": last_val, "kept_epoch": kept[0],
+            "kept_val": kept[1], "keep_best": keep_best}
 
 
 def data_recipe(src: Sources, versions: list[int]) -> dict:
@@ -234,18 +269,44 @@ def settings(src: Sources, section: str) -> dict:
 
 
 def versions(src: Sources, family: str) -> list[dict]:
-    """The versions of ``family`` the code declares, by number: name, family, number,
-    inputs, train (the version's TrainConfig), data (letters) and layers (convs,
-    widths) as dicts, parent, penalty and parameters, as ``settings.json`` records them."""
-    rows = []
+    """The versions of ``family``, by number: those the code declares (``settings.json``:
+    name, family, number, inputs, train (the version's TrainConfig), data (letters) and
+    layers (convs, widths) as dicts, parent, penalty and parameters) and those trained
+    (a ``models_<family>/vN.json`` file, which adds ``description``; a version only
+    trained, not declared, takes what its metadata records). So a new version shows in
+    every table as soon as either file exists."""
+    rows: dict[int, dict] = {}
     for name, v in settings(src, "versions").items():
         number_ = name.removeprefix(f"{family}/v")
         if number_ == name or not number_.isdigit() or not isinstance(v, dict):
             continue
         sections = {k: v[k] if isinstance(v.get(k), dict) else {} for k in ("inputs", "train", "data", "layers")}
-        rows.append({"name": name, "family": family, "number": int(number_), **sections, "parent": v.get("parent"),
-                     "penalty": number(v.get("penalty")), "parameters": number(v.get("parameters"))})
-    return sorted(rows, key=lambda v: v["number"])
+        rows[int(number_)] = {"name": name, "family": family, "number": int(number_), **sections,
+                              "parent": v.get("parent"), "penalty": number(v.get("penalty")),
+                              "parameters": number(v.get("parameters")), "description": None}
+    for n in trained_numbers(src, family):
+        meta = src.meta(family, n) or {}
+        description = meta.get("description") if isinstance(meta.get("description"), str) else None
+        if n in rows:
+            rows[n]["description"] = description
+            continue
+        data = {k: dig(meta, "data", k, "letters") for k in ("train", "val") if dig(meta, "data", k, "letters")}
+        rows[n] = {"name": f"{family}/v{n}", "family": family, "number": n, "inputs": _section(meta, "inputs"),
+                   "train": _section(meta, "train_config"), "data": data, "layers": {}, "parent": meta.get("parent"),
+                   "penalty": None, "parameters": number(meta.get("parameters")), "description": description}
+    return [rows[n] for n in sorted(rows)]
+
+
+def _section(doc: dict, key: str) -> dict:
+    return doc[key] if isinstance(doc.get(key), dict) else {}
+
+
+def trained_numbers(src: Sources, family: str) -> list[int]:
+    """The numbers of the versions of ``family`` with metadata (``models_EL/v8.json``):
+    the registry of what is trained, read from the files themselves."""
+    folder = src.models[family]
+    found = (p.stem[1:] for p in folder.glob("v*.json")) if folder.is_dir() else ()
+    return sorted(int(n) for n in found if n.isdigit())
 
 
 def file_sizes(src: Sources, pattern: str) -> dict[str, int]:
@@ -328,6 +389,19 @@ def ensemble_blends(src: Sources) -> list[dict]:
             for n, b in blends.items() if isinstance(b, dict)]
 
 
+def blend_by_validation(src: Sources) -> str | None:
+    """The blend that the validation rows choose: the lowest validation MAE among the
+    blends within the shipped budgets (ms a decision, MB of files). The test rows are
+    only reported, never used to choose; the report checks that this is the shipped one."""
+    blends = ensemble_blends(src)
+    budgets = dig(src.result("ensemble.json"), "shipped", "budgets") or {}
+    ms, mb = number(budgets.get("ms_per_decision")), number(budgets.get("mb"))
+    ok = [b for b in blends if b["val_mae"] is not None
+          and (ms is None or (b["ms"] is not None and b["ms"] <= ms))
+          and (mb is None or (b["mb"] is not None and b["mb"] <= mb))]
+    return min(ok, key=lambda b: b["val_mae"])["name"] if ok else None
+
+
 def ensemble_summary(src: Sources) -> dict:
     doc = src.result("ensemble.json") or {}
     return {"shipped": dig(doc, "shipped", "blend"), "load_seconds": number(dig(doc, "shipped", "load_seconds")),
@@ -393,7 +467,7 @@ def quality_players(src: Sources) -> tuple[list[dict], dict]:
 
 # -- benchmarks ------------------------------------------------------------------------------
 BENCH_ORDER = ("generate", "encode", "cache", "train_vs_row", "train_vs_model", "decision", "decision_ms",
-               "decision_ens", "soak", "ensemble_load", "ensemble_decision")
+               "decision_ens", "soak", "ensemble_load", "ensemble_decision", "search_nodes", "search_evals")
 
 
 def bench_entries(src: Sources) -> list[dict]:
@@ -417,6 +491,48 @@ def bench_entries(src: Sources) -> list[dict]:
     return out
 
 
+PER_EVENT = {"decisions/s": "ms a decision", "loads/s": "s a load"}
+"""Rates whose target is really a time per event: shown as that time, as the target says it."""
+
+
+def bench_kind(b: dict) -> str:
+    """How a benchmark is judged: ``ratio`` (ours over a baseline run in the same
+    process, at least the target), ``time`` (a time per decision or load, at most the
+    target), ``rate`` (a rate, at least the target), ``count`` (clean games out of
+    games played: all of them) or ``info`` (measured, no target)."""
+    if b["unit"] == "games":
+        return "count"
+    if not b["target"]:
+        return "info"
+    if b["metric"] == "ratio":
+        return "ratio"
+    return "time" if b["unit"] in PER_EVENT else "rate"
+
+
+def bench_measure(b: dict) -> tuple[float | None, float | None]:
+    """The value a benchmark is judged on and its target, in the unit the target is
+    stated in (a ratio, a rate, or a time per event: milliseconds a decision, seconds a load)."""
+    kind = bench_kind(b)
+    if kind in ("ratio", "info"):
+        return b["ratio"], b["target"]
+    if kind == "time":
+        scale = 1000.0 if b["unit"] == "decisions/s" else 1.0
+        return ((scale / b["rate"]) if b["rate"] else None), ((scale / b["target"]) if b["target"] else None)
+    return b["rate"], b["target"]
+
+
+def bench_met(b: dict) -> bool | None:
+    """Whether the benchmark meets its target, judged here from its figures (None:
+    nothing to judge); the report sets it beside the status the benchmark recorded."""
+    kind = bench_kind(b)
+    value, target = bench_measure(b)
+    if kind == "count":
+        return None if b["rate"] is None or b["baseline_rate"] is None else b["rate"] >= b["baseline_rate"]
+    if kind == "info" or value is None or target is None:
+        return None
+    return value <= target if kind == "time" else value >= target
+
+
 def bench(src: Sources, name: str) -> dict | None:
     return next((b for b in bench_entries(src) if b["name"] == name), None)
 
@@ -425,7 +541,7 @@ def decision_ms(src: Sources) -> list[tuple[str, float, str]]:
     """Milliseconds per move decision, ours and baseline, of the engine benchmarks
     (``decision``: batched engine vs the original's per-move loop; ``decision_ens``:
     the same with the democracy; ``ensemble_decision``: the democracy vs its network
-    alone). Returns (label, ms, "ours" / "baseline")."""
+    alone). Returns (label, ms, "ours" / "baseline" / "member")."""
     labels = {"decision": ("one-ply engine, network", "per-move loop (original), network"),
               "decision_ens": ("one-ply engine, democracy", "per-move loop (original), democracy"),
               "ensemble_decision": ("democracy evaluation", "its network alone")}
@@ -440,8 +556,8 @@ def decision_ms(src: Sources) -> list[tuple[str, float, str]]:
                    or (1000.0 / e["baseline_rate"] if e["baseline_rate"] else None))
         if ms:
             out.append((ours, ms, "ours"))
-        if base_ms:
-            out.append((base, base_ms, "baseline"))
+        if base_ms:  # the democracy's reference is one of its members, not the original's way
+            out.append((base, base_ms, "member" if name == "ensemble_decision" else "baseline"))
     return out
 
 
@@ -478,3 +594,109 @@ def dataset_generation(src: Sources) -> dict:
     return {"seconds": number(doc.get("seconds")), "rows": number(doc.get("rows")), "games": number(doc.get("games")),
             "workers": number(doc.get("workers")), "stockfish": doc.get("stockfish"),
             **{k: number(recipe.get(k)) for k in ("seed", "depth", "max_plies")}}
+
+
+# -- independent test sets ---------------------------------------------------------------
+def _evaluation_rows(rows) -> list[dict]:
+    out = []
+    for r in rows if isinstance(rows, list) else []:
+        if not isinstance(r, dict) or number(r.get("mae")) is None:
+            continue
+        buckets = {str(b.get("bucket")): {"rows": number(b.get("rows")), "mae": number(b.get("mae"))}
+                   for b in (r.get("buckets") or []) if isinstance(b, dict)}
+        out.append({"name": str(r.get("name")), "kind": str(r.get("kind", "network")), "mae": number(r.get("mae")),
+                    "median_ae": number(r.get("median_ae")), "sign_agreement": number(r.get("sign_agreement")),
+                    "rows": number(r.get("rows")), "buckets": buckets})
+    return out
+
+
+def independent_sets(src: Sources) -> list[dict]:
+    """The independent test sets (``independent.json``): name, file, rows, generator,
+    label_engine, label_depth, seed, dropped (reason -> rows), build_seconds (generate +
+    label + assemble of its source; sets built from one source share it), source_note,
+    evaluation rows (name, kind, mae, median_ae, sign_agreement, buckets {bucket: {rows,
+    mae}}), and democracy (best_member, best_member_mae, the democracy's and with-threats'
+    MAE and gain)."""
+    sets = dig(src.result("independent.json"), "sets")
+    out = []
+    for st in sets if isinstance(sets, list) else []:
+        if not isinstance(st, dict) or not st.get("set"):
+            continue
+        times = st.get("build_time_s") if isinstance(st.get("build_time_s"), dict) else {}
+        parts = [number(times.get(k)) for k in ("generate", "label", "assemble")]
+        dem = st.get("democracy") if isinstance(st.get("democracy"), dict) else {}
+        out.append({"name": str(st["set"]), "file": st.get("file"), "rows": number(st.get("rows")),
+                    "generator": st.get("generator") or "", "label_engine": st.get("label_engine"),
+                    "label_depth": number(st.get("label_depth")), "seed": number(st.get("seed")),
+                    "dropped": {str(k): number(v) or 0.0 for k, v in (st.get("dropped") or {}).items()},
+                    "build_seconds": sum(p for p in parts if p is not None) if any(p is not None for p in parts)
+                    else None, "source_note": times.get("note") or "",
+                    "evaluation": _evaluation_rows(st.get("evaluation")),
+                    "democracy": {"best_member": dem.get("best_member"),
+                                  "best_member_mae": number(dem.get("best_member_mae")),
+                                  **{k: {"mae": number(dig(dem, k, "mae")), "gain": number(dig(dem, k, "gain")),
+                                         "relative_gain": number(dig(dem, k, "relative_gain"))}
+                                     for k in dem if isinstance(dem.get(k), dict)}}})
+    return out
+
+
+def independent_letters(src: Sources) -> dict:
+    """The test letters' section of ``independent.json``: ``rows`` (evaluation rows),
+    ``measured`` ("now" / "earlier"), ``data`` (folder, letters, rows)."""
+    letters = dig(src.result("independent.json"), "letters")
+    if not isinstance(letters, dict):
+        return {"rows": [], "measured": None, "data": {}}
+    rows = _evaluation_rows(letters.get("evaluation")) + _evaluation_rows(letters.get("extra_rows"))
+    return {"rows": rows, "measured": letters.get("measured"),
+            "data": letters.get("data") if isinstance(letters.get("data"), dict) else {}}
+
+
+def independent_seconds(src: Sources) -> float | None:
+    """How long ``make independent`` took: the build time of each source once (sets cut
+    from the same source games share theirs)."""
+    seen: dict[str, float] = {}
+    for st in independent_sets(src):
+        if st["build_seconds"] is not None:
+            seen.setdefault(st["source_note"] or st["name"], st["build_seconds"])
+    return sum(seen.values()) or None
+
+
+def best_network_independent(src: Sources) -> str | None:
+    """The network with the lowest mean MAE over the independent sets that measured it
+    on every set (the one the report plots against Stockfish)."""
+    sets = independent_sets(src)
+    maes: dict[str, list[float]] = {}
+    for st in sets:
+        for r in st["evaluation"]:
+            if r["kind"] == "network":
+                maes.setdefault(r["name"], []).append(r["mae"])
+    full = {n: sum(m) / len(m) for n, m in maes.items() if len(m) == len(sets)}
+    return min(full, key=lambda n: full[n]) if full else None
+
+
+# -- search --------------------------------------------------------------------------------
+def search_runs(src: Sources) -> list[dict]:
+    """The search's matches (``search_strength.json``): key, label, seconds a move (from
+    the player's ``@ms``), games, rating, low, high, seconds_per_game, vs {opponent:
+    {score, games, wins, draws, losses}}; in the file's order."""
+    doc = src.result("search_strength.json")
+    runs = dig(doc, "runs")
+    out = []
+    for key, r in (runs.items() if isinstance(runs, dict) else []):
+        if not isinstance(r, dict) or number(r.get("rating")) is None:
+            continue
+        interval = r.get("interval") if isinstance(r.get("interval"), list) and len(r["interval"]) == 2 else [None] * 2
+        player = str(r.get("player") or "")
+        ms = number(player.rsplit("@", 1)[1]) if "@" in player else None
+        vs = {str(o): {k: number(v.get(k)) for k in ("score", "games", "wins", "draws", "losses")}
+              for o, v in (r.get("vs") or {}).items() if isinstance(v, dict)}
+        out.append({"key": str(key), "label": str(key).replace("_", " "), "player": player,
+                    "seconds_per_move": ms / 1000 if ms else None, "games": number(r.get("games")),
+                    "rating": number(r.get("rating")), "low": number(interval[0]), "high": number(interval[1]),
+                    "seconds_per_game": number(r.get("seconds_per_game")), "vs": vs})
+    return out
+
+
+def search_note(src: Sources) -> str:
+    note = dig(src.result("search_strength.json"), "note")
+    return note if isinstance(note, str) else ""

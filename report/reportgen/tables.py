@@ -7,10 +7,26 @@ placeholder naming the command that will produce it.
 
 from __future__ import annotations
 
-from .sources import epochs_trained, training_rate
-from .tex import PENDING, cell, code, esc, fmt, fmt_int, fmt_pct, fmt_seconds, fmt_sig, placeholder_table, tabular
+import itertools
+import re
 
-PLANE_WORDS = {"signed": "signed", "six": "6 planes", "three": "3 planes", "none": "64 codes"}
+from .sources import bench_kind, bench_measure, bench_met, epochs_trained, training_rate
+from .tex import (
+    PENDING,
+    cell,
+    code,
+    column_count,
+    esc,
+    fmt,
+    fmt_int,
+    fmt_pct,
+    fmt_seconds,
+    fmt_sig,
+    placeholder_table,
+    tabular,
+)
+
+PLANE_WORDS = {"signed": "signed", "six": "6 planes", "twelve": "12 planes", "three": "3 planes", "none": "64 codes"}
 
 
 def inputs_text(inputs: dict) -> str:
@@ -23,7 +39,10 @@ def inputs_text(inputs: dict) -> str:
 
 def optimiser_text(train: dict) -> str:
     """``Adam 0.002``; ``SGD 0.035, m 0.9`` (from a version's ``TrainConfig``)."""
-    text = f"{'Adam' if train.get('optimizer') == 'adam' else 'SGD'} {train.get('lr')}"
+    if not train.get("optimizer"):
+        return "--"
+    names = {"adam": "Adam", "adamw": "AdamW", "sgd": "SGD"}
+    text = f"{names.get(train['optimizer'], str(train['optimizer']))} {train.get('lr')}"
     if train.get("optimizer") == "sgd" and train.get("momentum"):
         text += f", m {train['momentum']}"
     return esc(text)
@@ -31,16 +50,35 @@ def optimiser_text(train: dict) -> str:
 
 def layers_text(layers: dict) -> str:
     """``Conv(6,16,k5) FC(1090,384,1)``: each convolution (in, out channels, kernel),
-    then the fully connected widths, breakable between layers."""
-    parts = [f"Conv({i},{o},k{k})" for i, o, k in layers.get("convs", [])]
-    parts.append("FC(" + ",".join(str(w) for w in layers.get("widths", [])) + ")")
+    repeats counted (``8x Conv(32,32,k3)``), then the fully connected widths, breakable
+    between layers. A model whose linear layers are not one chain down to a single
+    output (a transformer, a bucket head) gets their count instead of a misleading chain."""
+    parts: list[str] = []
+    convs = [tuple(c) for c in layers.get("convs", []) if isinstance(c, list | tuple) and len(c) == 3]
+    for conv, group in itertools.groupby(convs):
+        n = len(list(group))
+        parts.append((f"{n}x " if n > 1 else "") + "Conv({},{},k{})".format(*conv))
+    widths = [w for w in layers.get("widths", []) if isinstance(w, int)]
+    if widths and widths[-1] == 1 and len(widths) <= 4:
+        parts.append("FC(" + ",".join(str(w) for w in widths) + ")")
+    elif widths:
+        parts.append(f"{len(widths)} linear widths, up to {max(widths)}")
+    if not parts:
+        return "--"
     return r"\texttt{" + r"\allowbreak{} ".join(esc(p) for p in parts) + "}"
+
+
+def dash(x, formatter=None, **kw) -> str:
+    """A declared setting: its value, or ``--`` when the version does not declare it
+    (a statement, not a measurement that is missing)."""
+    return "--" if x is None else cell(x, formatter, **kw)
 
 
 def epochs_text(lib: dict, run: dict | None, hist: dict | None) -> str:
     """``original / shipped``: the version's own epoch count (the notebooks' default)
-    and the epochs its shipped weights were trained for."""
-    return f"{cell(lib['train'].get('epochs'), fmt_int)} / {cell(epochs_trained(run, hist), fmt_int)}"
+    and the epochs its shipped weights were trained for; ``--`` for a version not
+    trained yet (Table ``el_versions``'s note says so)."""
+    return f"{dash(lib['train'].get('epochs'), fmt_int)} / {dash(epochs_trained(run, hist), fmt_int)}"
 
 
 # -- data ----------------------------------------------------------------------------------------------
@@ -112,10 +150,12 @@ def el_versions(libs: list[dict], runs: dict, hist: dict, why: str) -> str:
                      optimiser_text(lib["train"]), epochs_text(lib, runs.get(name), hist.get(name)),
                      esc(f"{lib['data'].get('train')} / {lib['data'].get('val')}"),
                      esc(str(lib["parent"]).split("/")[-1].upper()) if lib["parent"] else "--",
-                     cell(lib["parameters"], fmt_int)])
+                     dash(lib["parameters"], fmt_int)])
+    untrained = [lib["name"] for lib in libs if epochs_trained(runs.get(lib["name"]), hist.get(lib["name"])) is None]
+    note = ("--: not trained yet (" + esc(", ".join(untrained)) + ")") if untrained else None
     return tabular(["V", "Layers", "Inputs", "Optimiser", "Epochs", "Train / val. letters", "From",
                     "Params"], rows,
-                   r"@{}l L{0.19\linewidth} L{0.13\linewidth} l c L{0.14\linewidth} c r@{}")
+                   r"@{}l L{0.19\linewidth} L{0.13\linewidth} l c L{0.14\linewidth} c r@{}", note=note)
 
 
 def networks(table: dict | None, why: str) -> str:
@@ -129,13 +169,16 @@ def networks(table: dict | None, why: str) -> str:
         mae = cell(r["mae"], fmt, digits=3)
         if r["mae"] is not None and r["mae"] == best:
             mae = r"\textbf{" + mae + "}"
-        rows.append([esc(r["name"]), fmt_int(r["parameters"]) if r["parameters"] else "--",
+        rows.append([esc(r["name"]) + ("$^{m}$" if r.get("from_metadata") else ""),
+                     fmt_int(r["parameters"]) if r["parameters"] else "--",
                      fmt_int(r["epochs"]) if r["epochs"] else "--", mae, cell(r["median_ae"], fmt, digits=3),
                      cell(r["sign_agreement"], fmt_pct)])
     if n_base and n_base < len(rows):
         groups = [n_base]
+    note = (r"$^{m}$: trained after this table was measured; its own metadata's figures on the same letters"
+            if any(r.get("from_metadata") for r in ordered) else None)
     return tabular(["Evaluator", "Params", "Epochs", "MAE", "Median AE", "Sign agrees"], rows, "@{}lrrrrr@{}",
-                   groups=groups)
+                   groups=groups, note=note)
 
 
 def sl_versions(libs: list[dict], rows_: list[dict], runs: dict, hist: dict, why: str) -> str:
@@ -160,6 +203,9 @@ def sl_versions(libs: list[dict], rows_: list[dict], runs: dict, hist: dict, why
 
 
 def training_runs(libs: list[dict], runs: dict, hist: dict) -> str:
+    """One row a trained run: epochs, rows, throughput, device, wall time, and which
+    epoch's weights were shipped beside the best validation epoch (a run that does not
+    keep its best epoch ships the last one, however it ended)."""
     rows = []
     total = 0.0
     for lib in libs:
@@ -167,18 +213,23 @@ def training_runs(libs: list[dict], runs: dict, hist: dict) -> str:
         r = runs.get(name)
         h = hist.get(name) or {}
         if not r and not h:
-            rows.append([esc(name), PENDING, PENDING, PENDING, PENDING, PENDING])
-            continue
+            continue  # not trained: nothing ran
         r = r or {}
         seconds = r.get("seconds") or h.get("train_seconds")
         total += seconds or 0.0
         rps = training_rate(r, h)
+        best = (f"{fmt_sig(h['best_val'])} ({h['best_epoch']})" if h.get("best_val") is not None else "--")
+        kept = (f"{fmt_sig(h['kept_val'])} ({h['kept_epoch']}, {'best' if h['keep_best'] else 'last'})"
+                if h.get("kept_val") is not None else "--")
+        if h.get("kept_val") is not None and h.get("best_val") and h["kept_val"] > 1.5 * h["best_val"]:
+            kept = r"\textbf{" + kept + "}"
         rows.append([esc(name), cell(epochs_trained(r, h), fmt_int),
                      cell(r.get("train_rows") or h.get("train_rows"), fmt_int), cell(rps, fmt_int),
-                     esc(r.get("device") or h.get("device") or "?"), cell(seconds, fmt_seconds)])
-    rows.append([r"\textbf{all}", "", "", "", "", r"\textbf{" + fmt_seconds(total) + "}" if total else PENDING])
-    return tabular(["Run", "Epochs", "Training rows", "Rows/s", "Device", "Wall time"], rows, "@{}lrrrlr@{}",
-                   groups=[len(rows) - 1])
+                     esc(r.get("device") or h.get("device") or "?"), cell(seconds, fmt_seconds), best, kept])
+    rows.append([r"\textbf{all}", "", "", "", "", r"\textbf{" + fmt_seconds(total) + "}" if total else PENDING, "", ""])
+    return tabular(["Run", "Epochs", "Training rows", "Rows/s", "Device", "Wall time", "Best val. (epoch)",
+                    "Shipped val. (epoch)"], rows, "@{}lrrrlrrr@{}", groups=[len(rows) - 1],
+                   note=r"Validation loss in the run's units; bold: the shipped epoch's is over 1.5 times the best.")
 
 
 # -- ensemble -----------------------------------------------------------------------------------------
@@ -249,19 +300,33 @@ def opening(table) -> str:
 
 
 # -- strength ----------------------------------------------------------------------------------------------
+def elo_number(x) -> str:
+    """A rating as chess writes it: no thousands separator, a real minus sign."""
+    return ("$-$" if x < 0 else "") + f"{abs(x):.0f}"
+
+
+def player_label(p: dict) -> str:
+    """``EL/v2``, ``democracy+threats``$\\star$, ``sf-elo:1350``: our players by their
+    evaluator (how they play is in the caption), the shipped one starred."""
+    name = p["name"].removeprefix("ours:")
+    label = esc(name)
+    if p["kind"] == "ours":
+        label = r"\textbf{" + label + "}"
+    return label + (r"$\star$" if p["shipped"] else "")
+
+
 def elo(players: list[dict], why: str, columns: list[str]) -> str:
     if not players:
         return placeholder_table(why)
     rows = []
     for p in players:
         if p["kind"] == "anchor":
-            rating = fmt(p["rating"], 0) + " (anchor)"
+            rating = elo_number(p["rating"]) + " (anchor)"
         else:
-            rating = f"{fmt(p['rating'], 0)} [{cell(p['low'], fmt, digits=0)}, {cell(p['high'], fmt, digits=0)}]"
-        label = esc(p["label"])
-        if p["kind"] == "ours":
-            label = r"\textbf{" + label + "}"
-        rows.append([label, rating, cell(p["games"], fmt_int), cell(p["score"], fmt)]
+            low = elo_number(p["low"]) if p["low"] is not None else PENDING
+            high = elo_number(p["high"]) if p["high"] is not None else PENDING
+            rating = f"{elo_number(p['rating'])} [{low}, {high}]"
+        rows.append([player_label(p), rating, cell(p["games"], fmt_int), cell(p["score"], fmt)]
                     + [fmt(p["vs"][o]["score"]) + f" ({fmt_int(p['vs'][o]['games'])})" if o in p["vs"]
                        and p["vs"][o]["score"] is not None else "" for o in columns])
     return tabular(["Player", "Elo [95\\%]", "Games", "Score"] + [esc(o) for o in columns], rows,
@@ -292,28 +357,71 @@ def quality(rows_: list[dict], info: dict, why: str) -> str:
 
 
 # -- speed ------------------------------------------------------------------------------------------------
+def bench_value(kind: str, value, unit: str) -> str:
+    """The judged value in the unit its target is stated in."""
+    if value is None:
+        return PENDING
+    if kind in ("ratio", "info"):
+        return fmt_sig(value) + "$\\times$"
+    if kind == "time":
+        return fmt_sig(value) + (r"\,ms" if unit == "decisions/s" else r"\,s")
+    return fmt_sig(value) + r"\," + esc(unit)
+
+
+BENCH_GROUPS = {"ratio": "Ours against a baseline in the same process: the ratio must reach the target",
+                "time": "Time per event: at most the target", "rate": "Rate: at least the target",
+                "count": "Games: every game played must be clean", "info": "Measured, no target (context)"}
+
+
 def bench(entries: list[dict], why: str, expected: tuple[str, ...]) -> str:
+    """The benchmarks grouped by how each is judged (:func:`sources.bench_kind`), each
+    with its rate and its baseline's in their own unit, then the value the target is
+    about, in the target's unit, the target, and the result: the recorded status, and a
+    check of the figures beside it (a status that the figures contradict is flagged)."""
     if not entries and not expected:
         return placeholder_table(why)
-    have = {b["name"] for b in entries}
-    rows = []
+    groups: dict[str, list[list[str]]] = {k: [] for k in BENCH_GROUPS}
     for b in entries:
+        name = code(b["name"].replace("_", " "))
         if b["status"] == "SKIP":
             reason = esc(b["details"].get("reason", "skipped"))
-            rows.append([code(b["name"]), reason, "", "--", "--", "--", "--", "SKIP"])
+            groups["info"].append([name, reason, "", "", "--", "--", "SKIP"])
             continue
-        target = ("$\\geq$ " + fmt_sig(b["target"]) + ("$\\times$" if b["metric"] == "ratio" else "")
-                  if b["target"] is not None else "--")
-        status = r"\textbf{MISS}" if b["status"] == "MISS" else esc(b["status"])
+        kind = bench_kind(b)
+        value, target = bench_measure(b)
+        met = bench_met(b)
+        if kind == "count":
+            judged = f"{cell(b['rate'], fmt_int)} of {cell(b['baseline_rate'], fmt_int)}"
+            goal = "all"
+        else:
+            judged = bench_value(kind, value, b["unit"])
+            sign = "$\\leq$ " if kind == "time" else "$\\geq$ "
+            goal = "--" if kind == "info" else sign + bench_value(kind, target, b["unit"])
+        status = esc(b["status"]) if kind != "info" else "--"
+        if met is not None and (met != (b["status"] == "PASS")):
+            status = r"\textbf{" + status + "?}"   # the recorded status and the figures disagree
+        elif b["status"] == "MISS":
+            status = r"\textbf{MISS}"
         status += "$^{q}$" if b["quick"] else ""
-        rows.append([code(b["name"]), esc(b["baseline"]), esc(b["unit"]), cell(b["rate"], fmt_sig),
-                     cell(b["baseline_rate"], fmt_sig), cell(b["ratio"], fmt_sig) + ("$\\times$" if b["ratio"] else ""),
-                     target, status])
+        ours = cell(b["rate"], fmt_sig) + r"\," + esc(b["unit"])
+        base = cell(b["baseline_rate"], fmt_sig) if b["baseline_rate"] is not None else "--"
+        groups[kind].append([name, esc(b["baseline"]), ours, base, judged, goal, status])
+    have = {b["name"] for b in entries}
     for name in expected:
         if name not in have:
-            rows.append([code(name), r"\pending{} (\texttt{make bench})", "", "", "", "", "", ""])
-    return tabular(["Benchmark", "Baseline (same process, same data)", "Unit", "Ours", "Baseline", "Ratio", "Target",
-                    "Result"], rows, r"@{}l L{0.24\linewidth} l r r r r l@{}")
+            groups["info"].append([code(name.replace("_", " ")), r"\pending{} (\texttt{make bench})", "", "", "", "",
+                                   ""])
+    rows: list[list[str]] = []
+    breaks: list[int] = []
+    align = r"@{}l L{0.21\linewidth} r r r r l@{}"
+    for kind, items in groups.items():
+        if not items:
+            continue
+        breaks.append(len(rows))
+        rows.append([rf"\multicolumn{{{column_count(align)}}}{{@{{}}l}}{{\emph{{{BENCH_GROUPS[kind]}}}}}"])
+        rows += items
+    return tabular(["Benchmark", "Baseline (same process, same data)", "Ours", "Baseline", "Judged", "Target",
+                    "Result"], rows, align, groups=breaks)
 
 
 # -- reproducibility -----------------------------------------------------------------------------------------
@@ -339,3 +447,118 @@ def provenance(inputs: list) -> str:
 def formats(rows_: list[list[str]]) -> str:
     return tabular(["Artefact", "Files", "Format", "Loading"], rows_,
                    r"@{}L{0.14\linewidth} L{0.2\linewidth} L{0.26\linewidth} L{0.32\linewidth}@{}")
+
+
+# -- independent test sets -------------------------------------------------------------------------
+KIND_ORDER = {"baseline": 0, "network": 1, "ensemble": 2, "member": 3}
+
+
+def independent_sets_info(sets: list[dict]) -> str:
+    """One row a set: positions, label, what de-duplication dropped, how long it took."""
+    rows = []
+    for st in sets:
+        dropped = ", ".join(f"{fmt_int(v)} {esc(k)}" for k, v in st["dropped"].items() if v) or "none"
+        label = f"{esc(st['label_engine'] or 'Stockfish')}, depth {dash(st['label_depth'], fmt_int)}"
+        rows.append([code(st["name"]), cell(st["rows"], fmt_int), label, dropped,
+                     cell(st["build_seconds"], fmt_seconds)])
+    return tabular(["Set", "Positions", "Labels", "Dropped by de-duplication", "Built in"], rows,
+                   r"@{}l r l L{0.36\linewidth} r@{}",
+                   note="Built in: generating and labelling the set's source, one thread (games and tactics "
+                        "share theirs).")
+
+
+def independent_summary(sets: list[dict], letters: dict, why: str) -> str:
+    """MAE of every evaluator on each independent set, beside the test letters: the
+    baselines first, then the networks, the democracy, its other members. Bold: the
+    best learned evaluator of each column."""
+    if not sets:
+        return placeholder_table(why)
+    names: dict[str, str] = {}
+    for st in sets:
+        for r in st["evaluation"]:
+            names.setdefault(r["name"], r["kind"])
+    letter_rows = {r["name"]: r for r in letters.get("rows", [])}
+    order = sorted(names, key=lambda n: (KIND_ORDER.get(names[n], 9), version_key(n)))
+    columns = [{r["name"]: r for r in st["evaluation"]} for st in sets]
+    best = [min((r["mae"] for r in col.values() if r["kind"] != "baseline"), default=None) for col in columns]
+    rows, groups = [], []
+    last_kind = None
+    for name in order:
+        if last_kind is not None and names[name] != last_kind and (names[name] == "network" or last_kind == "baseline"):
+            groups.append(len(rows))
+        last_kind = names[name]
+        cells = []
+        for col, b in zip(columns, best, strict=True):
+            r = col.get(name)
+            text = cell(r["mae"] if r else None, fmt, digits=3) if r else "--"
+            if r and b is not None and r["mae"] == b:
+                text = r"\textbf{" + text + "}"
+            cells.append(text)
+        j = letter_rows.get(name)
+        rows.append([esc(name), *cells, fmt(j["mae"], 3) if j else "--"])
+    letter = letters.get("data", {}).get("test_letters", "j")
+    header = ["Evaluator"] + [code(st["name"]) for st in sets] + [f"letter {code(letter)}"]
+    return tabular(header, rows, "@{}l" + "r" * (len(sets) + 1) + "@{}", groups=groups,
+                   note="MAE in pawns. The letter column: the test letter of the training generator's data "
+                        "(Table~\\ref{tab:networks}).")
+
+
+def version_key(name: str) -> tuple[str, int]:
+    """``EL/v10`` after ``EL/v9``: names with a version number sort by it."""
+    head, _, tail = name.rpartition("/v")
+    return (head, int(tail)) if tail.isdigit() else (name, -1)
+
+
+def independent_buckets(sets: list[dict], names: list[str], buckets: tuple[str, ...]) -> str:
+    """For a few evaluators, the MAE by |eval| bucket on each set (rows grouped by set)."""
+    rows, groups = [], []
+    for st in sets:
+        by = {r["name"]: r for r in st["evaluation"]}
+        present = [n for n in names if n in by]
+        if not present:
+            continue
+        groups.append(len(rows))
+        for k, name in enumerate(present):
+            r = by[name]
+            cells = [cell(r["buckets"].get(b, {}).get("mae"), fmt, digits=2) if b in r["buckets"] else "--"
+                     for b in buckets]
+            rows.append([code(st["name"]) if k == 0 else "", esc(name), *cells, fmt(r["mae"], 2)])
+        counts = [st["evaluation"][0]["buckets"].get(b, {}).get("rows") for b in buckets]
+        rows.append(["", r"\emph{positions}", *[cell(c, fmt_int) if c is not None else "--" for c in counts],
+                     cell(st["rows"], fmt_int)])
+    header = ["Set", "Evaluator", *[esc(b) for b in buckets], "all"]
+    return tabular(header, rows, "@{}ll" + "r" * (len(buckets) + 1) + "@{}", groups=groups)
+
+
+# -- versions beyond the original ---------------------------------------------------------------------
+def new_versions(libs: list[dict], maes: dict[str, dict[str, float]], set_names: list[str], letter: dict) -> str:
+    """The versions that are ours (numbered past the original's): what each is, in its
+    library's own words (the metadata's description), its size and its error on the test
+    letter and on each independent set. Every trained version appears, read from the files."""
+    rows = []
+    for lib in libs:
+        description = re.sub(r"^[A-Z]{2} V\d+[^:]*:\s*", "", lib.get("description") or "") or "not trained yet"
+        m = maes.get(lib["name"], {})
+        rows.append([esc(lib["name"]), esc(description), dash(lib["parameters"], fmt_int),
+                     cell(letter.get(lib["name"]), fmt, digits=3) if lib["name"] in letter else "--",
+                     *[cell(m.get(s), fmt, digits=2) if s in m else "--" for s in set_names]])
+    header = ["Version", "What it is (its library's first line)", "Params", "Letter", *[code(s) for s in set_names]]
+    return tabular(header,
+                   rows, r"@{}l L{0.42\linewidth} r r" + "r" * len(set_names) + "@{}",
+                   note="MAE in pawns; --: not measured there (not trained, or trained after the sets were measured).")
+
+
+# -- search ------------------------------------------------------------------------------------------------
+def search(rows_: list[dict], opponents: list[str]) -> str:
+    """One row a player: how it plays, rating with interval, games, and its score
+    against each Stockfish anchor (games in parentheses)."""
+    rows = []
+    for r in rows_:
+        low = elo_number(r["low"]) if r["low"] is not None else PENDING
+        high = elo_number(r["high"]) if r["high"] is not None else PENDING
+        rows.append([esc(r["label"]), f"{elo_number(r['rating'])} [{low}, {high}]", cell(r["games"], fmt_int),
+                     cell(r.get("seconds_per_game"), fmt, digits=1) if r.get("seconds_per_game") else "--"]
+                    + [f"{fmt(r['vs'][o]['score'])} ({fmt_int(r['vs'][o]['games'])})"
+                       if o in r["vs"] and r["vs"][o].get("score") is not None else "" for o in opponents])
+    return tabular(["Player", "Elo [95\\%]", "Games", "s a game"] + [esc(o) for o in opponents], rows,
+                   "@{}l l r r" + "r" * len(opponents) + "@{}")

@@ -142,11 +142,23 @@ def tabular(header: list[str] | None, rows: list[list[str]], align: str, *, note
             out.append(r"\midrule")
         out.append(" & ".join(r) + r" \\")
     out.append(r"\bottomrule")
-    if note:
-        columns = len(align.replace("@{}", "").split())
-        out.append(rf"\multicolumn{{{columns}}}{{@{{}}l@{{}}}}{{\footnotesize {note}}} \\")
     out.append(r"\end{tabular}")
+    if note:  # as wide as the table, never wider (threeparttable)
+        out = [r"\begin{threeparttable}", *out, r"\begin{tablenotes}[flushleft]\footnotesize",
+               rf"\item[] {note}", r"\end{tablenotes}", r"\end{threeparttable}"]
     return "\n".join(out) + "\n"
+
+
+def column_count(align: str) -> int:
+    """Columns of a tabular preamble: ``l``, ``c``, ``r`` and ``p``/``m``/``b``/``L`` with a
+    width, ``@{...}`` and ``>{...}`` not counted.
+
+    >>> column_count(r"@{}l L{0.2\\linewidth} rr@{}")
+    4
+    """
+    spec = re.sub(r"[@>]\{[^{}]*\}", "", align)
+    spec = re.sub(r"[pmbL]\{[^{}]*\}", "x", spec)
+    return sum(ch in "lcrx" for ch in spec)
 
 
 def placeholder_table(why: str) -> str:
