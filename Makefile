@@ -26,7 +26,7 @@ SEED ?= 2024
 WORKERS ?= $(shell nproc)
 CHUNK_LINES ?= 3850
 
-.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data sample notebook models strength report clean help
+.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data sample notebook lab models strength report clean help
 
 help:
 	@echo "make play                 play the bot in the terminal"
@@ -36,7 +36,8 @@ help:
 	@echo "make test-fast            every test not marked slow: the quick loop"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
 	@echo "make bench | strength | data | sample | models | report"
-	@echo "make notebook V=EL/v8     rerun one version's notebook"
+	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
+	@echo "make lab                  JupyterLab on the project (prints its URL; Ctrl-C stops it)"
 	@echo "make clean                remove the virtual environment and caches"
 
 setup: $(STAMP) stockfish
@@ -116,7 +117,8 @@ bench: setup
 
 # Rate the shipped bot and every trained EL version on the ladder (random ... Stockfish
 # UCI_Elo anchors): report/results/elo.{csv,json,md}, report/figures/elo.png,
-# report/results/quality.json, PGNs in results_pgn/strength/ (~20 min on 2 idle cores).
+# report/results/quality.json, PGNs in results_pgn/strength/ (about 5 min on 2 cores; each run
+# records its own time in report/results/elo.json: seconds_games, seconds_quality).
 strength: setup
 	$(KNIGHTS) strength --workers $(WORKERS) $(ARGS)
 
@@ -139,17 +141,29 @@ sample: setup
 		--workers $(WORKERS) --out data/generated/sample.csv
 	bash data/split.sh --force data/generated/sample.csv data/sample Sample_ 2500 1
 
-# Rerun one version's notebook: make notebook V=EL/v8 [ARGS="-p epochs 3"]
+# Run one notebook (a version, knn, random_forest, svr, linear, ensemble): the executed copy goes to
+# runs/notebooks/, the committed notebook stays as it is. make notebook V=EL/v8 [ARGS="--quick" | "-p epochs 3"]
+# The committed notebooks hold a quick run's outputs: knights notebook --write --execute [NAME ...] rebuilds them.
 notebook: setup
+	@test -n "$(V)" || { echo "make notebook: name one, e.g. make notebook V=EL/v8 (ARGS=--quick for the committed sample)" >&2; exit 2; }
 	$(KNIGHTS) notebook $(V) $(ARGS)
 
-# The report: figures, tables and numbers from report/results/ and the models'
-# metadata (report/build.py), then LaTeX. Needs no GPU and no dataset. TeX comes
-# from Debian (installed when missing, as root; otherwise the command to run).
+# JupyterLab at the repository root, on this machine only, no browser opened: open the URL it prints
+# (with its token). Ctrl-C stops the server. ARGS="--port 8890" to choose the port.
+lab: setup
+	$(VENV)/bin/jupyter lab --no-browser --ServerApp.root_dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 \
+		$$([ "$$(id -u)" = 0 ] && echo --allow-root) $(ARGS)
+
+# The report: figures, tables and numbers from report/results/, the models' metadata and
+# the independent sets (report/build.py), then LaTeX. Needs no GPU and no dataset. Strict:
+# any value not measured, or contradicted by the results, fails the build naming each
+# (`make report REPORT_FLAGS=` builds a draft with them marked in red). TeX comes from
+# Debian (installed when missing, as root; otherwise the command to run).
 TEX_DEBS := texlive-latex-base texlive-latex-recommended texlive-latex-extra latexmk
+REPORT_FLAGS ?= --strict
 report: $(STAMP)
 	@if command -v latexmk >/dev/null && command -v pdflatex >/dev/null \
-		&& kpsewhich booktabs.sty placeins.sty microtype.sty caption.sty float.sty >/dev/null; then :; \
+		&& kpsewhich booktabs.sty placeins.sty microtype.sty caption.sty float.sty threeparttable.sty >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		echo "Installing TeX for the report (Debian: $(TEX_DEBS))"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -158,7 +172,7 @@ report: $(STAMP)
 		echo "LaTeX is missing: install it with 'sudo apt-get install --no-install-recommends $(TEX_DEBS)'"; \
 		exit 1; \
 	fi
-	$(PY) report/build.py
+	$(PY) report/build.py $(REPORT_FLAGS)
 	cd report && latexmk -pdf -interaction=nonstopmode -halt-on-error -file-line-error report.tex >/dev/null \
 		|| { tail -n 40 report.log; exit 1; }
 	@echo "report/report.pdf"

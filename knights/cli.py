@@ -140,20 +140,32 @@ def _fast_uci_args(argv: Sequence[str]) -> argparse.Namespace | None:
 
 
 def _notebook(args: argparse.Namespace) -> int:
-    from knights.learn.notebooks import notebook_path, parse_value, run_notebook, write_notebooks
+    import time
+
+    from knights.learn import registry
+    from knights.learn.notebooks import parse_value, run_named, write_notebooks
 
     if args.write:
-        for path in write_notebooks():
-            print(f"wrote {path}")
+        if args.param or args.quick:
+            raise ValueError("--write runs the committed form (quick = True); -p and --quick are for one run")
+        t0 = time.perf_counter()
+        paths = write_notebooks(args.name or None, execute=args.execute, report=print)
+        if args.execute:
+            print(f"{len(paths)} notebooks written and executed in {time.perf_counter() - t0:.0f} s")
+        else:
+            print(f"{len(paths)} templates written without outputs; add --execute for the committed form")
         return 0
+    if args.execute:
+        raise ValueError("--execute goes with --write (knights notebook --write --execute [NAME ...])")
     if not args.name:
-        raise ValueError("name a version (e.g. EL/v8) or a notebook path, or pass --write")
+        raise ValueError("name a version (e.g. EL/v8), a learner (knn, ...), 'ensemble' or a notebook path, "
+                         "or pass --write")
     params = {k: parse_value(v) for k, v in args.param}
     if args.quick:
         params["quick"] = True
-    src = notebook_path(args.name)
-    out = run_notebook(src, f"runs/notebooks/{args.name.replace('/', '_')}.ipynb", params)
-    print(f"executed {src} -> {out}")
+    for name in args.name:
+        src, out, seconds = run_named(name, params)
+        print(f"executed {registry.repo_relative(src)} in {seconds:.0f} s -> {registry.repo_relative(out)}")
     return 0
 
 
@@ -341,11 +353,18 @@ def build_parser() -> argparse.ArgumentParser:
     uci = sub.add_parser("uci", help="run the bot as a UCI engine on stdin/stdout (GUIs, lichess-bot)")
     _uci_arguments(uci, evaluators)
 
-    nb = sub.add_parser("notebook", help="run a version's notebook with papermill")
-    nb.add_argument("name", nargs="?", help="EL/v8, SL/v2 or a notebook path")
-    nb.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"))
-    nb.add_argument("--quick", action="store_true", help="committed sample, one epoch, temporary output")
-    nb.add_argument("--write", action="store_true", help="rewrite every version notebook from the template")
+    nb = sub.add_parser("notebook", help="run a notebook with papermill, or rebuild the committed notebooks",
+                        description="Run notebooks (the executed copy goes to runs/notebooks/, the notebook stays "
+                                    "as committed), or rewrite them from their templates.")
+    nb.add_argument("name", nargs="*", help="EL/v8, SL/v2, knn, random_forest, svr, linear, ensemble or a path "
+                                            "(with --write: which to rewrite, default all)")
+    nb.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                    help="set a parameter of the notebook's parameters cell (-p epochs 3)")
+    nb.add_argument("--quick", action="store_true",
+                    help="the committed sample and a short run (output: runs/notebooks/NAME.quick.ipynb)")
+    nb.add_argument("--write", action="store_true", help="rewrite notebooks from their templates (no outputs)")
+    nb.add_argument("--execute", action="store_true",
+                    help="with --write: also run each quickly and keep its outputs (the committed form)")
     nb.set_defaults(func=_notebook)
 
     tr = sub.add_parser("train", help="train a version without the notebook")

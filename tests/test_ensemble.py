@@ -473,19 +473,6 @@ def test_notebook_runs_quick(name, tmp_path):
         assert r["blends"]["original"]["weights"]["random_forest"] == pytest.approx(0.5)
 
 
-def test_committed_notebooks_match_the_template():
-    import nbformat
-
-    from knights.learn.notebooks import NOTEBOOKS, notebook_path
-
-    for name, build in NOTEBOOKS.items():
-        committed = nbformat.read(notebook_path(name), as_version=4)
-        assert [c.source for c in committed.cells] == [c.source for c in build().cells], name
-        first_code = next(c for c in committed.cells if c.cell_type == "code")
-        assert "parameters" in first_code.metadata.get("tags", [])
-        assert all(not c.get("outputs") for c in committed.cells if c.cell_type == "code")
-
-
 # ---------------------------------------------------------------------------- benchmarks
 @pytest.mark.slow
 def test_ensemble_benchmarks(trained, monkeypatch):

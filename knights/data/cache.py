@@ -48,7 +48,8 @@ class ChunkCache:
                        ("castling", np.int8), ("ep", np.int8)])
 
     def __init__(self, root: str | Path | None = None) -> None:
-        self.root = Path(root or os.environ.get("KNIGHTS_CACHE", "data/cache"))
+        # default: the repository's data/cache, whatever the current directory (a notebook's own folder)
+        self.root = Path(root or os.environ.get("KNIGHTS_CACHE") or Path(__file__).resolve().parents[2] / "data/cache")
         self.checksums: dict[str, str] = {}
         """The SHA-1 of every chunk read through :meth:`records` (by path, as of that read)."""
 

@@ -91,6 +91,8 @@ ENSEMBLE_DIR = registry.REPO_ROOT / "ensemble"
 RESULTS_MD = ENSEMBLE_DIR / "RESULTS.md"
 RESULTS_JSON = registry.REPO_ROOT / "report" / "results" / "ensemble.json"
 K_SWEEP_PNG = ENSEMBLE_DIR / "k_sweep.png"
+QUICK_ROOT = registry.REPO_ROOT / "runs" / "quick" / "ensemble"
+"""Where a quick run (``--quick``) writes everything it makes, unless told otherwise."""
 MIN_WEIGHT = 0.01
 """Fitted weights below this are dropped (and the rest refitted): not worth a member's time."""
 
@@ -138,8 +140,10 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     shipping, the results table. See the module docstring."""
     plan = plan or Plan()
     t_start = time.perf_counter()
-    if plan.quick:
-        tmp_root = Path(tempfile.mkdtemp(prefix="knights-ensemble-"))
+    if plan.quick:   # runs/quick/ensemble/ (git ignores runs/), emptied first: a quick run leaves one folder
+        tmp_root = QUICK_ROOT
+        shutil.rmtree(tmp_root, ignore_errors=True)
+        tmp_root.mkdir(parents=True)
         out_dir = Path(out_dir) if out_dir else tmp_root / "models"
         results_md = Path(results_md) if results_md else tmp_root / "RESULTS.md"
         results_json = Path(results_json) if results_json else tmp_root / "ensemble.json"
@@ -151,7 +155,8 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     if quick_network:
         from knights.learn.experiment import run_version
 
-        models_dir = Path(tempfile.mkdtemp(prefix="knights-quicknet-"))
+        models_dir = QUICK_ROOT / "network"
+        shutil.rmtree(models_dir, ignore_errors=True)
         _say(progress, f"training {quick_network} quickly (sample, 1 epoch) into {models_dir}")
         run_version(quick_network, quick=True, out_dir=models_dir, progress=False)
         networks = [*(networks or []), quick_network]

@@ -1,6 +1,6 @@
 """Run one version end to end: the few calls a version's notebook makes.
 
-    result = run_version("EL/v8", quick=True)      # committed sample, 1 epoch, temp output
+    result = run_version("EL/v8", quick=True)      # committed sample, 1 epoch, runs/quick/EL_v8/
     plot_history(result)                           # loss curves
 
 A version's ``library.py`` declares ``INPUTS``, ``TRAIN`` (a TrainConfig), ``DATA``
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +27,7 @@ from knights.data.cache import ChunkCache, iter_batches, load_encoded
 from knights.data.chunks import Encoded, select_chunks
 from knights.features.inputs import InputSpec
 from knights.learn import modelfile, registry
+from knights.learn.buckets import BucketHead
 from knights.learn.metrics import regression_metrics
 from knights.learn.nets import parameter_count
 from knights.learn.training import (
@@ -51,6 +52,9 @@ TEST_LETTERS = "j"
 SAMPLE_DATA = "data/sample"
 QUICK = {"train": "a-h", "val": "i,j", "test": "k-m", "epochs": 1, "batch_size": 2048}
 """Quick runs use the committed sample (chunks a-m of 2,500 rows)."""
+QUICK_DIR = registry.REPO_ROOT / "runs" / "quick"
+"""Where a quick run writes when given no ``out_dir``: one folder a version, emptied at
+the start of each such run and left without its checkpoint (git ignores ``runs/``)."""
 
 
 @dataclass
@@ -134,14 +138,16 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
 
     Defaults: the version's own settings on the full dataset, written to its
     models folder. ``quick=True``: the committed sample, one epoch, small batches,
-    written to a temporary folder unless ``out_dir`` is given.
+    written to ``runs/quick/<family>_v<N>/`` (:data:`QUICK_DIR`) unless ``out_dir`` is given.
     """
     version = registry.get(name)
     lib = version.library
     defaults: dict[str, Any]
     if quick:
         defaults = {"data_dir": SAMPLE_DATA, **QUICK}
-        out = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="knights-quick-"))
+        out = Path(out_dir) if out_dir else QUICK_DIR / f"{version.family}_v{version.number}"
+        if not out_dir:
+            shutil.rmtree(out, ignore_errors=True)   # a fresh run, never a resumed one
     else:
         defaults = {"data_dir": FULL_DATA, "test": TEST_LETTERS, "epochs": lib.TRAIN.epochs,
                     "batch_size": lib.TRAIN.batch_size, **lib.DATA}
@@ -168,6 +174,8 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
     checkpoint = (out if quick else registry.REPO_ROOT / "runs") / f"{version.family}_v{version.number}.ckpt"
     t0 = time.perf_counter()
     history = fit(model, task, data["train"], data["val"], cfg, checkpoint=checkpoint, device=dev, progress=progress)
+    if quick and not out_dir:
+        checkpoint.unlink(missing_ok=True)   # only a resumed run would read it
     model.cpu()
     recipes = {k: data_recipe(folder, [cache.checksums[str(f)] for f in files[k]], len(data[k]), s)
                for k, s in (("train", train), ("val", val), ("test", test))}
@@ -218,6 +226,7 @@ def save_version(version: registry.Version, model: nn.Module, history: History, 
 def plot_history(result: Result, path: str | Path | None = None) -> Figure:
     """Train and validation loss per epoch; saved beside the weights as ``vN_loss.png``."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     h = result.history
     fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -225,7 +234,11 @@ def plot_history(result: Result, path: str | Path | None = None) -> Figure:
     ax.plot(epochs, h.train_loss, marker="o", label="train")
     ax.plot(epochs, h.val_loss, marker="s", label="validation")
     ax.set_xlabel("epoch")
-    ax.set_ylabel("loss" if result.name.startswith("SL") else "L1 loss (pawns)")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    bucket = getattr(result.model, "head", None)
+    ax.set_ylabel("loss" if result.name.startswith("SL") else
+                  "train: bucket cross-entropy; validation: L1 (pawns)" if isinstance(bucket, BucketHead)
+                  else "L1 loss (pawns)")
     ax.set_title(result.name)
     ax.grid(alpha=0.3)
     ax.legend()
