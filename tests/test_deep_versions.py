@@ -113,3 +113,13 @@ def test_deep_version_training_is_bit_identical():
         states.append(model.state_dict())
     for key in states[0]:
         assert torch.equal(states[0][key], states[1][key]), key
+
+
+def test_metadata_names_each_loss():
+    """A bucket network's train loss is in another unit than its validation loss, and the
+    metadata says so (the report and the notebooks read it to label the curves)."""
+    from knights.learn.experiment import loss_names
+
+    assert loss_names(registry.get("EL/v12"))["train"].startswith("HL-Gauss cross-entropy")
+    assert loss_names(registry.get("EL/v12"))["validation"] == "L1 (pawns)"
+    assert loss_names(registry.get("EL/v11")) == {"train": "L1 (pawns)", "validation": "L1 (pawns)"}

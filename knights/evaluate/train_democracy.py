@@ -128,6 +128,15 @@ class TrainResult:
         return pd.DataFrame(rows).T
 
 
+def _where(folder: str | Path | None) -> str | None:
+    """A network's folder as the manifest records it: relative to the repository when
+    inside it (a clone elsewhere still finds it), else absolute; None for models_EL/."""
+    if folder is None:
+        return None
+    path = Path(folder).resolve()
+    return registry.repo_relative(path) if path.is_relative_to(registry.REPO_ROOT) else str(path)
+
+
 def _files_mb(paths: Iterable[str | Path]) -> float:
     return sum(Path(p).stat().st_size for p in paths) / 1e6
 
@@ -142,8 +151,9 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     t_start = time.perf_counter()
     if plan.quick:   # runs/quick/ensemble/ (git ignores runs/), emptied first: a quick run leaves one folder
         tmp_root = QUICK_ROOT
-        shutil.rmtree(tmp_root, ignore_errors=True)
-        tmp_root.mkdir(parents=True)
+        if not (out_dir and results_md and results_json):   # only when this run writes there
+            shutil.rmtree(tmp_root, ignore_errors=True)
+        tmp_root.mkdir(parents=True, exist_ok=True)
         out_dir = Path(out_dir) if out_dir else tmp_root / "models"
         results_md = Path(results_md) if results_md else tmp_root / "RESULTS.md"
         results_json = Path(results_json) if results_json else tmp_root / "ensemble.json"
@@ -155,7 +165,10 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     if quick_network:
         from knights.learn.experiment import run_version
 
-        models_dir = QUICK_ROOT / "network"
+        if not plan.quick:
+            raise ValueError("quick_network trains a one-epoch network on the sample: use it with a quick plan "
+                             "(--quick), never for the shipped democracy")
+        models_dir = Path(out_dir).parent / "network"   # beside this run's models, e.g. runs/quick/ensemble/network
         shutil.rmtree(models_dir, ignore_errors=True)
         _say(progress, f"training {quick_network} quickly (sample, 1 epoch) into {models_dir}")
         run_version(quick_network, quick=True, out_dir=models_dir, progress=False)
@@ -309,7 +322,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
         if n in networks:
             wfile = registry.get(n).weights(models_dir)
             entry |= {"kind": "network", "version": registry.get(n).name, "weights_sha256": store.sha256_file(wfile),
-                      "models_dir": str(Path(models_dir).resolve()) if models_dir else None}
+                      "models_dir": _where(models_dir)}
         else:
             for f in files[n]:
                 shutil.copy2(f, out_dir / f.name)

@@ -18,9 +18,13 @@ the same loop (:func:`knights.learn.training.fit` with a :class:`Replicas`):
 * **Shared gradients.** ``backward()`` averages the gradients over the processes. The
   shares are equal, so the average is the gradient of the whole batch's mean loss: ``W``
   processes with ``B / W`` rows each take the step one process takes with ``B`` rows.
-  (Exactly, up to float rounding, for the evaluation networks; a move network's loss
-  counts only rows with a recorded move, and the mirror augmentation draws per process,
-  so those agree with one process in distribution, not step for step.)
+  (Exactly, up to float rounding, for the evaluation networks without batch norm; a
+  move network's loss counts only rows with a recorded move, and the mirror augmentation
+  draws per process, so those agree with one process in distribution, not step for
+  step. Batch norm (EL V11, V12) normalises over the rows it sees: on CUDA its layers
+  become ``SyncBatchNorm``, whose statistics cover the whole global batch; on the CPU,
+  where PyTorch has no synchronised batch norm, each process normalises over its own
+  share, which is again the same training in distribution, not step for step.)
 * **One writer.** Rank 0 writes the checkpoint after every epoch and the model file at
   the end; a rerun resumes from the checkpoint (every process reads it, so on several
   machines it must be on a shared filesystem: the run refuses otherwise).
@@ -141,6 +145,8 @@ class Replicas:
                                "every process must see the same checkpoint; on several machines put it on a "
                                "filesystem they share (--out-dir for --quick runs, else runs/)")
         ids = [self.device.index] if self.device.type == "cuda" else None
+        if self.device.type == "cuda":   # batch statistics over the global batch, as one process has them
+            model = nn.SyncBatchNorm.convert_sync_batchnorm(model)
         return DistributedDataParallel(model, device_ids=ids)
 
     def batches(self, data: Encoded, batch_size: int, seed: int) -> Iterator[Encoded]:

@@ -120,6 +120,17 @@ def version_task(version: registry.Version) -> Task:
     return BucketTask(lib.INPUTS, buckets) if buckets is not None else EvalTask(lib.INPUTS)
 
 
+def loss_names(version: registry.Version) -> dict[str, str]:
+    """What the history's train and validation losses measure, in words (they differ
+    for a bucket network: cross-entropy in training, L1 in pawns on validation)."""
+    if version.family == "SL":
+        both = "squared error against the move played + illegal-move penalty"
+        return {"train": both, "validation": both}
+    if isinstance(version_task(version), BucketTask):
+        return {"train": "HL-Gauss cross-entropy over win-probability buckets", "validation": "L1 (pawns)"}
+    return {"train": "L1 (pawns)", "validation": "L1 (pawns)"}
+
+
 def held_out_metrics(version: registry.Version, model: nn.Module, data: Encoded) -> dict[str, Any]:
     """Test-set figures: MAE, median error and sign agreement for evaluation networks;
     the share of legal top moves and of top moves equal to the move played for move networks."""
@@ -196,6 +207,7 @@ def version_meta(version: registry.Version, model: nn.Module, copied: list[str],
         "parent": getattr(lib, "PARENT", None),
         "warm_started_layers": copied,
         "train_config": cfg.__dict__,
+        "loss": loss_names(version),
         "quick": quick,
         **extra,
         "data": recipes,

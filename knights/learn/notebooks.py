@@ -144,6 +144,14 @@ SL_STEPS = [
 ]
 
 
+def reproducibility_test(version: registry.Version) -> str:
+    """The test that checks the version family's training is bit-identical from a seed."""
+    from knights.learn.nets import ConvNet
+
+    deep = version.family == "EL" and not isinstance(version.build(), ConvNet)
+    return "tests/test_deep_versions.py" if deep else "tests/test_training.py"
+
+
 def version_notebook(version: registry.Version) -> NotebookNode:
     """A version's ``train.ipynb``: its library's docstring, parameters, the data, the
     network, the run, and how the trained network errs beside its baselines."""
@@ -159,11 +167,14 @@ def version_notebook(version: registry.Version) -> NotebookNode:
     intro = (f"{body.strip()}\n\nArchitecture, inputs and hyperparameters: "
              f"`{version.library_path.relative_to(registry.REPO_ROOT)}`. Training is reproducible: the "
              "same seed (`TrainConfig.seed`) and data give bit-identical weights on the same machine "
-             f"(`tests/test_training.py` checks it).\n\n{quick}")
+             f"(`{reproducibility_test(version)}` checks it).\n\n{quick}")
     parent = getattr(lib, "PARENT", None)
     start = f"; training starts from {parent}'s weights where the layers match" if parent else ""
     loss = ("the squared error against the one-hot of the move played, plus the penalty on positive outputs for "
-            "illegal moves (`PENALTY` in library.py)" if sl else "L1, the mean absolute error in pawns")
+            "illegal moves (`PENALTY` in library.py)" if sl else
+            "in training, the cross-entropy between the predicted win-probability buckets and HL-Gauss targets "
+            "(`knights/learn/buckets.py`); on validation, L1, the mean absolute error in pawns"
+            if getattr(lib, "BUCKETS", None) is not None else "L1, the mean absolute error in pawns")
     cells = [("markdown", DATA_MD.format(target=" and with the move played, the move network's target" if sl else "")),
              ("code", DATA),
              ("markdown", f"## The network\n\nAs `library.py` builds it, before training (random weights{start})."),
@@ -321,9 +332,9 @@ ENSEMBLE_PARAMETERS = ('networks = None        # EL versions to include, e.g. ["
                        'None: the best network (DEFAULT_NETWORK) when trained\n'
                        '''models_dir = None      # where the networks' weights are; None: models_EL/
 quick_network = None   # e.g. "EL/v8": train it for one epoch on the sample first (no trained network yet)
-out_dir = None         # shipped models; None: ensemble/models/ (a temporary folder when quick)
-results_md = None      # None: ensemble/RESULTS.md (temporary when quick)
-results_json = None    # None: report/results/ensemble.json (temporary when quick)
+out_dir = None         # shipped models; None: ensemble/models/ (runs/quick/ensemble/ when quick)
+results_md = None      # None: ensemble/RESULTS.md (runs/quick/ensemble/ when quick)
+results_json = None    # None: report/results/ensemble.json (runs/quick/ensemble/ when quick)
 knn_rows = None        # subset sizes; None: the plan's defaults
 rf_rows = None
 svr_rows = None
@@ -375,7 +386,7 @@ def ensemble_notebook() -> NotebookNode:
              "chunks. The best blend within the budgets (25 ms a decision on one core, 30 MB) ships to "
              "`ensemble/models/`, the table to `ensemble/RESULTS.md` and `report/results/ensemble.json`. "
              "Same as `knights ensemble`.\n\n" + LEARNER_QUICK.format(name="ensemble")
-             + " A quick run writes its models and tables to a temporary folder, never over the shipped ones.")
+             + " A quick run writes its models and tables to runs/quick/ensemble/, never over the shipped ones.")
     cells = [("code", ENSEMBLE_RUN),
              ("markdown", "## Every member and every blend on held-out data"),
              ("code", "teach.rounded(result.table())"),
@@ -455,8 +466,8 @@ def check_data(name: str, parameters: dict[str, Any]) -> None:
         if quick:
             raise ValueError(f"{name}: the committed sample {where} is missing: restore it with "
                              "`git checkout -- data/sample` or regenerate it with `make sample`") from None
-        raise ValueError(f"{name}: the full dataset {where} is not here: run `make data` to generate it (hours on "
-                         f"2 cores), or add --quick for the committed sample (make notebook V={name} ARGS=--quick)"
+        raise ValueError(f"{name}: the full dataset {where} is not here: run `make data` to generate it (about "
+                         f"an hour on 2 cores), or add --quick for the committed sample (make notebook V={name} ARGS=--quick)"
                          ) from None
 
 

@@ -59,7 +59,7 @@ class Version:
         return self.source_dir / "train.ipynb"
 
     def weights(self, models_dir: str | Path | None = None) -> Path:
-        return Path(models_dir or REPO_ROOT / FAMILIES[self.family][1]) / f"v{self.number}.pt"
+        return (repo_path(models_dir) if models_dir else REPO_ROOT / FAMILIES[self.family][1]) / f"v{self.number}.pt"
 
     def meta_path(self, models_dir: str | Path | None = None) -> Path:
         return self.weights(models_dir).with_suffix(".json")

@@ -222,7 +222,7 @@ class History:
 _LATER_SETTINGS = ("schedule", "min_lr_ratio", "keep_best", "mirror", "weight_decay")
 
 
-def config_key(cfg: TrainConfig, model: nn.Module, n_train: int) -> str:
+def config_key(cfg: TrainConfig, model: nn.Module, n_train: int, task: object = None) -> str:
     """A short hash that ties a checkpoint to one run's settings (all but the epoch
     count, so a finished constant-rate run can also be extended; a scheduled run's
     rate depends on its length, so there the count is part of the key). Settings
@@ -233,7 +233,8 @@ def config_key(cfg: TrainConfig, model: nn.Module, n_train: int) -> str:
     settings = {k: v for k, v in asdict(cfg).items()
                 if not (k == "epochs" and cfg.schedule == "constant")
                 and not (k in _LATER_SETTINGS and v == getattr(defaults, k))}
-    text = json.dumps([settings, shapes, n_train], sort_keys=True)
+    buckets = getattr(task, "buckets", None)   # a bucket network's targets are part of what it learns
+    text = json.dumps([settings, shapes, n_train] + ([asdict(buckets)] if buckets is not None else []), sort_keys=True)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
@@ -289,7 +290,7 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
     seed_everything(cfg.seed)
     model.to(device)
     opt = make_optimizer(model, cfg)
-    key = config_key(cfg, model, len(train))
+    key = config_key(cfg, model, len(train), task)
     ckpt = Path(checkpoint) if checkpoint else None
     restored = load_checkpoint(ckpt, model, opt, key) if ckpt else None
     history, best = restored if restored else (History(), None)

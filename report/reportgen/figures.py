@@ -140,10 +140,15 @@ def loss_grid(histories: dict[str, dict | None], path: Path, *, cols: int = 4, y
             _empty(ax, missing)
             continue
         ep = list(range(1, len(h["train_loss"]) + 1))
-        ax.plot(ep, h["train_loss"], "o-", ms=2.5, lw=1, color=BASE, label="train")
+        other_unit = h.get("train_loss_name") not in (None, h.get("val_loss_name"))
+        if other_unit:   # e.g. a bucket network's cross-entropy: not on a pawns axis
+            ax.text(0.97, 0.95, f"train loss: {h['train_loss_name']}\n(another unit, not drawn)",
+                    transform=ax.transAxes, ha="right", va="top", fontsize=5, color="0.35")
+        else:
+            ax.plot(ep, h["train_loss"], "o-", ms=2.5, lw=1, color=BASE, label="train")
         if any(v is not None for v in h["val_loss"]):
             ax.plot(ep[:len(h["val_loss"])], h["val_loss"], "s-", ms=2.5, lw=1, color=OURS, label="validation")
-        values = [v for v in h["train_loss"] + h["val_loss"] if v is not None]
+        values = [v for v in ([] if other_unit else h["train_loss"]) + h["val_loss"] if v is not None]
         if values and min(values) > 0 and max(values) / min(values) > 20:
             ax.set_yscale("log")  # the move networks' penalty term spans decades
         ax.grid(alpha=0.3)

@@ -221,6 +221,7 @@ def history(src: Sources, family: str, v: int) -> dict | None:
     return {"train_loss": clean(h.get("train_loss")), "val_loss": clean(h.get("val_loss")),
             "rows_per_second": clean(h.get("rows_per_second")), "epoch_seconds": clean(h.get("epoch_seconds")),
             "device": h.get("device"), "quick": bool(meta.get("quick")),
+            "train_loss_name": dig(meta, "loss", "train"), "val_loss_name": dig(meta, "loss", "validation"),
             "train_rows": number(dig(meta, "data", "train", "rows")),
             "train_seconds": number(meta.get("train_seconds")), "parameters": number(meta.get("parameters")),
             "stored": meta.get("stored"), "batch_size": number(dig(meta, "train_config", "batch_size")),

@@ -12,8 +12,9 @@ The value is not regressed in pawns: the head predicts a distribution over 128
 buckets of the win probability ``sigmoid(0.368 x pawns)`` and trains with
 cross-entropy on HL-Gauss targets (``knights.learn.buckets``), as DeepMind's
 searchless chess transformer does; the expectation is turned back into pawns for
-the evaluator interface. Inputs as V11; training as V11 but for 4 epochs (an epoch
-of 812,350 rows takes about 8 minutes on one core of a laptop); same letters as V10.
+the evaluator interface. Inputs as V11; training as V11 but for 3 epochs (an epoch
+of 812,350 rows takes about 14 minutes on one core of a 2-core laptop); same letters
+as V10.
 """  # noqa: E501 - the first line is the one-line description in the metadata
 from knights.features.inputs import InputSpec
 from knights.learn.buckets import BucketHead, WinBuckets
@@ -22,7 +23,7 @@ from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="twelve", scalars=("turn", "check"), counts=True, attacks=True, gains=True)
 BUCKETS = WinBuckets(bins=128)
-TRAIN = TrainConfig(optimizer="adamw", lr=0.002, weight_decay=1e-4, epochs=4, batch_size=4096,
+TRAIN = TrainConfig(optimizer="adamw", lr=0.002, weight_decay=1e-4, epochs=3, batch_size=4096,
                     schedule="cosine", keep_best=True, mirror=True)
 DATA = {"train": "a-i except every 10th", "val": "every 10th except j"}
 PARENT = None
