@@ -466,9 +466,9 @@ def check_data(name: str, parameters: dict[str, Any]) -> None:
         if quick:
             raise ValueError(f"{name}: the committed sample {where} is missing: restore it with "
                              "`git checkout -- data/sample` or regenerate it with `make sample`") from None
-        raise ValueError(f"{name}: the full dataset {where} is not here: run `make data` to generate it (about "
-                         f"an hour on 2 cores), or add --quick for the committed sample (make notebook V={name} ARGS=--quick)"
-                         ) from None
+        raise ValueError(f"{name}: the full dataset {where} is not here: run `make data` to generate it "
+                         "(about an hour on 2 cores), or add --quick for the committed sample "
+                         f"(make notebook V={name} ARGS=--quick)") from None
 
 
 def build(name: str) -> NotebookNode:
