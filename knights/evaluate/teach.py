@@ -43,7 +43,7 @@ from knights.data.cache import ChunkCache, load_encoded
 from knights.data.chunks import Encoded, chunk_files, select_chunks
 from knights.evaluate.democracy_plan import network_training_chunks
 from knights.features.inputs import InputSpec
-from knights.learn import registry
+from knights.learn import registry, results
 from knights.learn.experiment import FULL_DATA, SAMPLE_DATA, Result, predict
 from knights.learn.learners import FitRecord
 from knights.learn.metrics import regression_metrics
@@ -58,10 +58,11 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
-BUCKETS: tuple[tuple[str, float, float], ...] = (("<1", 0.0, 1.0), ("1-3", 1.0, 3.0), ("3-6", 3.0, 6.0),
-                                                  (">=6", 6.0, math.inf))
+BUCKETS: tuple[tuple[str, float, float], ...] = tuple((name.replace(" ", ""), lo, hi) for name, lo, hi in
+                                                      results.BUCKETS)
 """How lopsided a position is, by Stockfish's |evaluation| in pawns: about level, a pawn
-or two, a piece, decided (mates are 10)."""
+or two, a piece, decided. The results tables' buckets (:data:`knights.learn.results.BUCKETS`),
+except that here a mate (10) stays in the last one instead of a bucket of its own."""
 
 FIGURE_DPI = 80
 """The notebooks' figures are stored as PNG in the committed notebooks: modest, not blurry."""
