@@ -128,15 +128,6 @@ class TrainResult:
         return pd.DataFrame(rows).T
 
 
-def _where(folder: str | Path | None) -> str | None:
-    """A network's folder as the manifest records it: relative to the repository when
-    inside it (a clone elsewhere still finds it), else absolute; None for models_EL/."""
-    if folder is None:
-        return None
-    path = Path(folder).resolve()
-    return registry.repo_relative(path) if path.is_relative_to(registry.REPO_ROOT) else str(path)
-
-
 def _files_mb(paths: Iterable[str | Path]) -> float:
     return sum(Path(p).stat().st_size for p in paths) / 1e6
 
@@ -322,7 +313,8 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
         if n in networks:
             wfile = registry.get(n).weights(models_dir)
             entry |= {"kind": "network", "version": registry.get(n).name, "weights_sha256": store.sha256_file(wfile),
-                      "models_dir": _where(models_dir)}
+                      # relative to the repository when inside it (a clone elsewhere still finds it); None: models_EL/
+                      "models_dir": registry.repo_relative(Path(models_dir).resolve()) if models_dir else None}
         else:
             for f in files[n]:
                 shutil.copy2(f, out_dir / f.name)
