@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -142,7 +143,8 @@ def loss_grid(histories: dict[str, dict | None], path: Path, *, cols: int = 4, y
         ep = list(range(1, len(h["train_loss"]) + 1))
         other_unit = h.get("train_loss_name") not in (None, h.get("val_loss_name"))
         if other_unit:   # e.g. a bucket network's cross-entropy: not on a pawns axis
-            ax.text(0.97, 0.95, f"train loss: {h['train_loss_name']}\n(another unit, not drawn)",
+            note = textwrap.fill(f"train loss: {h['train_loss_name']}", 24) + "\n(another unit, not drawn)"
+            ax.text(0.97, 0.95, note,
                     transform=ax.transAxes, ha="right", va="top", fontsize=5, color="0.35")
         else:
             ax.plot(ep, h["train_loss"], "o-", ms=2.5, lw=1, color=BASE, label="train")
