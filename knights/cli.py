@@ -54,6 +54,25 @@ def _part_number(text: str) -> int:
     return int(text)
 
 
+def _data_grow(args: argparse.Namespace) -> int:
+    import json
+    import os
+    from pathlib import Path
+
+    from knights.data.generate import Recipe
+    from knights.data.grow import grow
+
+    report = grow(args.positions, depth=args.depth, rounds=args.rounds, workers=args.workers, work=args.work,
+                  progress=not args.quiet)
+    print(report.summary())
+    if args.report:
+        path = Path(args.report)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({**report.as_dict(Recipe(depth=args.depth)), "cpu_count": os.cpu_count()},
+                                   indent=1) + "\n")
+    return 0
+
+
 def _data_merge(args: argparse.Namespace) -> int:
     from knights.data.shards import merge
 
@@ -303,6 +322,16 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--until-part", type=_part_number, default=None, metavar="P",
                      help="with --shard: also play every part of the shard numbered up to P (the merge says when)")
     gen.set_defaults(func=_data_generate)
+
+    grw = data.add_parser("grow", help="play more games of the other generator styles, new positions only")
+    grw.add_argument("--positions", type=int, default=4_000_000, help="positions to play over all grown styles")
+    grw.add_argument("--depth", type=int, default=8, help="Stockfish labelling depth (as data/full)")
+    grw.add_argument("--rounds", type=int, default=4, help="the styles take turns in this many rounds")
+    grw.add_argument("--workers", type=int, default=1, help="parallel workers, one Stockfish each")
+    grw.add_argument("--work", default="data/generated/more", help="folder of the styles' files and more.csv")
+    grw.add_argument("--report", default=None, help="also write the run's figures to this JSON file")
+    grw.add_argument("--quiet", action="store_true")
+    grw.set_defaults(func=_data_grow)
 
     mrg = data.add_parser("merge", help="join the parts of sharded 'data generate' runs into one CSV")
     mrg.add_argument("--out", default="data/generated/games.csv", help="the CSV to write")

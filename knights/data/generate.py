@@ -12,7 +12,10 @@ search gives both the *label* (``cp``) and the engine's best move. Players:
 * ``random``: a uniformly random legal move.
 
 Every game starts with 0-6 uniformly random plies (a short random opening), so
-games rarely repeat. A game ends by the rules (mate, stalemate, insufficient
+games rarely repeat. That is the ``mixed`` style, the one ``data/full`` is made of;
+:data:`STYLES` holds the others, which ``knights data grow``
+(:mod:`knights.data.grow`) adds to it: longer random openings, stronger players,
+material odds. A game ends by the rules (mate, stalemate, insufficient
 material, threefold repetition, fifty moves) or is adjudicated at ``max_plies`` by
 the last evaluation (|eval| >= 5 pawns wins, else a draw).
 
@@ -46,6 +49,7 @@ import multiprocessing as mp
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,10 +88,18 @@ class Recipe:
     max_plies: int = 300
     games_per_part: int = 25
     hash_mb: int = 16
+    style: str = "mixed"
+    """Which generator plays the games (a key of :data:`STYLES`)."""
+
+    def __post_init__(self) -> None:
+        if self.style not in STYLES:
+            raise ValueError(f"unknown style {self.style!r}: choose one of {', '.join(STYLES)}")
 
     def key(self, stockfish_name: str) -> dict[str, object]:
-        """What a finished part was made with: a rerun reuses parts only under the same key."""
-        return {**self.__dict__, "stockfish": stockfish_name, "format": 1}
+        """What a finished part was made with: a rerun reuses parts only under the same key.
+        (The default style is left out, so parts written before styles existed still count.)"""
+        fields = {k: v for k, v in self.__dict__.items() if not (k == "style" and v == "mixed")}
+        return {**fields, "stockfish": stockfish_name, "format": 1}
 
 
 # -- players -------------------------------------------------------------------
@@ -107,6 +119,70 @@ def pick_players(rng: random.Random) -> tuple[str, str]:
     else:
         pair = (rng.choice(("greedy", "random")), "greedy")
     return pair if rng.random() < 0.5 else (pair[1], pair[0])
+
+
+def strong_players(rng: random.Random) -> tuple[str, str]:
+    """Both sides Stockfish, each rarely random (``strong`` style)."""
+    return tuple(f"stockfish-eps{rng.choice(STRONG_EPSILONS):.2f}" for _ in range(2))  # type: ignore[return-value]
+
+
+def odds_players(rng: random.Random) -> tuple[str, str]:
+    """Stockfish against Stockfish (85%) or against the greedy capturer (``odds`` style)."""
+    first = f"stockfish-eps{rng.choice(EPSILONS):.2f}"
+    second = f"stockfish-eps{rng.choice(EPSILONS):.2f}" if rng.random() < 0.85 else "greedy"
+    return (first, second) if rng.random() < 0.5 else (second, first)
+
+
+def standard_start(rng: random.Random) -> chess.Board:
+    """The standard start (a start function takes the game's random stream; this one needs none)."""
+    return chess.Board()
+
+
+def odds_start(rng: random.Random) -> chess.Board:
+    """The standard start with 0-3 of each side's 15 non-king men taken off (at least one
+    in all), castling rights a removed rook held cleared: material missing from move one,
+often unevenly."""
+    board = chess.Board()
+    counts = [rng.randint(0, 3), rng.randint(0, 3)]
+    if sum(counts) == 0:
+        counts[rng.randrange(2)] = 1
+    for color, count in zip((chess.WHITE, chess.BLACK), counts, strict=True):
+        men = sorted(sq for sq, piece in board.piece_map().items()
+                     if piece.color == color and piece.piece_type != chess.KING)
+        for sq in rng.sample(men, count):
+            board.remove_piece_at(sq)
+    board.castling_rights = board.clean_castling_rights()
+    return board
+
+
+@dataclass(frozen=True)
+class Style:
+    """One generator of games: who plays, from where, after how many random plies."""
+
+    description: str
+    players: Callable[[random.Random], tuple[str, str]]
+    opening_plies: tuple[int, int]
+    start: Callable[[random.Random], chess.Board] = standard_start
+    game_prefix: str = "gen"
+    """``game_id`` is this prefix and the game's number (styles differ, so their games never share an id)."""
+
+
+STRONG_EPSILONS = (0.0, 0.02, 0.05)
+"""The random-move probabilities of the ``strong`` style's players."""
+
+STYLES: dict[str, Style] = {
+    "mixed": Style("Stockfish-eps players (eps 0-0.35), greedy and random movers, after 0-6 random plies "
+                   "(data/full)", pick_players, OPENING_PLIES),
+    "openings": Style("Stockfish-eps players (eps 0-0.35), greedy and random movers, after 8-20 random plies: "
+                      "odd, unbalanced middlegames", pick_players, (8, 20), game_prefix="opn"),
+    "strong": Style("Stockfish against Stockfish, each playing a random move with probability 0-0.05, after 1-8 "
+                    "random plies: long, accurate games that reach endgames", strong_players, (1, 8),
+                    game_prefix="str"),
+    "odds": Style("material odds: the start position less 0-3 men of each side, then Stockfish-eps against "
+                  "Stockfish-eps or the greedy capturer after 0-4 random plies", odds_players, (0, 4),
+                  start=odds_start, game_prefix="odd"),
+}
+"""The generators, by name. ``mixed`` makes ``data/full``; ``knights data grow`` adds the others."""
 
 
 def choose_move(player: str, board: chess.Board, best: str | None, rng: random.Random) -> chess.Move:
@@ -146,10 +222,12 @@ def play_labelled_game(engine: Stockfish, recipe: Recipe, index: int) -> list[di
     """Play game ``index`` and return its rows, one per move played, each labelled
     by the search that chose the move."""
     rng = game_rng(recipe.seed, index)
-    white, black = pick_players(rng)
-    opening_plies = rng.randint(*OPENING_PLIES)
+    style = STYLES[recipe.style]
+    white, black = style.players(rng)
+    opening_plies = rng.randint(*style.opening_plies)
+    start = style.start(rng)
     engine.new_game()
-    board = chess.Board()
+    board = start.copy()
     plies: list[Ply] = []
     final_value: float | None = None  # from the side to move at the end
     termination = "Normal"
@@ -169,7 +247,8 @@ def play_labelled_game(engine: Stockfish, recipe: Recipe, index: int) -> list[di
             move = choose_move(player, board, analysis.bestmove, rng)
         plies.append((csslab.position_columns(board), move, analysis))
         board.push(move)
-    return game_rows(index, white, black, plies, board, final_value, termination)
+    return game_rows(f"{style.game_prefix}{index:07d}", white, black, plies, board, final_value, termination,
+                     start=start)
 
 
 def rel_text(a: Analysis) -> str:
@@ -188,17 +267,18 @@ def game_result(board: chess.Board, final_value: float) -> str:
     return "1-0" if white_wins else "0-1"
 
 
-def game_rows(index: int, white: str, black: str, plies: list[Ply], final_board: chess.Board,
-              final_value: float, termination: str) -> list[dict[str, str]]:
-    """The CSSLab rows of a finished game: every ply's position, move and label, with the
-    game's players and result and each move's loss in pawns and in win rate."""
+def game_rows(game_id: str, white: str, black: str, plies: list[Ply], final_board: chess.Board,
+              final_value: float, termination: str, start: chess.Board | None = None) -> list[dict[str, str]]:
+    """The CSSLab rows of a finished game played from ``start`` (default: the standard
+    position): every ply's position, move and label, with the game's players and result
+    and each move's loss in pawns and in win rate."""
     result = game_result(final_board, final_value)
     b = csslab.format_bool
     white_won, black_won = result == "1-0", result == "0-1"
     # value of every position from its mover's side, the final one included
     texts = [rel_text(a) for _, _, a in plies]
     rel_values = [csslab.eval_to_pawns(t) for t in texts] + [final_value]
-    board = chess.Board()
+    board = start.copy() if start is not None else chess.Board()
     rows = []
     for ply, (pos, move, _) in enumerate(plies):
         cp_rel = texts[ply]
@@ -209,7 +289,7 @@ def game_rows(index: int, white: str, black: str, plies: list[Ply], final_board:
         wr_loss = max(0.0, wr_before - wr_after)
         active_won = white_won if board.turn == chess.WHITE else black_won
         row = {
-            "game_id": f"gen{index:07d}", "type": "Generated", "result": result,
+            "game_id": game_id, "type": "Generated", "result": result,
             "white_player": white, "black_player": black, "time_control": "-",
             "num_ply": str(len(plies)), "termination": termination,
             "white_won": b(white_won), "black_won": b(black_won),

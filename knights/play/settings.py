@@ -24,7 +24,7 @@ from pathlib import Path
 from torch import nn
 
 from knights.data.csslab import CLIP_PAWNS, MATE_PAWNS
-from knights.data.generate import ADJUDICATE_PAWNS, EPSILONS, OPENING_PLIES
+from knights.data.generate import ADJUDICATE_PAWNS, EPSILONS, OPENING_PLIES, STYLES
 from knights.evaluate.names import DEFAULT_EVALUATOR
 from knights.learn import registry
 from knights.learn.experiment import TEST_LETTERS
@@ -67,7 +67,8 @@ def collect() -> dict:
     settings = {
         "written_by": "knights settings (knights.play.settings)",
         "data": {"epsilons": EPSILONS, "adjudicate_pawns": ADJUDICATE_PAWNS, "opening_plies": OPENING_PLIES,
-                 "mate_pawns": MATE_PAWNS, "clip_pawns": CLIP_PAWNS, "test_letters": TEST_LETTERS},
+                 "mate_pawns": MATE_PAWNS, "clip_pawns": CLIP_PAWNS, "test_letters": TEST_LETTERS,
+                 "styles": {name: style.description for name, style in STYLES.items()}},
         "versions": {v.name: version_settings(v) for v in registry.all_versions()},
         "engine": {"default_evaluator": DEFAULT_EVALUATOR, "mate_score": MATE_SCORE,
                    "opening_table": OPENING_TABLE, "original_capture_bonus": ORIGINAL_CAPTURE_BONUS},

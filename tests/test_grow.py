@@ -1,0 +1,114 @@
+"""More generators (``STYLES``) and ``knights data grow``, with the real Stockfish."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+
+import chess
+import pytest
+
+from knights.data import csslab
+from knights.data.generate import STYLES, Recipe, play_labelled_game
+from knights.data.grow import grow, targets
+from knights.data.independent import fen_key
+from knights.data.stockfish import Stockfish
+
+pytestmark = pytest.mark.stockfish
+
+SMALL = {"depth": 3, "max_plies": 80, "games_per_part": 2}
+
+
+def read(path):
+    with open(path, newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader)
+        return header, [dict(zip(header, row, strict=True)) for row in reader]
+
+
+def test_the_default_style_keeps_the_old_recipe_key():
+    """Parts written before styles existed carry no style: they must still be reused."""
+    key = Recipe().key("Stockfish 15.1")
+    assert "style" not in key
+    assert Recipe(style="odds").key("Stockfish 15.1")["style"] == "odds"
+    with pytest.raises(ValueError, match="unknown style 'blitz'"):
+        Recipe(style="blitz")
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_every_style_plays_legal_labelled_games_deterministically(stockfish, style):
+    recipe = Recipe(seed=5, style=style, **SMALL)
+    with Stockfish(stockfish) as sf:
+        games = [play_labelled_game(sf, recipe, i) for i in range(3)]
+        again = play_labelled_game(sf, recipe, 1)
+    assert again == games[1]
+    for i, rows in enumerate(games):
+        assert {r["game_id"] for r in rows} == {f"{STYLES[style].game_prefix}{i:07d}"}
+        board = chess.Board(rows[0]["board"])
+        assert board.is_valid(), rows[0]["board"]
+        men = len(board.piece_map())
+        if style == "odds":   # fewer men than the start, none of them added
+            assert 26 <= men <= 31
+            assert board.board_fen() != chess.Board().board_fen()
+        else:
+            assert rows[0]["board"] == chess.Board().fen()
+        for r in rows:
+            assert r["board"] == board.fen()
+            move = chess.Move.from_uci(r["move"])
+            assert move in board.legal_moves
+            assert r["white_player"] and r["black_player"]
+            board.push(move)
+
+
+def test_styles_differ_in_their_games(stockfish):
+    with Stockfish(stockfish) as sf:
+        first = {s: play_labelled_game(sf, Recipe(seed=5, style=s, **SMALL), 0) for s in STYLES}
+    moves = {s: tuple(r["move"] for r in rows) for s, rows in first.items()}
+    assert len(set(moves.values())) == len(STYLES)
+    strong = {r[k] for r in first["strong"] for k in ("white_player", "black_player")}
+    assert strong <= {"stockfish-eps0.00", "stockfish-eps0.02", "stockfish-eps0.05"}
+
+
+def test_targets_reach_the_shares_in_equal_rounds():
+    steps = targets(10_000, 4)
+    assert len(steps) == 4
+    assert steps[-1] == {"openings": 3500, "strong": 3500, "odds": 3000}
+    assert all(a[s] < b[s] for a, b in itertools.pairwise(steps) for s in a)
+    with pytest.raises(ValueError, match="at least 1"):
+        targets(0, 2)
+
+
+def test_grow_keeps_only_new_positions_and_resumes(stockfish, tmp_path):
+    work = tmp_path / "more"
+    first = grow(300, rounds=2, work=work, exclude=(), root=tmp_path, stockfish_path=stockfish,
+                 progress=False, games_per_part=1, depth=3)
+    header, rows = read(first.out)
+    assert tuple(header) == csslab.COLUMNS
+    assert len(rows) == first.kept and first.kept + sum(first.dropped.values()) == first.played >= 300
+    keys = [fen_key(r["board"]) for r in rows]
+    assert len(keys) == len(set(keys))
+    # the styles take turns, a game at a time
+    assert [r["game_id"][:3] for r in rows[:1]] == ["opn"]
+    order = [g[:3] for g in dict.fromkeys(r["game_id"] for r in rows)]
+    assert order[:3] == ["opn", "str", "odd"]
+
+    # positions already in a training source are not added again; nothing is played twice
+    seen = tmp_path / "old.csv"
+    with open(seen, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=csslab.COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows[:10])
+    again = grow(300, rounds=2, work=work, exclude=("old.csv", "not_here"), root=tmp_path,
+                 stockfish_path=stockfish, progress=False, games_per_part=1, depth=3)
+    assert again.played == first.played
+    # nothing was played again, so the time over all runs is the first run's
+    assert [s.seconds for s in again.styles] == [s.seconds for s in first.styles]
+    assert again.rate == first.rate > 0
+    assert again.excluded["absent"] == ["not_here"] and "old.csv" in again.excluded["present"]
+    assert again.kept == first.kept - 10
+    # (a later repeat of one of those ten, such as the start position, now counts as in old.csv)
+    assert again.dropped["in old.csv"] + again.dropped["repeated"] == first.dropped["repeated"] + 10
+    assert again.dropped["in old.csv"] >= 10
+    report = json.loads(json.dumps(again.as_dict(Recipe(depth=3))))
+    assert report["positions_kept"] == again.kept and set(report["styles"]) == {"openings", "strong", "odds"}
