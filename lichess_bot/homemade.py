@@ -15,7 +15,7 @@ checkout with the package's dependencies installed). In ``config.yml``::
       protocol: "homemade"
       name: "KnightsKernels"
       homemade_options:        # all optional
-        Evaluator: "default"   # EL/v10 when searching, democracy+threats at Depth 1 (or their fallback);
+        Evaluator: "default"   # EL/v10 when searching, democracy at Depth 1 (or their fallback);
                                # or material, democracy, EL/vN, each optionally +threats
         Stochastic: true       # the paper's stochastic opening
         Seed: -1               # -1: fresh randomness

@@ -317,7 +317,7 @@ def test_uciok_arrives_about_as_fast_as_python_starts():
 
 @pytest.mark.parametrize("movetime", [100, 300])
 def test_go_before_isready_honours_movetime(movetime):
-    """The default evaluator (the democracy with threats) takes seconds to load; a ``go``
+    """The default evaluator (the democracy) takes seconds to load; a ``go``
     that arrives before ``isready`` used to wait for it. Now the answer comes within
     ``movetime`` (measured from writing ``go`` to reading ``bestmove``, pipes included),
     and after ``isready`` the full one-ply decision answers."""

@@ -68,9 +68,10 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
 
     Full (defaults): the shipped bot (``ours:default``: one ply, stochastic openings,
     the default evaluator) plays 80 games (20 openings x 2 colours, twice) against
-    each of :data:`SHIPPED_OPPONENTS`; every other trained EL version (stochastic
-    too, so that all versions are judged as the bot plays) 40 games against each of
-    :data:`VERSION_OPPONENTS`; the ladder's :data:`CHAIN` 40 games a pairing; the
+    each of :data:`SHIPPED_OPPONENTS`; the same bot with the threat term and every
+    trained EL version (stochastic too, so that all versions are judged as the bot
+    plays) 40 games against each of :data:`VERSION_OPPONENTS` (the threat-term bot
+    also against sf-elo:1350); the ladder's :data:`CHAIN` 40 games a pairing; the
     first 10 games of the shipped bot against each opponent are analysed for move
     quality at depth 10: 2,240 games with all eight EL versions trained. Measured
     per-game times put it at about 20 minutes on 2 idle cores (35 on a heavily
@@ -93,14 +94,17 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
     shipped = names[0]
     pairings = [(shipped, o, _count(games, 80)) for o in SHIPPED_OPPONENTS]
     for e in names[1:]:
-        pairings += [(e, o, _count(version_games, 40)) for o in VERSION_OPPONENTS]
+        # the threat-term variant also meets the lowest anchor, as the shipped bot does: whether the
+        # term earns its place is decided there (knights.evaluate.names.DEFAULT_EVALUATOR)
+        extra = ("sf-elo:1350",) if e.endswith("+threats") else ()
+        pairings += [(e, o, _count(version_games, 40)) for o in VERSION_OPPONENTS + extra]
     pairings += [(a, b, _count(chain_games, 40)) for a, b in CHAIN]
     pairings = [p for p in pairings if p[2] > 0]
     return StrengthPlan(names, shipped, pairings, dict(ANCHORS), Settings(seed=seed))
 
 
 def _our_engines() -> list[str]:
-    """The shipped bot and every trained version, as specs.
+    """The shipped bot, the same with the threat term, and every trained version, as specs.
 
     The shipped bot plays the default evaluator; without its weights (a fresh clone)
     the bot falls back as the engine does, and so does the ladder, under the
@@ -112,7 +116,11 @@ def _our_engines() -> list[str]:
     if default != DEFAULT_EVALUATOR:
         print(f"note: {DEFAULT_EVALUATOR} is not trained; the shipped bot is rated with '{default}'",
               file=sys.stderr)
-    return [f"ours:{default}"] + [f"ours:{e}" for e in trained_networks(available)]
+    from knights.evaluate.threats import THREATS_SUFFIX
+
+    # the threat term beside the shipped evaluator, so the ladder keeps measuring whether it earns its place
+    with_threats = [] if default.endswith(THREATS_SUFFIX) else [f"ours:{default}{THREATS_SUFFIX}"]
+    return [f"ours:{default}"] + with_threats + [f"ours:{e}" for e in trained_networks(available)]
 
 
 def _count(value: int | None, default: int) -> int:

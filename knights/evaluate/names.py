@@ -29,10 +29,19 @@ DEFAULT_NETWORK = "EL/v10"
 """The best network alone by held-out MAE (models_EL/RESULTS.md): what "network alone"
 benchmarks time, and the ensemble's main member."""
 
-DEFAULT_EVALUATOR = "democracy+threats"
-"""The evaluator the bot plays with unless told otherwise: the shipped democracy (the best
-held-out MAE, ensemble/RESULTS.md) plus the static capture-threat term (knights.evaluate.threats),
-which took the bot from 0.44 to 1.00 against the greedy material counter (40 games each)."""
+DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v12")
+"""The networks ``knights ensemble`` offers the democracy (those trained): three architectures
+(two 3x3 convolutions, a residual CNN with pooling, a convolution + transformer hybrid), so
+that their errors differ; the fitted weights decide which of them, and the learners, count."""
+
+DEFAULT_EVALUATOR = "democracy"
+"""The evaluator the one-ply bot plays with unless told otherwise: the shipped democracy (the
+best held-out MAE, ensemble/RESULTS.md). The static capture-threat term
+(knights.evaluate.threats, the ``+threats`` suffix) was part of it while the democracy was
+weaker (it took the bot from 0.44 to 1.00 against the greedy material counter); over the
+democracy of V10/V11/V12 it no longer earns its place: one ply against Stockfish UCI_Elo 1350
+it scored 0.062 with the term against 0.188 without (40 games each), and it raises the MAE on
+the independent games and tactics sets. The ladder rates both (``knights strength``)."""
 
 
 def available_evaluators() -> list[str]:

@@ -165,11 +165,12 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
         run_version(quick_network, quick=True, out_dir=models_dir, progress=False)
         networks = [*(networks or []), quick_network]
     if networks is None:
-        from knights.evaluate.names import DEFAULT_NETWORK
+        from knights.evaluate.names import DEMOCRACY_NETWORKS
 
-        networks = [DEFAULT_NETWORK] if registry.get(DEFAULT_NETWORK).is_trained(models_dir) else []
+        networks = [n for n in DEMOCRACY_NETWORKS if registry.get(n).is_trained(models_dir)]
         if not networks:
-            _say(progress, f"note: {DEFAULT_NETWORK} is not trained: the democracy has no network member")
+            _say(progress, f"note: none of {', '.join(DEMOCRACY_NETWORKS)} is trained: "
+                           "the democracy has no network member")
     networks = list(dict.fromkeys(networks))
 
     data = load_data(plan, networks, models_dir, progress=progress)
@@ -369,8 +370,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train", help='training letters (default "a-h")')
     p.add_argument("--val", help='validation letters (default "i"; quick "i,j")')
     p.add_argument("--test", help='test letters (default "j"; quick "k-m")')
-    p.add_argument("--networks", help="comma-separated EL versions to include (default: the best network, "
-                                      "knights.evaluate.names.DEFAULT_NETWORK, if trained; "
+    p.add_argument("--networks", help="comma-separated EL versions to include (default: those of "
+                                      "knights.evaluate.names.DEMOCRACY_NETWORKS that are trained; "
                                       "'' for none)")
     p.add_argument("--models-dir", help="where the network weights are (default models_EL/)")
     p.add_argument("--quick-network", metavar="VERSION", help="train VERSION for one epoch on the sample first "

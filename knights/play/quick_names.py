@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_EVALUATOR = "democracy+threats"   # knights.evaluate.names.DEFAULT_EVALUATOR (a test checks they agree)
+DEFAULT_EVALUATOR = "democracy"           # knights.evaluate.names.DEFAULT_EVALUATOR (a test checks they agree)
 SEARCH_EVALUATOR = "EL/v10"               # knights.evaluate.names.DEFAULT_NETWORK: the searching bot's default
 THREATS = "+threats"
 
@@ -38,7 +38,7 @@ def quick_evaluator_names(root: Path = REPO_ROOT) -> list[str]:
 
 def quick_default(names: list[str], asked: str | None, depth: int = 1) -> str:
     """The option's default: ``asked`` (``--evaluator``) spelled as in ``names`` when it
-    is one of them, else the library's default rule (the shipped democracy with threats,
+    is one of them, else the library's default rule (the shipped democracy,
     else the newest network, else material); a searching bot (``depth`` > 1) asked for
     nothing plays :data:`SEARCH_EVALUATOR` when it is there (see
     :func:`knights.play.search.evaluator_for_depth`)."""

@@ -682,8 +682,8 @@ class SearchEngine:
 
 def evaluator_for_depth(asked: str | None, depth: int) -> str | None:
     """The evaluator a bot searching to ``depth`` plays with when none is asked for (``None``
-    or ``"default"``): the one-ply bot's own default at depth 1 (``None``: the democracy
-    with threats); deeper, the default network alone. The quiescence search sees the
+    or ``"default"``): the one-ply bot's own default at depth 1 (``None``: the democracy);
+    deeper, the default network alone. The quiescence search sees the
     captures the threat term only guesses at, and the democracy's other members cost
     time without lowering its error on the independent test sets (models_EL/RESULTS.md)."""
     from knights.evaluate.names import DEFAULT_NETWORK, available_evaluators

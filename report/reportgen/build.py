@@ -131,6 +131,21 @@ def data_section(b: Build) -> None:
     n.put("numGenerateSeconds", gen["seconds"], fmt_seconds, why=src.missing("dataset.json"))
     for k in ("train", "val", "test"):
         n.put(f"numUsed{camel(k)}Rows", dig(used, k, "rows"), fmt_int, why="a trained full-data EL model")
+    more = src.result("dataset_more.json") or {}
+    why_more = None if more else src.missing("dataset_more.json")
+    styles = more.get("styles") or {}
+    n.put("numMoreStyles", ", ".join(f"{esc(k)} {fmt_int(v.get('rows'))}" for k, v in styles.items()) or None,
+          why=why_more)
+    n.put("numMorePlayed", more.get("positions_played"), fmt_int, why=why_more)
+    n.put("numMoreKept", more.get("positions_kept"), fmt_int, why=why_more)
+    # every run's play time (timings.json in the work folder adds them up), not only the last run's
+    n.put("numMoreSeconds", more.get("seconds_all_runs"), fmt_seconds, why=why_more)
+    workers = more.get("workers")
+    n.put("numMoreWorkers", f"{fmt_int(workers)} worker{'s' if workers != 1 else ''}" if workers else None,
+          why=why_more)
+    n.put("numMoreRate", more.get("positions_per_worker_second"), fmt_int, why=why_more)
+    n.put("numMoreTotal", (more.get("positions_kept") or 0) + (full or {}).get("rows", 0) if more and full else None,
+          fmt_int, why=why_more or why_chunks)
 
     n.put("numMatePawns", rule.get("mate_pawns"), fmt, digits=0, why=why_settings)
     n.put("numClipPawns", rule.get("clip_pawns"), fmt, digits=0, why=why_settings)
@@ -367,6 +382,17 @@ def strength_section(b: Build, original: dict) -> None:
     n.put("numShippedElo", shipped and shipped["rating"], elo_text, why=why)
     n.put("numShippedEloLow", shipped and shipped["low"], elo_text, why=why)
     n.put("numShippedEloHigh", shipped and shipped["high"], elo_text, why=why)
+    # the shipped evaluator with the threat term, rated beside it (knights.arena.ladder._our_engines)
+    threat = next((p for p in ours if shipped and p["name"] == shipped["name"] + "+threats"), None)
+    twhy = why or (None if threat else "elo.json has no player with the threat term (rerun make strength)")
+    n.put("numThreatPlayer", esc(threat["name"].removeprefix("ours:")) if threat else None, why=twhy)
+    n.put("numThreatElo", threat and threat["rating"], elo_text, why=twhy)
+    n.put("numThreatEloLow", threat and threat["low"], elo_text, why=twhy)
+    n.put("numThreatEloHigh", threat and threat["high"], elo_text, why=twhy)
+    for spec, macro in (("greedy", "Greedy"), ("sf-elo:1350", "Anchor")):
+        v = threat["vs"].get(spec) if threat else None
+        n.put(f"numThreatScore{macro}", v and v["score"], fmt, why=twhy)
+        n.put(f"numThreatGames{macro}", v and v["games"], fmt_int, why=twhy)
     for spec, macro in (("random", "Random"), ("greedy", "Greedy"), ("sf-elo:1350", "Anchor")):
         v = (shipped or {}).get("vs", {}).get(spec) if shipped else None
         n.put(f"numScore{macro}", v and v["score"], fmt, why=why)

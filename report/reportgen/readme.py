@@ -98,7 +98,14 @@ def timing_rows(src: Sources) -> list[tuple[str, str, str]]:
     ci = src.result("ci.json") or {}
     models = NOT_YET if train is None else (duration(train) + " training"
                                              + (f" + {duration(results)} `knights results`" if results else ""))
+    more = src.result("dataset_more.json") or {}
+    grown = sources.number(more.get("seconds_all_runs"))
+    workers = more.get("workers")
+    more_text = (f"{duration(grown)} for {more['positions_played']:,.0f} positions"
+                 + (f" ({workers} worker{'s' if workers != 1 else ''})" if workers else "")
+                 if grown and isinstance(more.get("positions_played"), int | float) else duration(grown))
     return [("`make data`", duration(gen["seconds"]), "`report/results/dataset.json`"),
+            ("`make more-data`", more_text, "`report/results/dataset_more.json`"),
             ("`make independent`", duration(sources.independent_seconds(src)), "`report/results/independent.json`"),
             ("`make models`", models, "`report/results/training_runs.json`, `networks.json`"),
             ("`make strength`", duration(strength), "`report/results/elo.json`"),

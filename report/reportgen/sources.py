@@ -26,6 +26,7 @@ FILES: dict[str, tuple[str, str]] = {
     "quality.json": ("move quality of the shipped bot (Stockfish-judged)", "make strength"),
     "bench.json": ("throughput benchmarks against their baselines", "make bench"),
     "dataset.json": ("how the full dataset was generated (rows, games, seconds)", "make data"),
+    "dataset_more.json": ("the grown data of the other generator styles (positions, seconds)", "make more-data"),
     "data_stats.json": ("statistics of the full dataset", "report/data_stats.py data/full"),
     "settings.json": ("the code's settings: data recipe, versions, engine", "knights settings"),
     "independent.json": ("every evaluator on the independent test sets, by |eval| bucket", "knights results"),

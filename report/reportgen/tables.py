@@ -306,7 +306,7 @@ def elo_number(x) -> str:
 
 
 def player_label(p: dict) -> str:
-    """``EL/v2``, ``democracy+threats``$\\star$, ``sf-elo:1350``: our players by their
+    """``EL/v2``, ``democracy``$\\star$, ``sf-elo:1350``: our players by their
     evaluator (how they play is in the caption), the shipped one starred."""
     name = p["name"].removeprefix("ours:")
     label = esc(name)

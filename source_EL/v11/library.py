@@ -10,15 +10,15 @@ and a small head. The inputs are V10's with one change: a 0/1 plane per colour a
 piece type (twelve planes) instead of six signed ones.
 
 Training: AdamW at 0.002 with a cosine schedule, mirrored halves of every batch
-and the best validation epoch kept, as V10, but for 4 epochs (an epoch of 812,350
-rows takes about 10 minutes on one core of a 2-core laptop); same letters as V10.
+and the best validation epoch kept, as V10, but for 9 epochs (an epoch of 812,350
+rows takes about 11 minutes on one core of a 2-core laptop); same letters as V10.
 """  # noqa: E501 - the first line is the one-line description in the metadata
 from knights.features.inputs import InputSpec
 from knights.learn.nets import PooledResNet
 from knights.learn.training import TrainConfig
 
 INPUTS = InputSpec(planes="twelve", scalars=("turn", "check"), counts=True, attacks=True, gains=True)
-TRAIN = TrainConfig(optimizer="adamw", lr=0.002, weight_decay=1e-4, epochs=4, batch_size=4096,
+TRAIN = TrainConfig(optimizer="adamw", lr=0.002, weight_decay=1e-4, epochs=9, batch_size=4096,
                     schedule="cosine", keep_best=True, mirror=True)
 DATA = {"train": "a-i except every 10th", "val": "every 10th except j"}
 PARENT = None
