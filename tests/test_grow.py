@@ -22,9 +22,8 @@ SMALL = {"depth": 3, "max_plies": 80, "games_per_part": 2}
 
 def read(path):
     with open(path, newline="") as fh:
-        reader = csv.reader(fh)
-        header = next(reader)
-        return header, [dict(zip(header, row, strict=True)) for row in reader]
+        reader = csv.DictReader(fh)
+        return reader.fieldnames, list(reader)
 
 
 def test_the_default_style_keeps_the_old_recipe_key():
