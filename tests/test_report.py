@@ -255,6 +255,10 @@ def fake_results(root: Path, settings: dict) -> tuple[Path, dict]:
         {"player": "ours:default", "rating": 900.0, "se": 40, "low": 820.0, "high": 980.0, "games": 60, "score": 45,
          "anchor": False, "relative": False, "label": "EL/v8 (one ply, stochastic) [shipped bot]", "kind": "ours",
          "shipped": True, "score_rate": 0.75, "vs": {"random": vs, "greedy": vs, "sf-elo:1350": {**vs, "score": 0.1}}},
+        {"player": "ours:default+threats", "rating": 880.0, "se": 50, "low": 780.0, "high": 980.0, "games": 40,
+         "score": 28, "anchor": False, "relative": False, "label": "EL/v8+threats (one ply, stochastic)",
+         "kind": "ours", "shipped": False, "score_rate": 0.7,
+         "vs": {"greedy": vs, "sf-elo:1350": {**vs, "score": 0.05}}},
         {"player": "random", "rating": 300.0, "se": 50, "low": 200.0, "high": 400.0, "games": 40, "score": 5,
          "anchor": False, "relative": False, "label": "random", "kind": "opponent", "shipped": False,
          "score_rate": 0.1, "vs": {}},
@@ -266,6 +270,13 @@ def fake_results(root: Path, settings: dict) -> tuple[Path, dict]:
            "label": f"EL/v{v} (one ply, stochastic)", "kind": "ours", "shipped": False, "score_rate": 0.375,
            "vs": {"greedy": vs, "random": vs}} for v in (1, 2)),
     ]
+    (res / "dataset_more.json").write_text(json.dumps({
+        "generated": "2026-01-01T00:00:00", "positions_kept": 9_000, "positions_played": 10_000,
+        "dropped": {"repeated": 1_000},
+        "styles": {"openings": {"rows": 4_000, "games": 40, "seconds": 20.0},
+                   "odds": {"rows": 6_000, "games": 60, "seconds": 30.0}},
+        "depth": 8, "workers": 2, "seconds_all_runs": 50.0, "worker_seconds_all_runs": 100.0,
+        "positions_per_worker_second": 100.0, "seconds_play": 50.0, "seconds_combine": 5.0, "excluded": {}}))
     (res / "elo.json").write_text(json.dumps({
         "generated": "2026-01-01T00:00:00", "method": "maximum likelihood; 95% interval = rating +- 1.96 se",
         "anchors": {"sf-elo:1350": 1350.0}, "games": 200, "opponents": ["random", "greedy", "sf-elo:1350"],

@@ -34,6 +34,7 @@ by hand overstates its rate (by less than one call's share).
 from __future__ import annotations
 
 import csv
+import datetime as _dt
 import json
 import sys
 import time
@@ -97,7 +98,8 @@ class GrowReport:
         return self.played / worker_seconds if worker_seconds > 0 else float("nan")
 
     def as_dict(self, recipe: Recipe) -> dict[str, object]:
-        return {"positions_kept": self.kept, "positions_played": self.played,
+        generated = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+        return {"generated": generated, "positions_kept": self.kept, "positions_played": self.played,
                 "dropped": dict(sorted(self.dropped.items())),
                 "styles": {s.style: {"rows": s.rows, "games": s.games, "seconds": round(s.seconds, 1),
                                      "seed": SEEDS[s.style], "description": STYLES[s.style].description}
