@@ -55,12 +55,12 @@ def _part_number(text: str) -> int:
 
 
 def _data_grow(args: argparse.Namespace) -> int:
-    import json
     import os
     from pathlib import Path
 
     from knights.data.generate import Recipe
     from knights.data.grow import grow
+    from knights.data.shards import write_json
 
     report = grow(args.positions, depth=args.depth, rounds=args.rounds, workers=args.workers, work=args.work,
                   progress=not args.quiet)
@@ -68,8 +68,7 @@ def _data_grow(args: argparse.Namespace) -> int:
     if args.report:
         path = Path(args.report)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({**report.as_dict(Recipe(depth=args.depth)), "cpu_count": os.cpu_count()},
-                                   indent=1) + "\n")
+        write_json(path, {**report.as_dict(Recipe(depth=args.depth)), "cpu_count": os.cpu_count()})
     return 0
 
 

@@ -93,10 +93,12 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
     names = list(dict.fromkeys(names))
     shipped = names[0]
     pairings = [(shipped, o, _count(games, 80)) for o in SHIPPED_OPPONENTS]
+    from knights.evaluate.threats import THREATS_SUFFIX
+
     for e in names[1:]:
         # the threat-term variant also meets the lowest anchor, as the shipped bot does: whether the
         # term earns its place is decided there (knights.evaluate.names.DEFAULT_EVALUATOR)
-        extra = ("sf-elo:1350",) if e.endswith("+threats") else ()
+        extra = ("sf-elo:1350",) if e.endswith(THREATS_SUFFIX) else ()
         pairings += [(e, o, _count(version_games, 40)) for o in VERSION_OPPONENTS + extra]
     pairings += [(a, b, _count(chain_games, 40)) for a, b in CHAIN]
     pairings = [p for p in pairings if p[2] > 0]
