@@ -199,7 +199,7 @@ def _train(args: argparse.Namespace) -> int:
                            "or every process trains alone and writes the same files")
     from knights.learn.experiment import plot_history, run_version
 
-    result = run_version(args.name, data_dir=args.data_dir, train=args.train, val=args.val,
+    result = run_version(args.name, data_dir=args.data_dir, more=args.more or (), train=args.train, val=args.val,
                          test=args.test, epochs=args.epochs, batch_size=args.batch_size,
                          quick=args.quick, out_dir=args.out_dir, device=args.device)
     plot_history(result)
@@ -397,9 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser("train", help="train a version without the notebook")
     tr.add_argument("name")
-    for opt in ("data-dir", "train", "val", "test", "out-dir", "device"):
-        tr.add_argument(f"--{opt}", default=None)
-    tr.add_argument("--epochs", type=int, default=None)
+    distributed.add_run_options(tr)
     tr.add_argument("--batch-size", type=int, default=None)
     tr.add_argument("--quick", action="store_true")
     tr.add_argument("--distributed", action="store_true",

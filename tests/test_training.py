@@ -16,7 +16,7 @@ from knights.data.chunks import select_chunks
 from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
 from knights.features.inputs import InputSpec
 from knights.learn import modelfile, registry
-from knights.learn.experiment import SAMPLE_DATA, run_version
+from knights.learn.experiment import SAMPLE_DATA, run_data, run_version
 from knights.learn.nets import ConvNet, parameter_count
 from knights.learn.store import sha256_file
 from knights.learn.training import EvalTask, TrainConfig, choose_device, fit
@@ -224,3 +224,30 @@ def test_same_seed_and_data_give_bit_identical_weights(tmp_path):
     assert states[0].keys() == states[1].keys()
     for key in states[0]:
         assert torch.equal(states[0][key], states[1][key]), key
+
+
+def test_more_folders_add_training_and_validation_rows_but_never_test_rows(tmp_path):
+    """``--more DIR`` (``run_version(more=...)``): the extra folder's training and validation
+    letters are read beside the main folder's, its test letters are not, and the metadata
+    names the folder; the main folder given again is refused."""
+    sample = registry.repo_path(SAMPLE_DATA)
+    extra = tmp_path / "more"
+    extra.mkdir()
+    for chunk in select_chunks(sample, "a,i,k"):   # k would be a test chunk: it must stay unread
+        (extra / chunk.name).write_bytes(chunk.read_bytes())
+    version = registry.get("EL/v1")
+    plan = run_data(version, quick=True, more=[str(extra)], train="a", val="i", test="k")
+    assert [p.parent for p in plan.files["train"]] == [sample, extra]
+    assert [p.parent for p in plan.files["val"]] == [sample, extra]
+    assert [p.parent for p in plan.files["test"]] == [sample]
+    with pytest.raises(ValueError, match="main data folder"):
+        run_data(version, quick=True, more=[SAMPLE_DATA])
+
+    alone = run_version("EL/v1", quick=True, train="a", val="i", test="k", out_dir=tmp_path / "alone", progress=False)
+    both = run_version("EL/v1", quick=True, more=[str(extra)], train="a", val="i", test="k",
+                       out_dir=tmp_path / "both", progress=False)
+    for split in ("train", "val"):
+        assert both.meta["data"][split]["rows"] == 2 * alone.meta["data"][split]["rows"]
+        assert both.meta["data"][split]["more"] == [str(extra)]
+        assert both.meta["data"][split]["sha1"] != alone.meta["data"][split]["sha1"]
+    assert both.meta["data"]["test"] == alone.meta["data"]["test"]

@@ -73,9 +73,10 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
     plays) 40 games against each of :data:`VERSION_OPPONENTS` (the threat-term bot
     also against sf-elo:1350); the ladder's :data:`CHAIN` 40 games a pairing; the
     first 10 games of the shipped bot against each opponent are analysed for move
-    quality at depth 10: 2,240 games with all eight EL versions trained. Measured
-    per-game times put it at about 20 minutes on 2 idle cores (35 on a heavily
-    loaded machine); ``knights strength --dry-run`` prints the plan and an estimate.
+    quality at depth 10: 3,240 games with the twelve EL versions trained. Measured
+    per-game times put it at about 27 minutes on 2 idle cores (the last full ladder,
+    run at half these game counts, took 319 s); ``knights strength --dry-run`` prints
+    the plan and an estimate.
 
     Quick: ``ours:material`` against random, greedy and sf-nodes:1, two games each,
     a short chain up to the 1350 anchor, games capped at 80 plies, Stockfish

@@ -57,15 +57,11 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from knights.data.cache import ChunkCache, load_encoded
-from knights.data.chunks import Encoded, select_chunks
+from knights.data.chunks import Encoded
 from knights.learn import registry
 from knights.learn.experiment import (
-    FULL_DATA,
-    QUICK,
-    SAMPLE_DATA,
-    TEST_LETTERS,
     Result,
-    data_recipe,
+    run_data,
     save_version,
     version_meta,
     version_task,
@@ -266,35 +262,27 @@ def mapped_rows(files: Sequence[Path], cache: ChunkCache, replicas: Replicas,
 
 
 # -- a version, end to end -----------------------------------------------------------------------
-def train_version(name: str, replicas: Replicas, *, data_dir: str | None = None, train: str | None = None,
-                  val: str | None = None, test: str | None = None, epochs: int | None = None,
-                  batch_size: int | None = None, quick: bool = False, out_dir: str | Path | None = None,
-                  progress: bool = True) -> Result | None:
+def train_version(name: str, replicas: Replicas, *, data_dir: str | None = None, more: Sequence[str] = (),
+                  train: str | None = None, val: str | None = None, test: str | None = None,
+                  epochs: int | None = None, batch_size: int | None = None, quick: bool = False,
+                  out_dir: str | Path | None = None, progress: bool = True) -> Result | None:
     """:func:`~knights.learn.experiment.run_version` as one of ``replicas.world`` processes:
     the same defaults, data, seed, checkpoint and files; rank 0 writes them and gets the
     :class:`~knights.learn.experiment.Result`, the other processes ``None``."""
     lead = replicas.rank == 0
     version = registry.get(name)
     lib = version.library
-    defaults: dict[str, Any]
+    plan = run_data(version, data_dir=data_dir, more=more, train=train, val=val, test=test, epochs=epochs,
+                    batch_size=batch_size, quick=quick)
     if quick:
-        defaults = {"data_dir": SAMPLE_DATA, **QUICK}
         out = Path(replicas.same(str(out_dir or (tempfile.mkdtemp(prefix="knights-quick-") if lead else ""))))
     else:
-        defaults = {"data_dir": FULL_DATA, "test": TEST_LETTERS, "epochs": lib.TRAIN.epochs,
-                    "batch_size": lib.TRAIN.batch_size, **lib.DATA}
         out = Path(out_dir) if out_dir else version.weights().parent
-    folder = registry.repo_path(data_dir or defaults["data_dir"])
-    letters = {"train": train or defaults["train"], "val": val or defaults["val"], "test": test or defaults["test"]}
-    cfg: TrainConfig = lib.TRAIN.replace(
-        epochs=epochs or defaults["epochs"],
-        batch_size=global_batch(defaults["batch_size"], batch_size, replicas))
+    cfg: TrainConfig = lib.TRAIN.replace(epochs=plan.epochs,
+                                         batch_size=global_batch(plan.batch_size, batch_size, replicas))
 
-    cache = ChunkCache(folder.parent / "cache") if not quick else ChunkCache()
-    files = {k: select_chunks(folder, spec) for k, spec in letters.items()}
-    overlap = set(files["test"]) & (set(files["train"]) | set(files["val"]))
-    if overlap:
-        raise ValueError(f"test chunks {sorted(p.name for p in overlap)} are also in training or validation")
+    cache = ChunkCache(plan.folder.parent / "cache") if not quick else ChunkCache()
+    files = plan.files
     say = print if progress and lead else None
     train_rows, train_sums = mapped_rows(files["train"], cache, replicas, say)
     val_rows, val_sums = mapped_rows(files["val"], cache, replicas, say)
@@ -314,10 +302,9 @@ def train_version(name: str, replicas: Replicas, *, data_dir: str | None = None,
     result = None
     if lead:
         test_rows = load_encoded(files["test"], cache, report=say)
-        recipes = {"train": data_recipe(folder, train_sums, len(train_rows), letters["train"]),
-                   "val": data_recipe(folder, val_sums, len(val_rows), letters["val"]),
-                   "test": data_recipe(folder, [cache.checksums[str(f)] for f in files["test"]],
-                                       len(test_rows), letters["test"])}
+        recipes = plan.recipes({"train": train_sums, "val": val_sums,
+                                "test": [cache.checksums[str(f)] for f in files["test"]]},
+                               {"train": len(train_rows), "val": len(val_rows), "test": len(test_rows)})
         processes = {"processes": replicas.world, "backend": replicas.backend,
                      "device": replicas.device.type, "precision": replicas.precision}
         meta = version_meta(version, model, copied, cfg, quick, recipes, history, time.perf_counter() - t0,
@@ -328,6 +315,16 @@ def train_version(name: str, replicas: Replicas, *, data_dir: str | None = None,
 
 
 # -- the command --------------------------------------------------------------------------------
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """What data and where: the options ``knights train`` and this module's command share."""
+    for opt in ("data-dir", "train", "val", "test", "out-dir", "device"):
+        parser.add_argument(f"--{opt}", default=None)
+    parser.add_argument("--more", action="append", default=None, metavar="DIR",
+                        help="another chunk folder whose training and validation letters are added "
+                             "(e.g. data/more, from make more-data); the test letters stay the main folder's")
+    parser.add_argument("--epochs", type=int, default=None)
+
+
 def add_options(parser: argparse.ArgumentParser) -> None:
     """The options only a distributed run has (``knights train --distributed`` has them too)."""
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
@@ -340,9 +337,9 @@ def run(args: argparse.Namespace) -> int:
     """Train ``args.name`` as one process of the group torchrun started."""
     replicas = Replicas.join(args.device, args.backend, args.precision)
     try:
-        train_version(args.name, replicas, data_dir=args.data_dir, train=args.train, val=args.val, test=args.test,
-                      epochs=args.epochs, batch_size=args.batch_size, quick=args.quick, out_dir=args.out_dir,
-                      progress=not getattr(args, "quiet", False))
+        train_version(args.name, replicas, data_dir=args.data_dir, more=args.more or (), train=args.train,
+                      val=args.val, test=args.test, epochs=args.epochs, batch_size=args.batch_size,
+                      quick=args.quick, out_dir=args.out_dir, progress=not getattr(args, "quiet", False))
     finally:
         replicas.close()
     return 0
@@ -353,9 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description="Train a version on several processes (DistributedDataParallel); "
                                                  "start it with torchrun (docs/distributed.md).")
     parser.add_argument("name", help="version, e.g. EL/v8")
-    for opt in ("data-dir", "train", "val", "test", "out-dir", "device"):
-        parser.add_argument(f"--{opt}", default=None)
-    parser.add_argument("--epochs", type=int, default=None)
+    add_run_options(parser)
     parser.add_argument("--batch-size", type=int, default=None, help="global batch, a multiple of the processes")
     parser.add_argument("--quick", action="store_true", help="committed sample, one epoch")
     parser.add_argument("--quiet", action="store_true")

@@ -15,6 +15,7 @@ import hashlib
 import json
 import shutil
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,16 +67,68 @@ class Result:
     weights: Path
 
 
-def data_recipe(folder: Path, checksums: list[str], n_rows: int, letters: str) -> dict[str, Any]:
+def data_recipe(folder: Path, checksums: list[str], n_rows: int, letters: str,
+                more: Sequence[Path] = ()) -> dict[str, Any]:
     """What data a run used: folder, letters, rows, and a checksum over the chunk files'
-    own checksums (``checksums``, in file order)."""
+    own checksums (``checksums``, in file order); ``more``: the further folders whose
+    chunks of these letters were read too."""
     digest = hashlib.sha1("".join(checksums).encode()).hexdigest()
-    recipe = {"folder": registry.repo_relative(folder), "letters": letters, "chunks": len(checksums), "rows": n_rows,
-              "sha1": digest}
+    recipe: dict[str, Any] = {"folder": registry.repo_relative(folder), "letters": letters,
+                              "chunks": len(checksums), "rows": n_rows, "sha1": digest}
+    if more:
+        recipe["more"] = [registry.repo_relative(m) for m in more]
     source = folder.parent / "generated" / "games.csv.parts" / "recipe.json"
     if source.exists():
         recipe["generator"] = json.loads(source.read_text())
     return recipe
+
+
+@dataclass
+class RunData:
+    """Which chunk files a training run reads, settled from the version's defaults and
+    the caller's choices (:func:`run_data`)."""
+
+    folder: Path                # the main chunk folder; its test letters are the test set
+    more: list[Path]            # further folders whose training and validation letters are added
+    letters: dict[str, str]     # "train", "val", "test" -> letters, e.g. "a-h"
+    files: dict[str, list[Path]]
+    epochs: int
+    batch_size: int             # the version's (or the quick runs') batch unless one was given
+
+    def recipes(self, checksums: dict[str, list[str]], rows: dict[str, int]) -> dict[str, Any]:
+        """The ``data`` entry of a version's metadata: one :func:`data_recipe` a split."""
+        return {k: data_recipe(self.folder, checksums[k], rows[k], self.letters[k],
+                               self.more if k != "test" else ())
+                for k in ("train", "val", "test")}
+
+
+def run_data(version: registry.Version, *, data_dir: str | None = None, more: Sequence[str] = (),
+             train: str | None = None, val: str | None = None, test: str | None = None,
+             epochs: int | None = None, batch_size: int | None = None, quick: bool = False) -> RunData:
+    """The chunk files of a run: training and validation letters from ``data_dir`` and from
+    every folder in ``more`` (e.g. ``data/more``, the grown styles), test letters from
+    ``data_dir`` alone, so a run on more data is measured on the same test rows as the others.
+    Defaults: the full dataset with the version's letters, or the committed sample when ``quick``."""
+    lib = version.library
+    defaults: dict[str, Any]
+    if quick:
+        defaults = {"data_dir": SAMPLE_DATA, **QUICK}
+    else:
+        defaults = {"data_dir": FULL_DATA, "test": TEST_LETTERS, "epochs": lib.TRAIN.epochs,
+                    "batch_size": lib.TRAIN.batch_size, **lib.DATA}
+    folder = registry.repo_path(data_dir or defaults["data_dir"])
+    extra = [registry.repo_path(m) for m in more]
+    letters = {"train": train or defaults["train"], "val": val or defaults["val"], "test": test or defaults["test"]}
+    files = {k: select_chunks(folder, spec) for k, spec in letters.items()}
+    overlap = set(files["test"]) & (set(files["train"]) | set(files["val"]))
+    if overlap:
+        raise ValueError(f"test chunks {sorted(p.name for p in overlap)} are also in training or validation")
+    for m in extra:
+        if m == folder:
+            raise ValueError(f"{registry.repo_relative(m)} is the main data folder; give it once")
+        for k in ("train", "val"):
+            files[k] += select_chunks(m, letters[k])
+    return RunData(folder, extra, letters, files, epochs or defaults["epochs"], batch_size or defaults["batch_size"])
 
 
 def warm_start(model: nn.Module, parent: str, models_dir: Path) -> list[str]:
@@ -141,40 +194,32 @@ def held_out_metrics(version: registry.Version, model: nn.Module, data: Encoded)
     return regression_metrics(predict(model, version.library.INPUTS, data), data.target)
 
 
-def run_version(name: str, *, data_dir: str | None = None, train: str | None = None, val: str | None = None,
-                test: str | None = None, epochs: int | None = None, batch_size: int | None = None,
-                quick: bool = False, out_dir: str | Path | None = None, device: str | None = None,
-                progress: bool = True) -> Result:
+def run_version(name: str, *, data_dir: str | None = None, more: Sequence[str] = (), train: str | None = None,
+                val: str | None = None, test: str | None = None, epochs: int | None = None,
+                batch_size: int | None = None, quick: bool = False, out_dir: str | Path | None = None,
+                device: str | None = None, progress: bool = True) -> Result:
     """Train version ``name`` and write ``vN.pt`` + ``vN.json`` into ``out_dir``.
 
     Defaults: the version's own settings on the full dataset, written to its
-    models folder. ``quick=True``: the committed sample, one epoch, small batches,
-    written to ``runs/quick/<family>_v<N>/`` (:data:`QUICK_DIR`) unless ``out_dir`` is given.
+    models folder. ``more``: further chunk folders whose training and validation
+    letters are added (see :func:`run_data`). ``quick=True``: the committed sample, one
+    epoch, small batches, written to ``runs/quick/<family>_v<N>/`` (:data:`QUICK_DIR`)
+    unless ``out_dir`` is given.
     """
     version = registry.get(name)
     lib = version.library
-    defaults: dict[str, Any]
+    plan = run_data(version, data_dir=data_dir, more=more, train=train, val=val, test=test, epochs=epochs,
+                    batch_size=batch_size, quick=quick)
     if quick:
-        defaults = {"data_dir": SAMPLE_DATA, **QUICK}
         out = Path(out_dir) if out_dir else QUICK_DIR / f"{version.family}_v{version.number}"
         if not out_dir:
             shutil.rmtree(out, ignore_errors=True)   # a fresh run, never a resumed one
     else:
-        defaults = {"data_dir": FULL_DATA, "test": TEST_LETTERS, "epochs": lib.TRAIN.epochs,
-                    "batch_size": lib.TRAIN.batch_size, **lib.DATA}
         out = Path(out_dir) if out_dir else version.weights().parent
-    folder = registry.repo_path(data_dir or defaults["data_dir"])
-    train, val = train or defaults["train"], val or defaults["val"]
-    test = test or defaults["test"]
-    cfg: TrainConfig = lib.TRAIN.replace(epochs=epochs or defaults["epochs"],
-                                         batch_size=batch_size or defaults["batch_size"])
+    cfg: TrainConfig = lib.TRAIN.replace(epochs=plan.epochs, batch_size=plan.batch_size)
 
-    cache = ChunkCache(folder.parent / "cache") if not quick else ChunkCache()
-    files = {k: select_chunks(folder, spec) for k, spec in (("train", train), ("val", val), ("test", test))}
-    overlap = set(files["test"]) & (set(files["train"]) | set(files["val"]))
-    if overlap:
-        raise ValueError(f"test chunks {sorted(p.name for p in overlap)} are also in training or validation")
-    data = {k: load_encoded(v, cache, progress=progress, report=print) for k, v in files.items()}
+    cache = ChunkCache(plan.folder.parent / "cache") if not quick else ChunkCache()
+    data = {k: load_encoded(v, cache, progress=progress, report=print) for k, v in plan.files.items()}
 
     seed_everything(cfg.seed)   # before the model is built: its initial weights come from the seed too
     model = lib.build_model()
@@ -188,8 +233,8 @@ def run_version(name: str, *, data_dir: str | None = None, train: str | None = N
     if quick and not out_dir:
         checkpoint.unlink(missing_ok=True)   # only a resumed run would read it
     model.cpu()
-    recipes = {k: data_recipe(folder, [cache.checksums[str(f)] for f in files[k]], len(data[k]), s)
-               for k, s in (("train", train), ("val", val), ("test", test))}
+    recipes = plan.recipes({k: [cache.checksums[str(f)] for f in v] for k, v in plan.files.items()},
+                           {k: len(v) for k, v in data.items()})
     meta = version_meta(version, model, copied, cfg, quick, recipes, history, time.perf_counter() - t0)
     return save_version(version, model, history, meta, data["test"], out, progress=progress)
 

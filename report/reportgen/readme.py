@@ -102,7 +102,7 @@ def timing_rows(src: Sources) -> list[tuple[str, str, str]]:
     grown = sources.number(more.get("seconds_all_runs"))
     workers = more.get("workers")
     more_text = (f"{duration(grown)} for {more['positions_played']:,.0f} positions"
-                 + (f" ({workers} worker{'s' if workers != 1 else ''})" if workers else "")
+                 + (f" ({sources.counted(workers, 'worker')})" if workers else "")
                  if grown and isinstance(more.get("positions_played"), int | float) else duration(grown))
     return [("`make data`", duration(gen["seconds"]), "`report/results/dataset.json`"),
             ("`make more-data`", more_text, "`report/results/dataset_more.json`"),
