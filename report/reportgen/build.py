@@ -140,6 +140,7 @@ def data_section(b: Build) -> None:
     n.put("numMoreKept", more.get("positions_kept"), fmt_int, why=why_more)
     # every run's play time (timings.json in the work folder adds them up), not only the last run's
     n.put("numMoreSeconds", more.get("seconds_all_runs"), fmt_seconds, why=why_more)
+    n.put("numMoreWorkerSeconds", more.get("worker_seconds_all_runs"), fmt_seconds, why=why_more)
     workers = more.get("workers")
     n.put("numMoreWorkers", sources.counted(workers, "worker", fmt_int) if workers else None,
           why=why_more)

@@ -100,9 +100,9 @@ def timing_rows(src: Sources) -> list[tuple[str, str, str]]:
                                              + (f" + {duration(results)} `knights results`" if results else ""))
     more = src.result("dataset_more.json") or {}
     grown = sources.number(more.get("seconds_all_runs"))
-    workers = more.get("workers")
+    worker_time = sources.number(more.get("worker_seconds_all_runs"))
     more_text = (f"{duration(grown)} for {more['positions_played']:,.0f} positions"
-                 + (f" ({sources.counted(workers, 'worker')})" if workers else "")
+                 + (f" ({duration(worker_time)} of worker time)" if worker_time else "")
                  if grown and isinstance(more.get("positions_played"), int | float) else duration(grown))
     return [("`make data`", duration(gen["seconds"]), "`report/results/dataset.json`"),
             ("`make more-data`", more_text, "`report/results/dataset_more.json`"),
