@@ -240,8 +240,10 @@ def test_more_folders_add_training_and_validation_rows_but_never_test_rows(tmp_p
     assert [p.parent for p in plan.files["train"]] == [sample, extra]
     assert [p.parent for p in plan.files["val"]] == [sample, extra]
     assert [p.parent for p in plan.files["test"]] == [sample]
-    with pytest.raises(ValueError, match="main data folder"):
+    with pytest.raises(ValueError, match="main data folder or given twice"):
         run_data(version, quick=True, more=[SAMPLE_DATA])
+    with pytest.raises(ValueError, match="main data folder or given twice"):
+        run_data(version, quick=True, more=[str(extra), str(extra / ".." / "more")])
 
     alone = run_version("EL/v1", quick=True, train="a", val="i", test="k", out_dir=tmp_path / "alone", progress=False)
     both = run_version("EL/v1", quick=True, more=[str(extra)], train="a", val="i", test="k",

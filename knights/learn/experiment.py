@@ -123,9 +123,11 @@ def run_data(version: registry.Version, *, data_dir: str | None = None, more: Se
     overlap = set(files["test"]) & (set(files["train"]) | set(files["val"]))
     if overlap:
         raise ValueError(f"test chunks {sorted(p.name for p in overlap)} are also in training or validation")
+    seen = {folder.resolve()}
     for m in extra:
-        if m == folder:
-            raise ValueError(f"{registry.repo_relative(m)} is the main data folder; give it once")
+        if m.resolve() in seen:
+            raise ValueError(f"{registry.repo_relative(m)} is the main data folder or given twice; give it once")
+        seen.add(m.resolve())
         for k in ("train", "val"):
             files[k] += select_chunks(m, letters[k])
     return RunData(folder, extra, letters, files, epochs or defaults["epochs"], batch_size or defaults["batch_size"])

@@ -142,7 +142,7 @@ def data_section(b: Build) -> None:
     n.put("numMoreSeconds", more.get("seconds_all_runs"), fmt_seconds, why=why_more)
     n.put("numMoreWorkerSeconds", more.get("worker_seconds_all_runs"), fmt_seconds, why=why_more)
     workers = more.get("workers")
-    n.put("numMoreWorkers", sources.counted(workers, "worker", fmt_int) if workers else None,
+    n.put("numMoreWorkers", f"{fmt_int(workers)} worker{'s' if workers != 1 else ''}" if workers else None,
           why=why_more)
     n.put("numMoreRate", more.get("positions_per_worker_second"), fmt_int, why=why_more)
     n.put("numMoreTotal", (more.get("positions_kept") or 0) + (full or {}).get("rows", 0) if more and full else None,

@@ -46,12 +46,6 @@ def dig(obj, *keys, default=None):
     return obj
 
 
-def counted(n: int | float, noun: str, show=str) -> str:
-    """``n`` and ``noun``, plural unless ``n`` is 1: ``counted(2, "worker")`` is "2 workers";
-    ``show`` writes the number (e.g. the report's thousands format)."""
-    return f"{show(n)} {noun}{'' if n == 1 else 's'}"
-
-
 def number(x) -> float | None:
     """A finite float, else None (strings, NaN, missing)."""
     if isinstance(x, bool) or x is None:
