@@ -191,7 +191,7 @@ report: $(STAMP)
 		|| { tail -n 40 report.log; exit 1; }
 	@echo "report/report.pdf"
 
-# Train every shipped version through its notebook (the recipe in knights/learn/pipeline.py),
+# Train every shipped version through its notebook (the recipe in knights/notebooks/ship.py),
 # then write the held-out results table (models_EL/RESULTS.md).
 models: setup
 	$(KNIGHTS) ship-models

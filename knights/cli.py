@@ -161,7 +161,7 @@ def _notebook(args: argparse.Namespace) -> int:
     import time
 
     from knights.learn import registry
-    from knights.learn.notebooks import parse_value, run_named, write_notebooks
+    from knights.notebooks.build import parse_value, run_named, write_notebooks
 
     if args.write:
         if args.param or args.quick:
@@ -255,7 +255,7 @@ def _models_commands(sub: Subcommands) -> None:
     """``knights ship-models`` (train every shipped version), ``knights results`` (its table) and
     ``knights settings`` (the settings the report quotes, as JSON)."""
     def ship(args: argparse.Namespace) -> int:
-        from knights.learn.pipeline import ship as run
+        from knights.notebooks.ship import ship as run
 
         run(args.names or None)
         return 0
@@ -278,7 +278,7 @@ def _models_commands(sub: Subcommands) -> None:
     rp.set_defaults(func=results)
 
     def settings(args: argparse.Namespace) -> int:
-        from knights.play.settings import write
+        from knights.settings import write
 
         print(f"wrote {write()}")
         return 0

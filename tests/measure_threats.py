@@ -23,8 +23,6 @@ import chess
 import numpy as np
 from threat_oracle import capture_threat
 
-from knights.arena.game import Settings, play_game
-from knights.arena.players import EnginePlayer, GreedyPlayer, RandomPlayer
 from knights.board.arrays import boards_from_arrays
 from knights.board.positions import Positions
 from knights.data.chunks import Encoded, read_chunk
@@ -34,6 +32,8 @@ from knights.evaluate.threats import THREATS_SUFFIX, threat_term
 from knights.features.attacks import capture_gains, legal_capture_gains
 from knights.play.children import expand
 from knights.play.engine import OnePlyEngine
+from knights.play.game import Settings, play_game
+from knights.play.players import EnginePlayer, GreedyPlayer, RandomPlayer
 
 ROOT = Path(__file__).resolve().parent.parent
 

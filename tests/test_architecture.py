@@ -1,12 +1,21 @@
-"""The import graph points one way: each stage of ``knights`` imports only from the
-stages before it, and no module imports itself back through a cycle.
+"""The import graph has two layers: a core whose stages import only from the stages
+before them, and the applications on top, which may import any core stage but not
+each other; nothing in the core imports an application, and no module imports itself
+back through a cycle.
 
-The stages follow the one path data takes::
+The core stages follow the one path data takes::
 
-    board -> data -> features -> learn -> evaluate -> play -> web -> arena -> bench -> cli
+    common -> board -> data -> features -> learn -> evaluate -> play
 
-``web`` (the browser front end) sits right after ``play``: it builds on the engine
-and the evaluators, and only the command line (``cli``) starts it.
+(``common`` holds the few helpers every stage shares: the atomic JSON writer and the
+``main()`` wrapper of the ``python -m`` commands; it imports no other stage.) The
+applications::
+
+    cli   web   arena   bench   notebooks   settings
+
+each stand on the core alone: the command line (``knights.cli``) starts the others by
+name through their ``main``/``run`` functions, imported lazily, which is the one
+exception: ``cli`` may import any application.
 
 Imports are read with ``ast`` (nothing is imported), including those inside
 functions, so a lazy import cannot hide a backward arrow.
@@ -19,7 +28,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "knights"
-STAGES = ("board", "data", "features", "learn", "evaluate", "play", "web", "arena", "bench", "cli")
+CORE = ("common", "board", "data", "features", "learn", "evaluate", "play")
+APPS = ("cli", "web", "arena", "bench", "notebooks", "settings")
+STAGES = CORE + APPS
+LAUNCHER = "cli"
+"""The one application that may import the others: it starts them."""
 
 
 def module_name(path: Path) -> str:
@@ -56,7 +69,8 @@ def imports_of(path: Path, name: str, known: set[str]) -> set[str]:
 
 
 def stage_of(module: str) -> int | None:
-    """Index in :data:`STAGES`; ``None`` for the package root ``knights``."""
+    """Index in :data:`STAGES` (the core's first, in data-flow order, then the applications);
+    ``None`` for the package root ``knights``."""
     parts = module.split(".")
     if len(parts) == 1:
         return None
@@ -75,15 +89,25 @@ def test_every_module_belongs_to_a_stage():
         stage_of(name)
 
 
-def test_no_import_runs_back_to_an_earlier_stage():
-    backwards = []
-    for module, targets in graph().items():
-        here = stage_of(module)
-        for target in targets:
-            there = stage_of(target)
-            if here is not None and there is not None and there > here:
-                backwards.append(f"{module} ({STAGES[here]}) imports {target} ({STAGES[there]})")
-    assert not backwards, "imports against the data flow:\n" + "\n".join(sorted(backwards))
+def layer_problem(module: str, target: str) -> str | None:
+    """Why ``module`` may not import ``target``, or ``None`` when it may."""
+    here, there = stage_of(module), stage_of(target)
+    if here is None or there is None or here == there:
+        return None
+    mine, theirs = STAGES[here], STAGES[there]
+    if mine in CORE and theirs in APPS:
+        return f"{module} (core: {mine}) imports {target} (application: {theirs})"
+    if mine in CORE and there > here:
+        return f"{module} ({mine}) imports {target} ({theirs}), a later core stage"
+    if mine in APPS and theirs in APPS and mine != LAUNCHER:
+        return f"{module} (application: {mine}) imports {target} (application: {theirs})"
+    return None
+
+
+def test_no_import_runs_against_the_layers():
+    problems = [problem for module, targets in graph().items() for target in targets
+                if (problem := layer_problem(module, target)) is not None]
+    assert not problems, "imports against the layers:\n" + "\n".join(sorted(problems))
 
 
 def test_no_import_cycles():
@@ -125,4 +149,16 @@ def test_the_checker_catches_a_backward_import(tmp_path):
     known = {"knights", "knights.board", "knights.play", "knights.play.engine", "knights.board.x"}
     found = imports_of(pkg / "board" / "x.py", "knights.board.x", known)
     assert "knights.play.engine" in found
-    assert stage_of("knights.play.engine") > stage_of("knights.board.x")
+    assert layer_problem("knights.board.x", "knights.play.engine") is not None
+
+
+def test_the_layers_as_stated():
+    """Core stages look back only; applications take any core stage but not each other
+    (the launcher ``cli`` excepted); the core never takes an application."""
+    assert layer_problem("knights.play.search", "knights.board.arrays") is None
+    assert layer_problem("knights.web.app", "knights.play.search") is None
+    assert layer_problem("knights.cli", "knights.web.server") is None
+    assert layer_problem("knights.arena.matches", "knights.bench.core") is not None
+    assert layer_problem("knights.bench.core", "knights.arena.matches") is not None
+    assert layer_problem("knights.learn.training", "knights.notebooks.build") is not None
+    assert layer_problem("knights.common", "knights.board.arrays") is not None

@@ -11,14 +11,14 @@ import chess
 import chess.pgn
 import pytest
 
-from knights.arena.game import FORFEIT_ERROR, MATERIAL, MAX_PLIES, Settings, play_game
 from knights.arena.ladder import strength_plan
 from knights.arena.matches import load_records, run_games, schedule
-from knights.arena.openings import OPENINGS
-from knights.arena.players import AlphaBetaPlayer, GreedyPlayer, RandomPlayer, StockfishPlayer, UciPlayer, material_cp
 from knights.arena.scores import pair_stats
 from knights.arena.specs import check_spec
 from knights.cli import main as cli_main
+from knights.play.game import FORFEIT_ERROR, MATERIAL, MAX_PLIES, Settings, play_game
+from knights.play.openings import OPENINGS
+from knights.play.players import AlphaBetaPlayer, GreedyPlayer, RandomPlayer, StockfishPlayer, UciPlayer, material_cp
 
 
 def replay(pgn_text: str) -> tuple[chess.pgn.Game, chess.Board]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import chess
 import pytest
 
-from knights.arena.game import Settings
 from knights.arena.specs import build_player, check_spec
+from knights.play.game import Settings
 from knights.play.search import SearchEngine
 
 

@@ -456,7 +456,7 @@ NOTEBOOK_PARAMS = {
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(NOTEBOOK_PARAMS))
 def test_notebook_runs_quick(name, tmp_path):
-    from knights.learn.notebooks import notebook_path, run_notebook
+    from knights.notebooks.build import notebook_path, run_notebook
 
     params = {"quick": True, **NOTEBOOK_PARAMS[name]}
     if name == "ensemble":

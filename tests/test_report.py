@@ -55,7 +55,7 @@ from reportgen.sources import Sources  # noqa: E402
 @pytest.fixture(scope="module")
 def live_settings() -> dict:
     """What ``knights settings`` writes now, from the imported code."""
-    from knights.play import settings
+    from knights import settings
 
     return settings.collect()
 
@@ -142,7 +142,7 @@ def referenced_paths() -> set[str]:
 
 def test_referenced_files_are_in_the_repository():
     paths = referenced_paths()
-    assert "docs/original.md" in paths and "knights/learn/pipeline.py" in paths
+    assert "docs/original.md" in paths and "knights/notebooks/ship.py" in paths
     missing = [p for p in sorted(paths) if not any(ROOT.glob(p.replace("vN", "v*").rstrip("/")))]
     assert not missing, f"report.tex or original.json points outside the repository: {missing}"
 

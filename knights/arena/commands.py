@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 
 from knights.arena import quality
-from knights.arena.game import Settings
 from knights.arena.ladder import format_plan, run_strength, strength_plan
 from knights.arena.matches import run_games, safe_name, schedule
 from knights.arena.report import format_rating, rating_report
 from knights.arena.scores import format_scores
 from knights.arena.specs import SPEC_HELP, check_spec
+from knights.play.game import Settings
 
 
 def default_workers() -> int:

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knights.arena import quality as move_quality
-from knights.arena.game import Settings
 from knights.arena.matches import player_seconds, run_games, safe_name, schedule
 from knights.arena.report import markdown_table, rating_report, write_report
 from knights.arena.scores import format_scores
 from knights.arena.specs import canonical
+from knights.play.game import Settings
 
 LADDER = ("random", "greedy", "ab2", "ab3", "sf-nodes:1", "sf-nodes:10", "sf-nodes:100")
 """The free rungs, weak to strong."""

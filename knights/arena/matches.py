@@ -1,7 +1,7 @@
 """Matches: pairings scheduled into games, played in parallel, every game saved.
 
 A pairing ``(a, b, n)`` of two player specs (:mod:`knights.arena.specs`) is ``n``
-games that walk through :data:`~knights.arena.openings.OPENINGS`, each opening
+games that walk through :data:`~knights.play.openings.OPENINGS`, each opening
 played twice with the colours swapped: game ``g`` uses opening ``g // 2`` and ``a``
 has White when ``g`` is even. Every game has its own seed, drawn from the match
 seed and the pairing, so a game replays alike in any worker and any order::
@@ -12,7 +12,7 @@ seed and the pairing, so a game replays alike in any worker and any order::
 :func:`run_games` writes each game to ``<out>/<a>__vs__<b>/gNNNN.pgn`` and its
 record (the PGN's facts, the spec names, ``score_a``, seconds) as one line of
 ``<out>/games.jsonl`` as soon as it finishes; :func:`load_records` reads them back.
-The games themselves are played by :func:`knights.arena.game.play_game`.
+The games themselves are played by :func:`knights.play.game.play_game`.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knights.arena.game import Settings, play_game
-from knights.arena.openings import OPENINGS
-from knights.arena.players import Player
 from knights.arena.specs import build_player, check_spec
+from knights.play.game import Settings, play_game
+from knights.play.openings import OPENINGS
+from knights.play.players import Player
 
 
 @dataclass
@@ -62,7 +62,7 @@ def game_seed(base: int, a: str, b: str, index: int) -> int:
 
 def schedule(pairings: Sequence[tuple[str, str, int]], settings: Settings | None = None) -> list[GameTask]:
     """The games of every (a, b, n) pairing: openings in turn, each with both colours
-    (``settings``: :class:`~knights.arena.game.Settings` by default)."""
+    (``settings``: :class:`~knights.play.game.Settings` by default)."""
     settings = settings or Settings()
     tasks = []
     for a, b, n in pairings:

@@ -37,9 +37,9 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-from knights.arena.players import game_position
 from knights.data.csslab import winrate
 from knights.data.stockfish import Stockfish
+from knights.play.players import game_position
 
 CP_CEILING = 1000
 THRESHOLDS = ((30.0, "blunder"), (20.0, "mistake"), (10.0, "inaccuracy"))

@@ -29,7 +29,7 @@ its own players from it::
 
 Per-move limits: our engine and the material players search a fixed depth,
 ``sf-nodes`` its nodes; ``sf-elo`` and ``uci:`` engines take ``nodes`` /
-``movetime_ms`` from :class:`~knights.arena.game.Settings` (``sf-elo`` defaults to
+``movetime_ms`` from :class:`~knights.play.game.Settings` (``sf-elo`` defaults to
 20,000 nodes, enough for Stockfish 15.1 to reach the depth, 1 + its skill level, at
 which it picks its weakened move).
 """
@@ -39,8 +39,11 @@ from __future__ import annotations
 import os
 import re
 
-from knights.arena.game import Settings
-from knights.arena.players import (
+from knights.evaluate.base import Evaluator
+from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK, load_evaluator, resolve_name
+from knights.play.engine import OnePlyEngine
+from knights.play.game import Settings
+from knights.play.players import (
     AlphaBetaPlayer,
     EnginePlayer,
     GreedyPlayer,
@@ -49,9 +52,6 @@ from knights.arena.players import (
     StockfishPlayer,
     UciPlayer,
 )
-from knights.evaluate.base import Evaluator
-from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK, load_evaluator, resolve_name
-from knights.play.engine import OnePlyEngine
 from knights.play.search import SearchEngine
 
 SPEC_HELP = ("ours:<evaluator>[:det], search[<D>]:<evaluator>[:det], random, greedy, ab<N>, sf-nodes:<N>, "
@@ -126,7 +126,7 @@ def shared_evaluator(name: str) -> Evaluator:
 
 def build_player(spec: str, settings: Settings | None = None, seed: int | None = None) -> Player:
     """A fresh player for ``spec`` (see the table above), seeded with ``seed``; the
-    per-move limits of ``settings`` (default :class:`~knights.arena.game.Settings`)."""
+    per-move limits of ``settings`` (default :class:`~knights.play.game.Settings`)."""
     spec = check_spec(spec)
     settings = settings or Settings()
     if spec.startswith("ours:"):

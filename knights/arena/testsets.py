@@ -23,7 +23,7 @@ plies. Here each side is drawn from :data:`PLAYERS`, none of which plays that wa
   choosing among them at random with probability proportional to ``exp(score / T)``
   (``T`` in pawns): plausible moves, not random ones (:class:`SoftmaxStockfish`);
 * ``ab1``, ``ab2``, ``ab3``: material alpha-beta with a capture search
-  (:class:`~knights.arena.players.AlphaBetaPlayer`);
+  (:class:`~knights.play.players.AlphaBetaPlayer`);
 * ``oneply-material``: the project's one-ply engine over counting material, with its
   stochastic opening (:class:`~knights.play.engine.OnePlyEngine`).
 
@@ -47,12 +47,12 @@ from pathlib import Path
 
 import chess
 
-from knights.arena.game import Settings, play_game
-from knights.arena.openings import Opening
-from knights.arena.players import AlphaBetaPlayer, EnginePlayer, Player
 from knights.data import independent
 from knights.data.independent import Candidate, EndgameSource, Source
 from knights.data.stockfish import find_stockfish
+from knights.play.game import Settings, play_game
+from knights.play.openings import Opening
+from knights.play.players import AlphaBetaPlayer, EnginePlayer, Player
 
 MIN_PLY = 20
 """Positions are sampled from this ply on (the training generator's random opening is

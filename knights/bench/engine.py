@@ -211,10 +211,10 @@ def soak(games: int, *, evaluator=None, max_plies: int = 300, seed: int = 0) -> 
     adjudication, draws claimed once on the board); counts of illegal moves and
     errors. A game still running at ``max_plies`` counts as capped (``unfinished`` /
     ``*``), not as a draw."""
-    from knights.arena.game import FORFEIT_ERROR, MAX_PLIES, Settings, play_game
-    from knights.arena.players import EnginePlayer, RandomPlayer
     from knights.evaluate.names import select_evaluator
     from knights.play.engine import OnePlyEngine
+    from knights.play.game import FORFEIT_ERROR, MAX_PLIES, Settings, play_game
+    from knights.play.players import EnginePlayer, RandomPlayer
 
     evaluator = evaluator or select_evaluator(None, notice=None)
     settings = Settings(max_plies=max_plies, adjudicate_cp=None, claim_next_move=False)

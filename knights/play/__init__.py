@@ -10,6 +10,6 @@ protocol (:mod:`~knights.play.uci`), which lichess-bot and chess GUIs speak, wit
 engine worker (:mod:`~knights.play.worker`), clock (:mod:`~knights.play.clock`) and
 start-up option list (:mod:`~knights.play.quick_names`); both read input with
 :mod:`~knights.play.stdin`.
-:mod:`~knights.play.settings` writes the settings the report quotes
+:mod:`~knights.settings` writes the settings the report quotes
 (``knights settings``), as data.
 """

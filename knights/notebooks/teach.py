@@ -49,8 +49,8 @@ from knights.learn.learners import FitRecord
 from knights.learn.metrics import regression_metrics
 from knights.learn.moves import legal_mask
 from knights.learn.nets import parameter_count
-from knights.learn.notebooks import QUICK_EPOCHS as QUICK_EPOCHS  # the notebooks' quick epochs
 from knights.learn.training import History
+from knights.notebooks.build import QUICK_EPOCHS as QUICK_EPOCHS  # the notebooks' quick epochs
 
 if TYPE_CHECKING:
     import chess

@@ -10,9 +10,9 @@ values. A constant that is renamed or moved therefore stops this module with an
 ``tests/test_report.py`` checks that the committed file equals what :func:`collect`
 returns now, so it cannot go stale unnoticed.
 
-It lives in the play stage because that is the earliest stage that may import every
-value it records (the engine's are the latest). Only settings go in, never
-measurements: those stay in the results files of the commands that measure them.
+It is an application beside the command line: it reads values from every core stage
+and nothing in the core reads it. Only settings go in, never measurements: those stay
+in the results files of the commands that measure them.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def version_settings(version: registry.Version) -> dict:
 def collect() -> dict:
     """Every setting the report quotes, as JSON-ready values (tuples become lists)."""
     settings = {
-        "written_by": "knights settings (knights.play.settings)",
+        "written_by": "knights settings (knights.settings)",
         "data": {"epsilons": EPSILONS, "adjudicate_pawns": ADJUDICATE_PAWNS, "opening_plies": OPENING_PLIES,
                  "mate_pawns": MATE_PAWNS, "clip_pawns": CLIP_PAWNS, "test_letters": TEST_LETTERS,
                  "styles": {name: style.description for name, style in STYLES.items()}},

@@ -4,7 +4,7 @@ Notebooks are thin: a title, a parameters cell (papermill's ``parameters`` tag, 
 first code cell), calls into the library, plots. What they show about the data and the
 model (a few rows and a board, the parameter count, the loss per epoch, predicted
 against Stockfish, the error by how lopsided a position is, worked positions, the
-baselines) comes from :mod:`knights.evaluate.teach`. There are two kinds:
+baselines) comes from :mod:`knights.notebooks.teach`. There are two kinds:
 
 * each version's ``source_EL/vN/train.ipynb`` / ``source_SL/vN/train.ipynb``: one
   call into :func:`knights.learn.experiment.run_version`, then the teaching cells;
@@ -93,7 +93,7 @@ DATA_MD = ("## The data: one row a position\n\nEach row is a position (its FEN) 
            "is clipped to +-9){target}. Five rows of the data's first chunk, from the 10th to the 90th percentile "
            "of the evaluation, and the last of them drawn:")
 
-DATA = '''from knights.evaluate import teach
+DATA = '''from knights.notebooks import teach
 from knights.learn.experiment import plot_history, run_version
 
 teach.setup()   # whole FENs in tables, figures at a modest resolution
@@ -198,7 +198,7 @@ quick = False          # True: the committed sample and small subsets'''
 
 LOAD = '''import matplotlib.pyplot as plt
 
-from knights.evaluate import teach
+from knights.notebooks import teach
 from knights.evaluate import train_democracy as T
 from knights.learn import learners as L
 
@@ -227,7 +227,7 @@ WORKED_MD = ("## Worked positions\n\nFor each bucket of |Stockfish|, the positio
 
 def comparison_cells(label: str, pred: str, title: str) -> list[tuple[str, str]]:
     """The teaching cells of a learner or the ensemble: the metrics beside the baselines,
-    predicted against Stockfish, the buckets, worked positions (:mod:`knights.evaluate.teach`)."""
+    predicted against Stockfish, the buckets, worked positions (:mod:`knights.notebooks.teach`)."""
     return [("markdown", COMPARE_MD.format(label=label)), ("code", COMPARE_LEARNER.format(label=label, pred=pred)),
             ("code", f'fig = cmp.plot("{title}: held-out test positions")'), ("code", "cmp.buckets()"),
             ("markdown", WORKED_MD.format(label=label)), ("code", WORKED)]
@@ -342,7 +342,7 @@ linear_rows = None
 sweep_train_rows = None
 sweep_val_rows = None''')
 
-ENSEMBLE_RUN = '''from knights.evaluate import teach
+ENSEMBLE_RUN = '''from knights.notebooks import teach
 from knights.evaluate import train_democracy as T
 from knights.learn import learners as L
 

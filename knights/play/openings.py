@@ -3,7 +3,7 @@
 An :class:`Opening` is a name and a few moves in SAN from the standard start; its
 :meth:`~Opening.board` is where an arena game begins::
 
-    >>> from knights.arena.openings import OPENINGS
+    >>> from knights.play.openings import OPENINGS
     >>> OPENINGS[0].name, len(OPENINGS[0].board().move_stack)
     ('Ruy Lopez', 6)
 

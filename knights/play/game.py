@@ -1,9 +1,9 @@
 """The one game loop: two players, one game, and nothing a player does can stop it.
 
-:func:`play_game` serves the arena (a game from an :class:`~knights.arena.openings.Opening`,
+:func:`play_game` serves the arena (a game from an :class:`~knights.play.openings.Opening`,
 saved as PGN) and the engine's soak benchmark (whole games from the standard start)::
 
-    >>> from knights.arena.players import RandomPlayer
+    >>> from knights.play.players import RandomPlayer
     >>> record = play_game(RandomPlayer(1), RandomPlayer(2), settings=Settings(max_plies=20))
     >>> record.result, record.termination, record.plies
     ('1/2-1/2', 'adjudication: max plies', 20)
@@ -46,8 +46,8 @@ from dataclasses import dataclass
 import chess
 import chess.pgn
 
-from knights.arena.openings import Opening
-from knights.arena.players import Player, material_cp
+from knights.play.openings import Opening
+from knights.play.players import Player, material_cp
 
 TERMINATIONS = {
     chess.Termination.CHECKMATE: "checkmate",

@@ -40,7 +40,7 @@ LOG = registry.REPO_ROOT / "report" / "results" / "training_runs.json"
 
 def ship(names: list[str] | None = None, *, log: Path = LOG) -> list[dict[str, object]]:
     """Run the notebooks of ``names`` (default: all of :data:`RUNS`, in order)."""
-    from knights.learn.notebooks import run_notebook
+    from knights.notebooks.build import run_notebook
 
     entries = json.loads(log.read_text()) if log.exists() else {}
     done = []
