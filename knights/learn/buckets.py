@@ -36,10 +36,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-PAWN_LOGIT = 0.368208
-"""Win-probability slope per pawn: Lichess's 0.00368208 per centipawn."""
-MAX_PAWNS = 10.0
-"""The targets' range: evaluations are clipped to +-9 pawns and mates are +-10."""
+from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT
 
 
 @dataclass(frozen=True)

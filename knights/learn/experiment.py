@@ -37,6 +37,7 @@ from knights.learn.training import (
     History,
     Task,
     TrainConfig,
+    WinProbTask,
     choose_device,
     environment,
     fit,
@@ -172,7 +173,11 @@ def version_task(version: registry.Version) -> Task:
 
         return MoveTask(lib.INPUTS, lib.PENALTY)
     buckets = getattr(lib, "BUCKETS", None)   # a win-probability head (EL V12)
-    return BucketTask(lib.INPUTS, buckets) if buckets is not None else EvalTask(lib.INPUTS)
+    if buckets is not None:
+        return BucketTask(lib.INPUTS, buckets)
+    if getattr(lib, "TARGET", "pawns") == "win_probability":   # the loss in win-probability space (EL V13)
+        return WinProbTask(lib.INPUTS)
+    return EvalTask(lib.INPUTS)
 
 
 def loss_names(version: registry.Version) -> dict[str, str]:
@@ -181,8 +186,12 @@ def loss_names(version: registry.Version) -> dict[str, str]:
     if version.family == "SL":
         both = "squared error against the move played + illegal-move penalty"
         return {"train": both, "validation": both}
-    if isinstance(version_task(version), BucketTask):
+    task = version_task(version)
+    if isinstance(task, BucketTask):
         return {"train": "HL-Gauss cross-entropy over win-probability buckets", "validation": "L1 (pawns)"}
+    if isinstance(task, WinProbTask):
+        both = "squared error of the win probability"
+        return {"train": both, "validation": both}
     return {"train": "L1 (pawns)", "validation": "L1 (pawns)"}
 
 

@@ -46,6 +46,7 @@ from knights.data.cache import iter_batches
 from knights.data.chunks import Encoded
 from knights.features.inputs import InputSpec
 from knights.learn.buckets import WinBuckets
+from knights.learn.targets import PAWN_LOGIT
 
 
 # -- configuration ------------------------------------------------------------------
@@ -158,6 +159,21 @@ class BucketTask(EvalTask):
             return super().loss(output, block, device)
         target = torch.from_numpy(np.asarray(block.target, dtype=np.float32)).to(device)
         return self.buckets.loss(output, target)
+
+
+@dataclass(frozen=True)
+class WinProbTask(EvalTask):
+    """Evaluation networks that learn in win-probability space (EL V13,
+    :mod:`knights.learn.targets`): the model still answers pawns, and the loss is the
+    squared difference of the two win probabilities, so a pawn near equality costs
+    far more than a pawn at +8 and mates weigh no more than any won position. The
+    validation loss is the same, so the kept epoch is the best one in that space."""
+
+    def loss(self, output: torch.Tensor, block: Encoded, device: torch.device) -> torch.Tensor:
+        target = torch.from_numpy(np.asarray(block.target, dtype=np.float32)).to(device)
+        p = torch.sigmoid(PAWN_LOGIT * output.float())
+        q = torch.sigmoid(PAWN_LOGIT * target)
+        return ((p - q) ** 2).mean()
 
 
 class Replicas(Protocol):

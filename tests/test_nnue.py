@@ -1,0 +1,123 @@
+"""EL V13's pieces: sparse features seen from each side, the network, the win-probability loss."""
+
+import chess
+import numpy as np
+import torch
+
+from knights.board.positions import positions_from_boards
+from knights.features.sparse import MAX_PIECES, PAD, SparseSpec, feature_index, view_features
+from knights.learn import registry
+from knights.learn.nnue import SparseNet
+from knights.learn.targets import PAWN_LOGIT, pawns_from_probability, win_probability
+from knights.learn.training import EvalTask, TrainConfig, WinProbTask, fit
+
+FENS = [
+    chess.STARTING_FEN,
+    "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+    "8/5k2/8/3P4/8/8/5K2/8 b - - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+]
+
+
+def boards() -> list[chess.Board]:
+    return [chess.Board(f) for f in FENS]
+
+
+def test_feature_index_counts_each_piece_once_from_each_side() -> None:
+    white_view, black_view = view_features(positions_from_boards(boards()).squares)
+    for board, w, b in zip(boards(), white_view, black_view):
+        n = len(board.piece_map())
+        assert (w != PAD).sum() == n and (b != PAD).sum() == n
+        assert len(set(w[w != PAD].tolist())) == n      # no two pieces share a feature
+    # White's king on e1 (a8 = 0 numbering: square 60) is "own king on e1" from White's view,
+    # and Black's king on e8 (square 4) is the same feature from Black's view
+    assert feature_index(6, 60, True) == feature_index(-6, 4, False) == 5 * 64 + 60
+    assert feature_index(-6, 4, True) == 384 + 5 * 64 + 4
+
+
+def test_mirrored_position_has_the_other_sides_features() -> None:
+    for board in boards():
+        mirrored = board.mirror()     # colours swapped, ranks flipped, the other side to move
+        a = SparseSpec().encode(positions_from_boards([board]))
+        b = SparseSpec().encode(positions_from_boards([mirrored]))
+        assert sorted(a[0][0].tolist()) == sorted(b[0][0].tolist())   # the mover sees the same
+        assert sorted(a[1][0].tolist()) == sorted(b[1][0].tolist())
+        assert a[2][0] != b[2][0]
+
+
+def test_network_answers_pawns_for_white_and_is_colour_symmetric() -> None:
+    torch.manual_seed(1)
+    net = SparseNet(hidden=16, head=(8, 8)).eval()
+    spec = SparseSpec()
+    with torch.no_grad():
+        own = net(*spec.tensors(positions_from_boards(boards())))
+        mirrored = net(*spec.tensors(positions_from_boards([b.mirror() for b in boards()])))
+    assert own.shape == (len(FENS),)
+    assert torch.allclose(own, -mirrored, atol=1e-6)
+    assert float(own.abs().max()) <= 10.0
+
+
+def test_sparse_product_equals_a_dense_sum_of_columns_and_its_gradient() -> None:
+    torch.manual_seed(2)
+    net = SparseNet(hidden=8, head=(4,))
+    feats = torch.from_numpy(view_features(positions_from_boards(boards()).squares)[0].astype(np.int64))
+    acc = net.accumulator(feats)
+    dense = torch.stack([net.columns[row[row != PAD]].sum(0) for row in feats]) + net.bias
+    assert torch.allclose(acc, dense, atol=1e-6)
+    acc.sum().backward()
+    counts = torch.bincount(feats[feats != PAD], minlength=768).float()
+    assert net.columns.grad is not None
+    assert torch.allclose(net.columns.grad, counts[:, None].expand(-1, 8))
+
+
+def test_win_probability_loss_is_zero_on_target_and_small_for_decided_positions() -> None:
+    task = WinProbTask(SparseSpec())
+    block = type("B", (), {"target": np.array([0.0, 8.0, -10.0], np.float32)})()
+    exact = task.loss(torch.tensor([0.0, 8.0, -10.0]), block, torch.device("cpu"))   # type: ignore[arg-type]
+    one_off_level = task.loss(torch.tensor([1.0, 8.0, -10.0]), block, torch.device("cpu"))  # type: ignore[arg-type]
+    one_off_won = task.loss(torch.tensor([0.0, 9.0, -10.0]), block, torch.device("cpu"))  # type: ignore[arg-type]
+    assert float(exact) == 0.0
+    assert float(one_off_level) > 10 * float(one_off_won)   # a pawn at 0 costs far more than at +8
+    p = win_probability(np.array([-3.0, 0.0, 2.0]))
+    assert np.allclose(pawns_from_probability(p), [-3.0, 0.0, 2.0])
+    assert abs(float(win_probability(np.array([1.0]))[0]) - 1 / (1 + np.exp(-PAWN_LOGIT))) < 1e-12
+
+
+def test_training_in_win_probability_space_learns_material() -> None:
+    """A few epochs on positions labelled by material: the loss falls and the sign is learned."""
+    from knights.board.arrays import material_balance
+    from knights.data.chunks import Encoded
+
+    rng = np.random.default_rng(0)
+    games = []
+    for _ in range(60):
+        b = chess.Board()
+        for _ in range(int(rng.integers(4, 60))):
+            moves = list(b.legal_moves)
+            if not moves:
+                break
+            b.push(moves[int(rng.integers(len(moves)))])
+        games.append(b)
+    pos = positions_from_boards(games)
+    n = len(games)
+    target = material_balance(pos.squares).astype(np.float32)
+    data = Encoded(pos.squares, pos.white, pos.check, pos.capture, target, np.full(n, -1, np.int16),
+                   np.zeros(n, np.int8), np.full(n, -1, np.int8))
+    torch.manual_seed(0)
+    net = SparseNet(hidden=32, head=(16,))
+    cfg = TrainConfig(epochs=40, batch_size=32, lr=0.01, optimizer="adam")
+    history = fit(net, WinProbTask(SparseSpec()), data, data, cfg, progress=False, device="cpu")
+    assert history.val_loss[-1] < 0.25 * history.val_loss[0]
+    with torch.no_grad():
+        pred = net.eval()(*SparseSpec().tensors(pos)).numpy()
+    decided = np.abs(target) >= 2
+    assert np.mean(np.sign(pred[decided]) == np.sign(target[decided])) > 0.9
+    assert isinstance(EvalTask(SparseSpec()), EvalTask)
+
+
+def test_v13_is_a_version_built_from_its_library() -> None:
+    v = registry.get("EL/v13")
+    net = v.build()
+    assert isinstance(net, SparseNet)
+    assert v.library.TARGET == "win_probability"
+    assert MAX_PIECES == 32
