@@ -25,7 +25,7 @@ def boards() -> list[chess.Board]:
 
 def test_feature_index_counts_each_piece_once_from_each_side() -> None:
     white_view, black_view = view_features(positions_from_boards(boards()).squares)
-    for board, w, b in zip(boards(), white_view, black_view):
+    for board, w, b in zip(boards(), white_view, black_view, strict=True):
         n = len(board.piece_map())
         assert (w != PAD).sum() == n and (b != PAD).sum() == n
         assert len(set(w[w != PAD].tolist())) == n      # no two pieces share a feature
