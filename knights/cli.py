@@ -1,7 +1,9 @@
 """The ``knights`` command: ``knights <command> [options]``.
 
-Commands are added by the modules that own them; this file only parses arguments
-and reports errors as one clear line (no traceback) with a non-zero exit code.
+The launcher of every application: it parses arguments, turns them into the calls of
+the modules that own each command (a few small handlers build their recipes here and
+write their JSON reports through :func:`knights.common.write_json`), and reports errors
+as one clear line (no traceback) with a non-zero exit code.
 """
 
 from __future__ import annotations
@@ -24,17 +26,15 @@ def _data_generate(args: argparse.Namespace) -> int:
                       until_part=-1 if args.until_part is None else args.until_part)
     print(report.summary())
     if args.report:
-        import json
         import os
-        from pathlib import Path
 
-        path = Path(args.report)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({
+        from knights.common import write_json
+
+        write_json(args.report, {
             "rows": report.rows, "games": report.games, "seconds": round(report.seconds, 1),
             "workers": report.workers, "stockfish": report.stockfish, "parts_reused": report.parts_reused,
             "duplicates_dropped": report.duplicates_dropped, "recipe": recipe.key(report.stockfish),
-            "cpu_count": os.cpu_count()}, indent=1) + "\n")
+            "cpu_count": os.cpu_count()})
     return 0
 
 
@@ -58,9 +58,9 @@ def _data_grow(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
+    from knights.common import write_json
     from knights.data.generate import Recipe
     from knights.data.grow import grow
-    from knights.data.shards import write_json
 
     report = grow(args.positions, depth=args.depth, rounds=args.rounds, workers=args.workers, work=args.work,
                   progress=not args.quiet)
@@ -297,7 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
     from knights.learn import distributed
 
     evaluators = (f"material, democracy or a trained EL version such as {DEFAULT_NETWORK}, each optionally with "
-                  f"+threats (default: {DEFAULT_EVALUATOR}; while its files are missing, the newest trained "
+                  f"+threats (default: {DEFAULT_NETWORK} when the bot searches, as it does unless --depth 1; "
+                  f"{DEFAULT_EVALUATOR} at depth 1; while their files are missing, the newest trained "
                   "network, else material, with a notice)")
     parser = argparse.ArgumentParser(prog="knights", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from torch import nn
 
+from knights.common import write_json
 from knights.data.csslab import CLIP_PAWNS, MATE_PAWNS
 from knights.data.generate import ADJUDICATE_PAWNS, EPSILONS, OPENING_PLIES, STYLES
 from knights.evaluate.names import DEFAULT_EVALUATOR
@@ -79,6 +80,5 @@ def collect() -> dict:
 def write(path: str | Path = SETTINGS) -> Path:
     """Write :func:`collect` to ``path`` (default :data:`SETTINGS`) and return it."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(collect(), indent=1) + "\n")
+    write_json(target, collect())
     return target

@@ -1,16 +1,13 @@
-"""Stage 6, arena: moves become games, games become ratings.
+"""Application arena: games become ratings (the games come from :mod:`knights.play.game`).
 
-Players (ours and the reference opponents), the one game loop, parallel matches saved
-as PGN, the strength ladder with maximum-likelihood Elo, and move quality judged by
-Stockfish.
+Parallel matches saved as PGN, the strength ladder with maximum-likelihood Elo, and move
+quality judged by Stockfish. The players and the one game loop they play through are core
+(:mod:`knights.play.players`, :mod:`knights.play.openings`, :mod:`knights.play.game`): the
+benchmarks use them too.
 
 In the order the modules build on each other:
 
 ==============  ====================================================================
-``players``     the ``Player`` protocol; random, greedy, alpha-beta, Stockfish, any
-                UCI engine, and our one-ply engine or search as a player
-``openings``    the twenty book lines every pairing walks through
-``game``        the one game loop (``play_game``), its ``Settings`` and ``GameRecord``
 ``specs``       players named by strings (``"ours:EL/v8"``, ``"search:EL/v10@1000"``, ``"ab2"``,
                 ``"sf-elo:1350"``)
 ``matches``     pairings scheduled into games, played in worker processes, saved

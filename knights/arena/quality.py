@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import math
 import sys
 from collections.abc import Sequence
@@ -37,6 +36,8 @@ from pathlib import Path
 import chess
 import chess.pgn
 
+from knights.board.outcome import outcome
+from knights.common import write_json
 from knights.data.csslab import winrate
 from knights.data.stockfish import Stockfish
 from knights.play.players import game_position
@@ -74,11 +75,10 @@ def score_cp(cp: int | None, mate: int | None) -> int:
 
 def _terminal_cp(board: chess.Board) -> int | None:
     """Score of a finished position from the side to move, or ``None`` if play goes on."""
-    if board.is_checkmate():
-        return -CP_CEILING
-    if board.is_stalemate() or board.is_insufficient_material() or board.can_claim_draw():
-        return 0
-    return None
+    ended = outcome(board, claim_next_move=True)
+    if ended is None:
+        return None
+    return -CP_CEILING if ended.winner is not None else 0
 
 
 def evaluate_positions(game: chess.pgn.Game, depth: int, engine) -> list[int]:
@@ -252,8 +252,7 @@ def summarise(games: Sequence[dict], depth: int) -> dict:
 
 def write_summary(summary: dict, path: str | Path) -> Path:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(summary, indent=2) + "\n")
+    write_json(path, summary, indent=2)
     return path
 
 

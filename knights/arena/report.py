@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NotRequired, TypedDict
@@ -26,6 +25,7 @@ from typing import NotRequired, TypedDict
 from knights.arena.elo import Table, fit_ratings
 from knights.arena.scores import pair_stats
 from knights.arena.specs import parse_ours
+from knights.common import write_json
 
 
 class Target(TypedDict):
@@ -133,7 +133,7 @@ def write_report(report: dict, results_dir: str | Path, figures_dir: str | Path)
     results.mkdir(parents=True, exist_ok=True)
     figures.mkdir(parents=True, exist_ok=True)
     paths = [results / "elo.json", results / "elo.csv", results / "elo.md", figures / "elo.png"]
-    paths[0].write_text(json.dumps(report, indent=2) + "\n")
+    write_json(paths[0], report, indent=2)
     opponents = report["opponents"]
     with paths[1].open("w", newline="") as fh:
         w = csv.writer(fh)

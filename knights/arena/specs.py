@@ -41,7 +41,6 @@ import re
 
 from knights.evaluate.base import Evaluator
 from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK, load_evaluator, resolve_name
-from knights.play.engine import OnePlyEngine
 from knights.play.game import Settings
 from knights.play.players import (
     AlphaBetaPlayer,
@@ -52,7 +51,7 @@ from knights.play.players import (
     StockfishPlayer,
     UciPlayer,
 )
-from knights.play.search import SearchEngine
+from knights.play.search import SearchEngine, make_engine
 
 SPEC_HELP = ("ours:<evaluator>[:det], search[<D>]:<evaluator>[:det], random, greedy, ab<N>, sf-nodes:<N>, "
              "sf-elo:<E>, sf-depth:<D>, uci:<command>")
@@ -131,8 +130,8 @@ def build_player(spec: str, settings: Settings | None = None, seed: int | None =
     settings = settings or Settings()
     if spec.startswith("ours:"):
         evaluator, stochastic = parse_ours(spec)
-        engine = OnePlyEngine(shared_evaluator(resolve_name(evaluator)), stochastic=stochastic, seed=seed)
-        return EnginePlayer(engine, spec)
+        return EnginePlayer(make_engine(shared_evaluator(resolve_name(evaluator)), stochastic=stochastic, seed=seed),
+                            spec)
     found = _SEARCH.match(spec)
     if found:
         rest, at, ms = spec[found.end():].partition("@")

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import chess
 
+from knights.common import module_main
 from knights.data import independent
 from knights.data.independent import Candidate, EndgameSource, Source
 from knights.data.stockfish import find_stockfish
@@ -316,14 +317,7 @@ def run(a: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m knights.arena.testsets", description=DESCRIPTION)
-    add_arguments(p)
-    a = p.parse_args(argv)
-    try:
-        return run(a)
-    except (FileNotFoundError, ValueError, RuntimeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return module_main("knights.arena.testsets", DESCRIPTION, add_arguments, run, argv)
 
 
 if __name__ == "__main__":

@@ -1,2 +1,2 @@
-"""Stage 7, benchmarks: every speed target measured as a ratio against a baseline run
+"""Application bench: every speed target measured as a ratio against a baseline run
 in the same process (``knights bench``, ``make bench``)."""

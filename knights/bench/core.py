@@ -43,6 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
+from knights.common import write_json
+
 BenchFn = Callable[[bool], list[dict]]
 
 BENCHMARKS: dict[str, BenchFn] = {}
@@ -209,10 +211,7 @@ def write_results(results: Sequence[dict], directory: str | Path | None = None, 
         doc["benchmarks"][r["name"]] = {**r, "quick": quick, "machine": machine}
     doc["machine"] = machine
     doc["updated"] = machine["date"]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
-    os.replace(tmp, path)
+    write_json(path, doc)
     return path
 
 

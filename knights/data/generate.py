@@ -55,7 +55,9 @@ from pathlib import Path
 
 import chess
 
+from knights.board.outcome import outcome
 from knights.board.pieces import capture_gain
+from knights.common import write_json
 from knights.data import csslab
 from knights.data.shards import (
     PART_NAME,
@@ -66,7 +68,6 @@ from knights.data.shards import (
     count_rows,
     parts_folder,
     scan_parts,
-    write_json,
     write_marker,
 )
 from knights.data.stockfish import Analysis, Stockfish, find_stockfish
@@ -210,12 +211,10 @@ def game_rng(seed: int, index: int) -> random.Random:
 
 def terminal_value(board: chess.Board) -> float | None:
     """Exact value (pawns, from the side to move) of a finished position, else None."""
-    if board.is_checkmate():
-        return -csslab.MATE_PAWNS
-    if (board.is_stalemate() or board.is_insufficient_material() or board.is_repetition(3)
-            or board.halfmove_clock >= 100):
-        return 0.0
-    return None
+    ended = outcome(board)
+    if ended is None:
+        return None
+    return -csslab.MATE_PAWNS if ended.winner is not None else 0.0
 
 
 def play_labelled_game(engine: Stockfish, recipe: Recipe, index: int) -> list[dict[str, str]]:

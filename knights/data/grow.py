@@ -43,11 +43,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from knights.common import write_json
 from knights.data import csslab
 from knights.data.generate import STYLES, Recipe, generate
 from knights.data.independent import OUT_DIR as INDEPENDENT_DIR
 from knights.data.independent import REPO_ROOT, TrainingKeys, fen_key, training_keys
-from knights.data.shards import write_json
 
 TIMINGS = "timings.json"
 """Per style, the rows and seconds of every finished call, over all runs (in the work folder)."""

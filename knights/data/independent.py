@@ -61,6 +61,7 @@ from typing import Protocol
 import chess
 
 from knights.board.arrays import position_problem
+from knights.common import write_json
 from knights.data import csslab
 from knights.data.generate import rel_text
 from knights.data.stockfish import Analysis, Stockfish
@@ -263,7 +264,7 @@ def write_part(source: Source, part: int, work: Path, engine: Stockfish, depth: 
     with open(tmp, "w", newline="") as fh:
         csslab.RowWriter(fh).write_all(rows)
     timing = {"generate_s": t1 - t0, "label_s": t2 - t1, "candidates": float(len(rows))}
-    target.with_suffix(".json").write_text(json.dumps(timing) + "\n")
+    write_json(target.with_suffix(".json"), timing, indent=None)
     os.replace(tmp, target)
     return timing
 
@@ -366,7 +367,7 @@ def build_source(source: Source, targets: dict[str, int], *, depth: int = DEPTH,
     meta = work / "recipe.json"
     if meta.exists() and json.loads(meta.read_text()) != key:
         raise RuntimeError(f"{work} holds parts of another recipe ({meta}); remove the folder or change --work")
-    meta.write_text(json.dumps(key, indent=1) + "\n")
+    write_json(meta, key)
     assembler = Assembler(targets, training, start, earlier)
     generate_s = label_s = assemble_s = 0.0
     reused = part = 0
@@ -438,7 +439,7 @@ def write_set(name: str, report: BuildReport, source: Source, *, depth: int, tra
         "built": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "command": command,
     }
-    json_path.write_text(json.dumps(side, indent=1) + "\n")
+    write_json(json_path, side)
     return csv_path, json_path
 
 

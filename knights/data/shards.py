@@ -52,6 +52,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from knights.common import write_json
 from knights.data import csslab
 
 SHARD_MARGIN = 0.1
@@ -172,14 +173,6 @@ def scan_parts(folder: Path) -> dict[int, Path]:
     """The finished parts of a folder by number (half-written ``.tmp`` files are not parts)."""
     return {int(p.stem.split("-")[1]): p for p in sorted(folder.glob("part-*.csv"))
             if re.fullmatch(r"part-\d{6}", p.stem)}
-
-
-def write_json(path: Path, value: object) -> None:
-    """Write JSON through a temporary file and a rename, so that another machine
-    sharing the folder never reads half of it."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(value, indent=1) + "\n")
-    os.replace(tmp, path)
 
 
 def marker_path(folder: Path, shard: Shard) -> Path:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from knights.common import write_json
 from knights.evaluate.learner import LearnerEvaluator
 from knights.learn import registry, store
 from knights.learn.learners import features, load_model
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from knights.board.positions import Positions
     from knights.evaluate.base import Evaluator
 
-MODELS_DIR = registry.REPO_ROOT / "ensemble" / "models"
+MODELS_DIR = registry.ENSEMBLE_MODELS
 MANIFEST = "democracy.json"
 MANIFEST_FORMAT = "knights-democracy"
 
@@ -199,8 +200,7 @@ def write_manifest(folder: str | Path, members: list[dict[str, Any]], extra: dic
     doc = {"format": MANIFEST_FORMAT, "format_version": 1, "name": "democracy", "members": members,
            **(extra or {})}
     path = folder / MANIFEST
-    folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=1) + "\n")
+    write_json(path, doc)
     return path
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from knights.common import module_main, write_json
 from knights.data.chunks import Encoded, ReadReport, read_chunk
 from knights.evaluate import democracy
 from knights.evaluate.base import Evaluator, network_evaluator
@@ -230,8 +231,7 @@ def run(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows:
     if letters is not None:
         letters["extra_rows"] = democracy_on_letters(letters)
         if letters.get("measured") == "now":
-            networks_json.parent.mkdir(parents=True, exist_ok=True)
-            networks_json.write_text(json.dumps(letters, indent=1) + "\n")
+            write_json(networks_json, letters)
             written.append(networks_json)
     measured, dem = evaluators()
     sets = [set_table(p, measured, dem, with_stockfish=with_stockfish, progress=progress)
@@ -245,8 +245,7 @@ def run(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows:
                "measured": letters.get("measured"), "data": letters["data"],
                "evaluation": letters["evaluation"], "extra_rows": letters.get("extra_rows", [])},
            "sets": sets}
-    out_json.parent.mkdir(parents=True, exist_ok=True)
-    out_json.write_text(json.dumps(doc, indent=1) + "\n")
+    write_json(out_json, doc)
     return [*written, out_md, out_json]
 
 
@@ -273,9 +272,7 @@ def main_args(a: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m knights.evaluate.independent_results", description=DESCRIPTION)
-    add_arguments(p)
-    return main_args(p.parse_args(argv))
+    return module_main("knights.evaluate.independent_results", DESCRIPTION, add_arguments, main_args, argv)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 Names: ``"material"``, any trained EL version (``"EL/v8"``), ``"democracy"`` (the
 shipped ensemble), each optionally with ``"+threats"``; ``"default"`` (or nothing)
 is :data:`DEFAULT_EVALUATOR`, falling back on a fresh clone to the newest trained
-network. The engine, the terminal, UCI, the arena, the benchmarks and lichess-bot
-all resolve names here.
+network (the defaults are named in :mod:`knights.learn.registry`, beside the files).
+The engine, the terminal, UCI, the arena, the benchmarks and lichess-bot all resolve
+names here.
 
 >>> canonical_evaluator_name("Material+THREATS"), canonical_evaluator_name("el/8")
 ('material+threats', 'EL/v8')
@@ -17,31 +18,16 @@ from collections.abc import Callable
 
 from knights.evaluate import democracy
 from knights.evaluate.base import Evaluator, MaterialEvaluator, network_evaluator
-from knights.evaluate.threats import THREATS_SUFFIX, ThreatAwareEvaluator
+from knights.evaluate.threats import ThreatAwareEvaluator
 from knights.learn import registry
+from knights.learn.registry import DEFAULT_EVALUATOR as DEFAULT_EVALUATOR
+from knights.learn.registry import DEFAULT_NETWORK as DEFAULT_NETWORK
+from knights.learn.registry import DEMOCRACY_NETWORKS as DEMOCRACY_NETWORKS
+from knights.learn.registry import THREATS_SUFFIX as THREATS_SUFFIX
 
 
 class EvaluatorError(ValueError):
     """An evaluator name that is unknown, or whose files are not here: one clear line."""
-
-
-DEFAULT_NETWORK = "EL/v10"
-"""The best network alone by held-out MAE (models_EL/RESULTS.md): what "network alone"
-benchmarks time, and the ensemble's main member."""
-
-DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v12")
-"""The networks ``knights ensemble`` offers the democracy (those trained): three architectures
-(two 3x3 convolutions, a residual CNN with pooling, a convolution + transformer hybrid), so
-that their errors differ; the fitted weights decide which of them, and the learners, count."""
-
-DEFAULT_EVALUATOR = "democracy"
-"""The evaluator the one-ply bot plays with unless told otherwise: the shipped democracy (the
-best held-out MAE, ensemble/RESULTS.md). The static capture-threat term
-(knights.evaluate.threats, the ``+threats`` suffix) was part of it while the democracy was
-weaker (it took the bot from 0.44 to 1.00 against the greedy material counter); over the
-democracy of V10/V11/V12 it no longer earns its place: one ply against Stockfish UCI_Elo 1350
-it scored 0.062 with the term against 0.188 without (40 games each), and it raises the MAE on
-the independent games and tactics sets. The ladder rates both (``knights strength``)."""
 
 
 def available_evaluators() -> list[str]:

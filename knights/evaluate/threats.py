@@ -34,7 +34,7 @@ en passant                      not seen (positions carry no ep square)   not se
 a retaker pinned, or a king     still retakes (one step of exchange)      the same
 ==============================  ========================================  ====================
 
-Measured by ``python tests/measure_threats.py`` on every row of ``data/sample``
+Measured by ``python tools/measure_threats.py`` on every row of ``data/sample``
 (Sample_a..m, 30,030 positions) and the 79,609 children of every tenth, against the
 python-chess reference ``tests/threat_oracle.py`` (legal captures, retaken = attacked
 after the capture): the term equals it on 100% of both. The pseudo-legal gains
@@ -57,9 +57,7 @@ import numpy as np
 from knights.board.positions import Positions
 from knights.evaluate.base import BoardsMixin, Evaluator
 from knights.features.attacks import legal_capture_gains
-
-THREATS_SUFFIX = "+threats"
-"""Appended to any evaluator name: the same evaluator plus the static capture-threat term."""
+from knights.learn.registry import THREATS_SUFFIX as THREATS_SUFFIX  # appended to any evaluator name
 
 
 def threat_term(positions: Positions) -> np.ndarray:

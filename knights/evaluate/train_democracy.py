@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime as _dt
-import json
 import shutil
 import sys
 import tempfile
@@ -41,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from knights.common import module_main, write_json
 from knights.evaluate.democracy import (
     MANIFEST,
     MODELS_DIR,
@@ -341,9 +341,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
             "budgets": {"ms_per_decision": plan.decision_budget_ms, "mb": plan.size_budget_mb, "load_seconds": 3.0}},
         "total_seconds": round(time.perf_counter() - t_start, 1),
     }
-    results_json = Path(results_json)
-    results_json.parent.mkdir(parents=True, exist_ok=True)
-    results_json.write_text(json.dumps(report, indent=1) + "\n")
+    write_json(results_json, report)
     Path(results_md).parent.mkdir(parents=True, exist_ok=True)
     Path(results_md).write_text(results_markdown(report, figure, Path(results_md)))
     _say(progress, f"shipped {best} to {out_dir} ({shipped_mb:.2f} MB, loads in {load_s:.2f}s, "
@@ -397,14 +395,7 @@ def run(a: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m knights.evaluate.train_democracy", description=DESCRIPTION)
-    add_arguments(p)
-    a = p.parse_args(argv)
-    try:
-        return run(a)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return module_main("knights.evaluate.train_democracy", DESCRIPTION, add_arguments, run, argv)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
+from knights.common import command_main
 from knights.data.cache import ChunkCache, load_encoded
 from knights.data.chunks import Encoded
 from knights.learn import registry
@@ -63,6 +64,7 @@ from knights.learn.experiment import (
     Result,
     run_data,
     save_version,
+    trained_rows,
     version_meta,
     version_task,
     warm_start,
@@ -286,6 +288,8 @@ def train_version(name: str, replicas: Replicas, *, data_dir: str | None = None,
     say = print if progress and lead else None
     train_rows, train_sums = mapped_rows(files["train"], cache, replicas, say)
     val_rows, val_sums = mapped_rows(files["val"], cache, replicas, say)
+    kept = trained_rows(version, {"train": train_rows, "val": val_rows})   # e.g. quiet positions only
+    train_rows, val_rows = kept["train"], kept["val"]
     if say:
         say(f"{version.name}: {replicas.world} processes ({replicas.backend}, {replicas.device.type}, "
             f"{replicas.precision}), global batch {cfg.batch_size:,} ({cfg.batch_size // replicas.world:,} each), "
@@ -355,12 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="committed sample, one epoch")
     parser.add_argument("--quiet", action="store_true")
     add_options(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except (FileNotFoundError, ValueError, RuntimeError) as exc:
-        print(f"knights.learn.distributed (rank {os.environ.get('RANK', '?')}): error: {exc}", file=sys.stderr)
-        return 2
+    return command_main(parser, run, argv, name=f"knights.learn.distributed (rank {os.environ.get('RANK', '?')})")
 
 
 if __name__ == "__main__":

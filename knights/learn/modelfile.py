@@ -37,6 +37,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from knights.common import write_json
 from knights.learn.store import sha256_file
 
 
@@ -127,10 +128,7 @@ def save_model(model: nn.Module, path: str | Path, meta: dict[str, Any] | None =
 
 
 def write_meta(path: str | Path, meta: dict[str, Any]) -> None:
-    path = Path(path)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(meta, indent=1, sort_keys=False) + "\n")
-    os.replace(tmp, path)
+    write_json(path, meta)
 
 
 def read_meta(path: str | Path) -> dict[str, Any]:

@@ -3,7 +3,11 @@
 A version is addressed by name, ``"EL/v8"`` or ``"SL/v2"``: its library is
 ``source_EL/v8/library.py``, its notebook ``source_EL/v8/train.ipynb``, its weights
 ``models_EL/v8.pt`` and its metadata ``models_EL/v8.json``. Nothing else in the
-project builds these paths.
+project builds these paths. It also names what is shipped by default (the default
+network, the democracy's folder and its candidate networks, the threat-term suffix), so
+that a program that must not wait for torch (``knights uci`` answering ``uci``) can list
+and choose evaluators from the files alone: importing this module imports no torch
+(the network is built and loaded lazily).
 """
 
 from __future__ import annotations
@@ -14,14 +18,36 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from torch import nn
-
-from knights.learn import modelfile
+if TYPE_CHECKING:
+    from torch import nn
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = {"EL": ("source_EL", "models_EL"), "SL": ("source_SL", "models_SL")}
+ENSEMBLE_MODELS = REPO_ROOT / "ensemble" / "models"
+"""The shipped democracy's folder (its manifest ``democracy.json`` and the learners' files)."""
+
+DEFAULT_NETWORK = "EL/v10"
+"""The best network alone by held-out MAE (models_EL/RESULTS.md): what "network alone"
+benchmarks time, the ensemble's main member, and what a searching bot plays with by default."""
+
+DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v12")
+"""The networks ``knights ensemble`` offers the democracy (those trained): three architectures
+(two 3x3 convolutions, a residual CNN with pooling, a convolution + transformer hybrid), so
+that their errors differ; the fitted weights decide which of them, and the learners, count."""
+
+DEFAULT_EVALUATOR = "democracy"
+"""The evaluator the one-ply bot plays with unless told otherwise: the shipped democracy (the
+best held-out MAE, ensemble/RESULTS.md). The static capture-threat term
+(knights.evaluate.threats, the ``+threats`` suffix) was part of it while the democracy was
+weaker; over the democracy of V10/V11/V12 it no longer earns its place (one ply against
+Stockfish UCI_Elo 1350 it scored lower with the term than without, and it raises the MAE on
+the independent games and tactics sets: report/results/elo.json and independent.json). The
+ladder rates both (``knights strength``). A searching bot plays :data:`DEFAULT_NETWORK`."""
+
+THREATS_SUFFIX = "+threats"
+"""An evaluator's name with the static capture-threat term added (:mod:`knights.evaluate.threats`)."""
 
 
 def repo_path(path: str | Path) -> Path:
@@ -75,6 +101,8 @@ class Version:
 
     def load(self, models_dir: str | Path | None = None) -> tuple[nn.Module, dict[str, Any]]:
         """The trained network (eval mode, CPU) and its metadata."""
+        from knights.learn import modelfile
+
         model = modelfile.load_into(self.build(), self.weights(models_dir))
         meta_file = self.meta_path(models_dir)
         meta = modelfile.read_meta(meta_file) if meta_file.exists() else {}

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from knights.board.arrays import board_from_arrays, material_balance
+from knights.common import write_json
 from knights.data import csslab
 from knights.data.cache import ChunkCache, load_encoded
 from knights.data.chunks import Encoded, select_chunks
@@ -238,5 +239,5 @@ def write(table: dict[str, Any], out_md: Path | None = None, out_json: Path | No
     out_json = out_json or RESULTS_DIR / "networks.json"
     out_json.parent.mkdir(parents=True, exist_ok=True)
     out_md.write_text(markdown(table))
-    out_json.write_text(json.dumps(table, indent=1) + "\n")
+    write_json(out_json, table)
     return out_md, out_json

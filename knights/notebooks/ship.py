@@ -14,6 +14,7 @@ import json
 import time
 from pathlib import Path
 
+from knights.common import write_json
 from knights.learn import registry
 
 RUNS: dict[str, dict[str, int | str]] = {
@@ -57,8 +58,7 @@ def ship(names: list[str] | None = None, *, log: Path = LOG) -> list[dict[str, o
             "rows_per_second": meta["history"]["rows_per_second"], "device": meta["history"]["device"],
             "test": meta["test"]}
         entries[name] = entry
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text(json.dumps(entries, indent=1) + "\n")
+        write_json(log, entries)
         print(f"{name}: {entry['seconds']:.0f} s, test {entry['test']}")
         done.append(entry)
     return done

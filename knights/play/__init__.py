@@ -1,4 +1,4 @@
-"""Stage 5, play: an evaluator chooses a move.
+"""Core stage play: an evaluator chooses a move, players play a game.
 
 The one-ply engine (:mod:`~knights.play.engine`) and the search built on it
 (:mod:`~knights.play.search`: alpha-beta with iterative deepening, keyed by the
@@ -10,6 +10,7 @@ protocol (:mod:`~knights.play.uci`), which lichess-bot and chess GUIs speak, wit
 engine worker (:mod:`~knights.play.worker`), clock (:mod:`~knights.play.clock`) and
 start-up option list (:mod:`~knights.play.quick_names`); both read input with
 :mod:`~knights.play.stdin`.
-:mod:`~knights.settings` writes the settings the report quotes
-(``knights settings``), as data.
+The players and the one game loop that makes games of their moves
+(:mod:`~knights.play.players`, :mod:`~knights.play.openings`, :mod:`~knights.play.game`)
+serve the arena and the benchmarks alike.
 """

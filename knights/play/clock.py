@@ -1,14 +1,16 @@
 """Time management for the UCI front end: how long one ``go`` may take, and a move in no time.
 
-The one-ply decision cannot be shortened, so the clock matters only when the time a move
-may take falls below what a decision costs (a few to a few dozen milliseconds; more while
-the model is still loading). :func:`move_budget` turns ``go``'s ``movetime`` or
-``wtime/btime/winc/binc/movestogo`` into the seconds this move may take; when that is less
-than a decision costs, or a decision runs past it, the front end answers with
+:func:`move_budget` turns ``go``'s ``movetime`` or ``wtime/btime/winc/binc/movestogo`` into
+the seconds this move may take, and :func:`search_deadlines` into the soft and hard deadlines
+of a search (no new iteration after the soft one, a stop at the hard one, answering
+with the best move of the last finished iteration). The first, one-ply iteration cannot be
+shortened: when the budget is less than it costs (a few to a few dozen milliseconds; more
+while the model is still loading), or it runs past the budget, the front end answers with
 :func:`quick_move`: a static one-ply material choice in pure python-chess (no model, no
 torch), well under a millisecond.
 
-Pure python-chess on purpose: ``knights uci`` answers ``uci`` before torch is imported.
+Pure python-chess (and the piece values of :mod:`knights.board.pieces`) on purpose:
+``knights uci`` answers ``uci`` before torch is imported.
 
 >>> budget = move_budget(GoLimits(movetime=100), chess.WHITE)
 >>> 0.07 <= budget < 0.1
@@ -27,6 +29,8 @@ from dataclasses import dataclass
 
 import chess
 
+from knights.board.pieces import PAWNS, capture_gain
+
 MOVETIME_MARGIN = 0.2       # keep 20% of movetime (10 ms to 100 ms) for reading, answering, the pipes
 MOVETIME_MARGIN_MIN = 0.01
 MOVETIME_MARGIN_MAX = 0.1
@@ -36,7 +40,9 @@ INCREMENT_SHARE = 0.8       # the part of the increment a move may spend
 SOFT_SHARE = 0.5           # a search starts no new iteration after half its time (one rarely finishes)
 HARD_SHARE = 0.1           # and stops for good this share of its time (10 ms at least) before the end
 HARD_MIN = 0.01
-VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+PLAY_DEPTH = 64
+"""The bot's default depth for play (terminal, UCI, lichess-bot): search as deep as the clock
+allows (1: the paper's one-ply bot)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +59,7 @@ class GoLimits:
 
 def move_budget(limits: GoLimits, turn: chess.Color) -> float | None:
     """The seconds this move may take from the moment ``go`` is read; ``None``: no limit
-    (``depth``, ``nodes``, ``infinite``: one ply is all the engine does anyway).
+    (``depth``, ``nodes``, ``infinite``: the search's own limits apply).
 
     ``movetime`` less a margin; a clock: its share of the time left (``movestogo`` moves,
     default :data:`DEFAULT_MOVES_TO_GO`) plus most of the increment, never more than half
@@ -105,14 +111,10 @@ def quick_move(board: chess.Board, moves: Sequence[chess.Move] | None = None,
     them = not board.turn
 
     def gain(move: chess.Move) -> tuple[float, int]:
-        mover = board.piece_type_at(move.from_square) or chess.PAWN
-        taken = chess.PAWN if board.is_en_passant(move) else (board.piece_type_at(move.to_square) or 0)
-        value = float(VALUES.get(taken, 0))
-        if move.promotion:
-            value += VALUES[move.promotion] - 1
-            mover = move.promotion
-        if board.is_attacked_by(them, move.to_square) and VALUES[mover] > value:
-            value -= VALUES[mover]
+        value = float(capture_gain(board, move))
+        mover = move.promotion or board.piece_type_at(move.from_square) or chess.PAWN
+        if board.is_attacked_by(them, move.to_square) and PAWNS[mover] > value:
+            value -= PAWNS[mover]
         return value, -rank.get(move, len(rank))
 
     return max(legal, key=gain)

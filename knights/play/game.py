@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import chess
 import chess.pgn
 
+from knights.board.outcome import outcome
 from knights.play.openings import Opening
 from knights.play.players import Player, material_cp
 
@@ -204,16 +205,8 @@ def play_game(white: Player, black: Player, start: Opening | chess.Board | None 
 
 
 def rules_outcome(board: chess.Board, claim_next_move: bool = True) -> chess.Outcome | None:
-    """How the rules end the game on ``board``, or ``None`` while it goes on; a draw
-    claimable with the next move counts only with ``claim_next_move``."""
-    if claim_next_move:
-        return board.outcome(claim_draw=True)
-    outcome = board.outcome()
-    if outcome is None and board.is_fifty_moves():
-        return chess.Outcome(chess.Termination.FIFTY_MOVES, None)
-    if outcome is None and board.is_repetition(3):
-        return chess.Outcome(chess.Termination.THREEFOLD_REPETITION, None)
-    return outcome
+    """:func:`knights.board.outcome.outcome`, claiming the next move's draws by default."""
+    return outcome(board, claim_next_move=claim_next_move)
 
 
 def ask(player: Player, board: chess.Board) -> chess.Move | Forfeit:

@@ -36,6 +36,7 @@ from typing import Protocol, runtime_checkable
 
 import chess
 
+from knights.board.outcome import rule_draw
 from knights.board.pieces import CENTIPAWNS, capture_gain
 from knights.data.stockfish import Stockfish
 from knights.play.engine import Decision, OnePlyEngine
@@ -189,7 +190,7 @@ class AlphaBetaPlayer(_Base):
         if depth == 0:
             return self._quiesce(board, score, alpha, beta)
         self.nodes += 1
-        if board.halfmove_clock >= 100 or board.is_insufficient_material():
+        if rule_draw(board):
             return 0
         moves = list(board.generate_legal_moves())
         if not moves:

@@ -41,6 +41,7 @@ import chess
 import numpy as np
 
 from knights.board.arrays import squares_from_board
+from knights.board.outcome import outcome
 from knights.play.children import Children
 
 CHECKMATE, STALEMATE, INSUFFICIENT, REPETITION, FIFTY = (
@@ -268,22 +269,16 @@ def game_over(board: chess.Board) -> str | None:
     insufficient material, the 75-move and fivefold rules, and the draws a player
     may claim now (threefold repetition, fifty moves), which the engine scores as
     draws and lichess applies automatically."""
-    outcome = board.outcome(claim_draw=False)
-    if outcome is not None:
-        return outcome.termination.name.lower().replace("_", " ")
-    if board.halfmove_clock >= 100:
+    ended = outcome(board)
+    if ended is None:
+        return None
+    if ended.termination == chess.Termination.FIFTY_MOVES:
         return FIFTY
-    if board.is_repetition(3):
-        return REPETITION
-    return None
+    return ended.termination.name.lower().replace("_", " ")
 
 
 def result_of(board: chess.Board) -> str:
     """The PGN result of a finished game ("1-0", "0-1", "1/2-1/2") or "*"."""
-    reason = game_over(board)
-    if reason is None:
-        return "*"
-    if board.is_checkmate():
-        return "0-1" if board.turn == chess.WHITE else "1-0"
-    return "1/2-1/2"
+    ended = outcome(board)
+    return "*" if ended is None else ended.result()
 

@@ -47,10 +47,12 @@ from typing import Any
 import chess
 import numpy as np
 
+from knights.board.outcome import rule_draw
 from knights.board.pieces import CENTIPAWNS
 from knights.board.positions import Positions, positions_from_boards
 from knights.evaluate.base import Evaluator
 from knights.play.children import expand
+from knights.play.clock import PLAY_DEPTH as PLAY_DEPTH
 from knights.play.engine import EVAL_LIMIT, MATE_SCORE, Decision, OnePlyEngine, opening_weights
 from knights.play.user_input import EngineError
 from knights.play.zobrist import hash_after, hash_after_null, zobrist
@@ -70,8 +72,6 @@ OPENING_MARGIN = 50
 """Centipawns: how far below the best a move may be valued and still be a stochastic pick."""
 DEFAULT_DEPTH = 64
 """The deepest iteration when only the clock limits the search."""
-PLAY_DEPTH = 64
-"""The bot's default for play (terminal, UCI, lichess-bot): search as deep as the time allows."""
 PLAY_MOVETIME = 1.0
 """Seconds a move in the terminal, where no clock says otherwise."""
 CHECK_EVERY = 16
@@ -346,8 +346,7 @@ class SearchEngine:
     def _draw(self, board: chess.Board, h: int) -> bool:
         """A draw by the rules, or a repetition: of a position on the current line (a cycle the
         side that wants it can repeat), or of one the game has already seen twice."""
-        return (h in self._seen or self._history.get(h, 0) >= 2
-                or (board.halfmove_clock >= 100 and not board.is_checkmate()) or board.is_insufficient_material())
+        return h in self._seen or self._history.get(h, 0) >= 2 or rule_draw(board)
 
     def _search(self, board: chess.Board, depth: int, alpha: int, beta: int, ply: int, h: int,
                 static: int | None, pv_node: bool) -> int:
@@ -695,8 +694,11 @@ def evaluator_for_depth(asked: str | None, depth: int) -> str | None:
 
 def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,
                 **options: Any) -> OnePlyEngine | SearchEngine:
-    """The bot at ``depth`` (1: the one-ply :class:`OnePlyEngine`; more: :class:`SearchEngine`)."""
-    if depth <= 1 and movetime is None:
+    """The one way to build the bot from its settings: at ``depth`` 1 the one-ply
+    :class:`OnePlyEngine` (``movetime`` unused: one ply is never cut short), deeper a
+    :class:`SearchEngine` that stops at ``depth`` or after ``movetime`` seconds. ``options``:
+    ``stochastic``, ``seed``, ``capture_bonus``."""
+    if depth <= 1:
         return OnePlyEngine(evaluator, **options)
-    return SearchEngine(evaluator, depth=max(1, depth), movetime=movetime, **options)
+    return SearchEngine(evaluator, depth=depth, movetime=movetime, **options)
 

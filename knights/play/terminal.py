@@ -35,7 +35,7 @@ import chess.pgn
 from knights.evaluate.names import select_evaluator
 from knights.play.engine import MATE_SCORE, OnePlyEngine
 from knights.play.rules import game_over, result_of
-from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME, SearchEngine, evaluator_for_depth
+from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME, SearchEngine, evaluator_for_depth, make_engine
 from knights.play.stdin import read_line
 from knights.play.user_input import EngineError, board_from_fen, parse_move
 
@@ -162,11 +162,8 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
     human = chess.WHITE if color == "white" else chess.BLACK
     if engine is None:
         chosen = select_evaluator(evaluator_for_depth(evaluator, depth), notice=say)
-        if depth <= 1:
-            engine = OnePlyEngine(chosen, stochastic=stochastic, seed=seed, capture_bonus=capture_bonus)
-        else:
-            engine = SearchEngine(chosen, depth=depth, movetime=movetime, stochastic=stochastic, seed=seed,
-                                  capture_bonus=capture_bonus)
+        engine = make_engine(chosen, depth=depth, movetime=movetime, stochastic=stochastic, seed=seed,
+                             capture_bonus=capture_bonus)
     bot_name = f"{BOT_NAME} [{engine.name}]"
     unicode = _supports_unicode(stdout) if unicode is None else unicode
     orientation = human

@@ -10,22 +10,25 @@ honoured, see below), ``stop``, ``ponderhit``, ``setoption``, ``debug``, ``regis
 name            type     meaning
 ==============  =======  ====================================================
 Evaluator       combo    ``material``, ``democracy`` or a trained ``EL/vN``, each
-                         optionally with ``+threats`` (default
-                         :data:`~knights.evaluate.names.DEFAULT_EVALUATOR`, or its
-                         fallback with an ``info string`` notice)
+                         optionally with ``+threats`` (default: the registry's
+                         ``DEFAULT_NETWORK`` while the bot searches, its
+                         ``DEFAULT_EVALUATOR`` at Depth 1, or their fallback
+                         with an ``info string`` notice)
 Stochastic      check    the paper's stochastic opening (default true)
 Seed            spin     seed of the opening randomness; -1: fresh entropy
 CaptureBonus    spin     centipawns added to captures (the original: 15; default 0)
 ==============  =======  ====================================================
 
-Every ``go`` answers ``info depth 1 ... score cp X ... pv MOVE`` (the score from the
-side to move: the only place pawns become centipawns; a mate in one is ``score mate
-1``), then ``bestmove MOVE`` (after ``stop``/``ponderhit`` for ``go infinite``/``go
-ponder``). Unknown or malformed input (a bad FEN, an illegal move in the list, an
-unknown command or option) is answered with ``info string <reason>`` and the engine
-carries on: after an illegal move the position is the one before it; after a bad FEN
-the previous position is kept; a line that is not valid text (a stray byte) is
-reported the same way and skipped (:func:`~knights.play.stdin.read_line`).
+Every ``go`` searches (alpha-beta, :mod:`knights.play.search`) to the ``Depth`` option
+or the ``go``'s own ``depth``, within the clock; each finished iteration answers ``info
+depth N seldepth ... score cp X ... pv ...`` (the score from the side to move; a mate is
+``score mate N``); at Depth 1 the one-ply bot answers ``info depth 1``. Then ``bestmove
+MOVE`` (after ``stop``/``ponderhit`` for ``go infinite``/``go ponder``). Unknown or
+malformed input (a bad FEN, an illegal move in the list, an unknown command or option)
+is answered with ``info string <reason>`` and the engine carries on: after an illegal
+move the position is the one before it; after a bad FEN the previous position is kept;
+a line that is not valid text (a stray byte) is reported the same way and skipped
+(:func:`~knights.play.stdin.read_line`).
 
 Start-up and time. ``uci`` is answered at once: the option list comes from the files
 on disk (:func:`~knights.play.quick_names.quick_evaluator_names`), and torch and the model load in a separate
@@ -55,16 +58,12 @@ from typing import Any, TextIO
 
 import chess
 
-from knights.play.clock import GoLimits, move_budget, quick_move, search_deadlines
+from knights.play.clock import PLAY_DEPTH, GoLimits, move_budget, quick_move, search_deadlines
 from knights.play.quick_names import quick_default, quick_evaluator_names
 from knights.play.stdin import read_line
 from knights.play.worker import NO_DEADLINE, EngineLink
 
-PLAY_DEPTH = 64
-"""The Depth option's default: search as deep as the clock allows (1: the paper's one-ply bot);
-the same as :data:`knights.play.search.PLAY_DEPTH` (this module must not import torch)."""
-
-ENGINE_NAME = "KnightsKernels 1-ply (KS_ChessAI rebuild)"
+ENGINE_NAME = "KnightsKernels (KS_ChessAI rebuild)"
 AUTHOR = "Knights and Kernels"
 SEED_MAX = 2**31 - 1
 GO_FLAGS = {"infinite", "ponder"}

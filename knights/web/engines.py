@@ -27,8 +27,8 @@ import chess
 
 from knights.evaluate.base import Evaluator
 from knights.evaluate.names import EvaluatorError, available_evaluators, load_evaluator, resolve_name
-from knights.play.engine import Decision, OnePlyEngine
-from knights.play.search import SearchEngine
+from knights.play.engine import Decision
+from knights.play.search import make_engine
 from knights.web.errors import RequestError
 
 MAX_DEPTH = 8
@@ -131,10 +131,8 @@ def build_engine(evaluator_name: str | None, stochastic: bool = True, seed: int 
         raise RequestError(str(exc)) from None
     depth = _whole(depth, "depth", 1, MAX_DEPTH)
     evaluator = cached_evaluator(name)
-    if depth == 1:
-        return OnePlyEngine(evaluator, stochastic=stochastic, seed=seed)
-    return SearchEngine(evaluator, depth=depth, movetime=movetime or SEARCH_MOVETIME, stochastic=stochastic,
-                        seed=seed)
+    return make_engine(evaluator, depth=depth, movetime=movetime or SEARCH_MOVETIME, stochastic=stochastic,
+                       seed=seed)
 
 
 def engine_for(settings: EngineSettings) -> Engine:

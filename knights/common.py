@@ -1,0 +1,56 @@
+"""What every stage shares: the one atomic JSON writer and the one ``main()`` wrapper.
+
+This module imports no other part of ``knights`` (it is the first stage of the core), so
+any stage and any application may use it.
+
+>>> import tempfile
+>>> path = Path(tempfile.mkdtemp()) / "out" / "result.json"
+>>> write_json(path, {"a": 1})
+>>> path.read_text()
+'{\\n "a": 1\\n}\\n'
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+COMMAND_ERRORS: tuple[type[BaseException], ...] = (FileNotFoundError, ValueError, RuntimeError)
+"""What a command reports in one line (exit status 2) instead of a traceback."""
+
+
+def write_json(path: str | Path, value: object, *, indent: int | None = 1) -> None:
+    """Write ``value`` as JSON (and a final newline) through a temporary file and a rename,
+    so that a reader, or another machine sharing the folder, never sees half of it; the
+    parent folder is made when missing."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(value, indent=indent) + "\n")
+    os.replace(tmp, target)
+
+
+def command_main(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace], int],
+                 argv: Sequence[str] | None = None, *,
+                 errors: tuple[type[BaseException], ...] = COMMAND_ERRORS, name: str | None = None) -> int:
+    """The ``main()`` of a ``python -m`` command: parse ``argv`` with ``parser``, run, and
+    turn an expected failure (``errors``) into one line on stderr and exit status 2."""
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except errors as exc:
+        print(f"{name or parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def module_main(module: str, description: str, add_arguments: Callable[[argparse.ArgumentParser], None],
+                run: Callable[[argparse.Namespace], int], argv: Sequence[str] | None = None) -> int:
+    """:func:`command_main` of ``python -m module``, whose options ``add_arguments`` adds (the
+    same options the ``knights`` command of that name takes)."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}", description=description)
+    add_arguments(parser)
+    return command_main(parser, run, argv)
