@@ -194,10 +194,12 @@ def test_stochastic_opening_picks_only_near_the_best():
 
 
 def test_mate_scores_count_down():
-    assert MATE > 10_000
+    """A mate in one ply scores ``MATE - 1`` and reads as ``mate 1``."""
     board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
-    decision = engine(3).choose(board)
+    eng = engine(3)
+    decision = eng.choose(board)
     assert decision.move == chess.Move.from_uci("a1a8") and decision.mates
+    assert eng.last is not None and eng.last.score == MATE - 1 and eng.last.mate_in == 1
 
 
 @pytest.mark.parametrize("depth", [0, -1])

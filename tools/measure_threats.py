@@ -2,7 +2,7 @@
 term agrees with its python-chess reference, what it costs per engine decision, and
 how the bot plays with it against the term it replaced.
 
-    .venv/bin/python tests/measure_threats.py [--games 20]
+    .venv/bin/python tools/measure_threats.py [--games 20]
 
 About a minute on one core. "old" is the term as the bot played it before:
 python-chess legal captures, a capture "defended" when its square was attacked
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -21,7 +22,6 @@ from pathlib import Path
 
 import chess
 import numpy as np
-from threat_oracle import capture_threat
 
 from knights.board.arrays import boards_from_arrays
 from knights.board.positions import Positions
@@ -36,6 +36,8 @@ from knights.play.game import Settings, play_game
 from knights.play.players import EnginePlayer, GreedyPlayer, RandomPlayer
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))   # the python-chess reference the tests check the term against
+from threat_oracle import capture_threat  # noqa: E402
 
 
 def old_term(positions: Positions) -> np.ndarray:
