@@ -289,3 +289,11 @@ def legal_capture_gains(squares: np.ndarray, white: np.ndarray) -> np.ndarray:
     free = np.where((np.bitwise_or.reduce(takes & ~answered, axis=0) & victims) != 0, _VICTIMS[:, None], 0)
     gain: np.ndarray = np.maximum(paid.max(axis=(0, 1)), free.max(axis=0)).astype(np.float32)
     return gain
+
+
+def quiet(squares: np.ndarray, white: np.ndarray, check: np.ndarray) -> np.ndarray:
+    """The project's one definition of a **quiet** position: the side to move is not in
+    check and has no legal capture that wins material by :func:`legal_capture_gains`'
+    exchange. A static evaluation is asked to judge these; the others a search resolves
+    with captures first. ``(N,)`` bool."""
+    return (np.asarray(check) == 0) & (legal_capture_gains(squares, white) == 0)

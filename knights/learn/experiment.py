@@ -26,6 +26,7 @@ from torch import nn
 
 from knights.data.cache import ChunkCache, iter_batches, load_encoded
 from knights.data.chunks import Encoded, select_chunks
+from knights.features.attacks import quiet
 from knights.features.inputs import InputSpec
 from knights.learn import modelfile, registry
 from knights.learn.buckets import BucketHead
@@ -134,6 +135,22 @@ def run_data(version: registry.Version, *, data_dir: str | None = None, more: Se
     return RunData(folder, extra, letters, files, epochs or defaults["epochs"], batch_size or defaults["batch_size"])
 
 
+def trained_rows(version: registry.Version, data: dict[str, Encoded]) -> dict[str, Encoded]:
+    """The rows a version trains and validates on: all of them, or, when its library says
+    ``TRAIN_ON = "quiet"`` (EL V13), the quiet positions only
+    (:func:`knights.features.attacks.quiet`), as Stockfish's NNUE trainer skips positions
+    whose evaluation hangs on a capture. The test rows are always all of them, so every
+    version is measured on the same rows."""
+    rows = getattr(version.library, "TRAIN_ON", "all")
+    if rows == "all":
+        return data
+    if rows != "quiet":
+        raise ValueError(f"{version.name}: unknown TRAIN_ON {rows!r}: use 'all' or 'quiet'")
+    kept = {k: (v if k == "test" else v.take(np.flatnonzero(quiet(v.squares, v.white, v.check))))
+            for k, v in data.items()}
+    return kept
+
+
 def warm_start(model: nn.Module, parent: str, models_dir: Path) -> list[str]:
     """Copy every parameter of the parent version whose name and shape match.
 
@@ -231,6 +248,7 @@ def run_version(name: str, *, data_dir: str | None = None, more: Sequence[str] =
 
     cache = ChunkCache(plan.folder.parent / "cache") if not quick else ChunkCache()
     data = {k: load_encoded(v, cache, progress=progress, report=print) for k, v in plan.files.items()}
+    data = trained_rows(version, data)
 
     seed_everything(cfg.seed)   # before the model is built: its initial weights come from the seed too
     model = lib.build_model()
@@ -263,6 +281,7 @@ def version_meta(version: registry.Version, model: nn.Module, copied: list[str],
         "parent": getattr(lib, "PARENT", None),
         "warm_started_layers": copied,
         "train_config": cfg.__dict__,
+        "train_on": getattr(lib, "TRAIN_ON", "all"),
         "loss": loss_names(version),
         "quick": quick,
         **extra,
