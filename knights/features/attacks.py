@@ -296,4 +296,5 @@ def quiet(squares: np.ndarray, white: np.ndarray, check: np.ndarray) -> np.ndarr
     check and has no legal capture that wins material by :func:`legal_capture_gains`'
     exchange. A static evaluation is asked to judge these; the others a search resolves
     with captures first. ``(N,)`` bool."""
-    return (np.asarray(check) == 0) & (legal_capture_gains(squares, white) == 0)
+    calm: np.ndarray = (np.asarray(check) == 0) & (legal_capture_gains(squares, white) == 0)
+    return calm
