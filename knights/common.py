@@ -13,10 +13,14 @@ any stage and any application may use it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
+import stat
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 COMMAND_ERRORS: tuple[type[BaseException], ...] = (FileNotFoundError, ValueError, RuntimeError)
@@ -32,6 +36,40 @@ def write_json(path: str | Path, value: object, *, indent: int | None = 1) -> No
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(value, indent=indent) + "\n")
     os.replace(tmp, target)
+
+
+def not_a_regular_file(path: str | Path) -> str | None:
+    """What ``path`` is when it exists and is neither a regular file nor a directory (``"a FIFO"``,
+    ``"a character device"``, ...): an output must never replace such a thing; ``None`` otherwise."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    kinds = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((what for test, what in kinds if test(mode)), None)
+
+
+@contextlib.contextmanager
+def exit_on_termination() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise ``SystemExit(128 + signal)`` instead of ending the
+    process at once, so that ``finally`` blocks and ``except BaseException`` clean-ups (a
+    temporary file) run. The previous handlers come back afterwards; off the main thread,
+    where handlers cannot be set, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def leave(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {sig: signal.signal(sig, leave) for sig in wanted}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def command_main(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace], int],

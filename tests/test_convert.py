@@ -342,3 +342,64 @@ def test_interrupted_run_keeps_the_old_output(tmp_path: Path, monkeypatch: pytes
         convert_file(src, dst, progress=False)
     assert dst.read_text(encoding="utf-8") == "previous\n"
     assert not (tmp_path / "out.csv.tmp").exists()
+
+
+# --------------------------------------------------------------------------- outputs that are not files (issue 25)
+
+
+def test_an_output_that_is_not_a_regular_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A FIFO (or a character device such as /dev/full) used to be replaced by a regular
+    file, exit 0; now the conversion is refused before any work, naming the path."""
+    import os
+    import stat
+
+    from knights import cli
+
+    src = write_jsonl(tmp_path / "g.jsonl", GOOD_JSONL)
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=rf"{fifo}.*not a regular file.*FIFO"):
+        convert_file(src, fifo, progress=False)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert cli.main(["data", "convert", str(src), str(fifo), "--quiet"]) == 2
+    assert str(fifo) in capsys.readouterr().err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and not Path(f"{fifo}.tmp").exists()
+    with pytest.raises(ValueError, match=r"/dev/null.*not a regular file.*character device"):
+        convert_file(src, "/dev/null", progress=False)
+    tmp_fifo = tmp_path / "out.csv.tmp"      # the temporary name taken by something else
+    os.mkfifo(tmp_fifo)
+    with pytest.raises(ValueError, match=r"out\.csv\.tmp.*not a regular file"):
+        convert_file(src, tmp_path / "out.csv", progress=False)
+    assert stat.S_ISFIFO(os.stat(tmp_fifo).st_mode)
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_terminated_conversion_leaves_no_tmp_file(tmp_path: Path, signame: str) -> None:
+    """SIGTERM or SIGHUP during a conversion used to leave ``DST.tmp`` behind."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    src = write_jsonl(tmp_path / "g.jsonl", GOOD_JSONL * 50)
+    dst = tmp_path / "out.csv"
+    code = ("import sys, time\n"
+            "from knights.data.convert import evals\n"
+            "real = evals.position_columns\n"
+            "def slow(board):\n"
+            "    time.sleep(0.05)\n"
+            "    return real(board)\n"
+            "evals.position_columns = slow\n"
+            "from knights.cli import main\n"
+            f"sys.exit(main(['data', 'convert', {str(src)!r}, {str(dst)!r}, '--quiet']))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    tmp = Path(f"{dst}.tmp")
+    for _ in range(600):              # until the conversion has started writing (bounded: 60 s)
+        if tmp.exists() or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert tmp.exists(), proc.communicate()
+    proc.send_signal(getattr(signal, signame))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0, err
+    assert not tmp.exists() and not dst.exists(), err

@@ -253,3 +253,117 @@ def test_more_folders_add_training_and_validation_rows_but_never_test_rows(tmp_p
         assert both.meta["data"][split]["more"] == [str(extra)]
         assert both.meta["data"][split]["sha1"] != alone.meta["data"][split]["sha1"]
     assert both.meta["data"]["test"] == alone.meta["data"]["test"]
+
+
+# ----------------------------------------------------------------- broken runs and checkpoints (issue 25)
+def _tiny(spec):
+    torch.manual_seed(0)
+    return ConvNet(6, [(8, 5)], [32], n_extra=spec.n_extra)
+
+
+def _poison_checkpoint(path, value=float("nan")):
+    state = torch.load(path, weights_only=True)
+    first = next(iter(state["model"]))
+    state["model"][first].fill_(value)
+    torch.save(state, path)
+
+
+def test_a_nan_checkpoint_or_a_diverging_run_stops_naming_the_epoch(sample, tmp_path):
+    """Resuming from a checkpoint holding NaN used to train on ("train nan val nan") and hand
+    back a NaN model; a diverging run went on the same way. Both now stop with the reason."""
+    from knights.learn.training import TrainingError
+
+    train, val = sample
+    spec = InputSpec(planes="six", counts=True)
+    cfg = TrainConfig(epochs=1, batch_size=1024, lr=0.003, seed=5)
+    ckpt = tmp_path / "run.ckpt"
+    fit(_tiny(spec), EvalTask(spec), train, val, cfg, checkpoint=ckpt, device="cpu", progress=False)
+    _poison_checkpoint(ckpt)
+    for epochs in (1, 2):     # finished (nothing left to train) or resumed
+        with pytest.raises(TrainingError, match=rf"{ckpt}.*non-finite"):
+            fit(_tiny(spec), EvalTask(spec), train, val, cfg.replace(epochs=epochs), checkpoint=ckpt,
+                device="cpu", progress=False)
+    diverging = tmp_path / "diverging.ckpt"
+    with pytest.raises(TrainingError, match=r"epoch 1/2: the training loss is not finite"):
+        fit(_tiny(spec), EvalTask(spec), train, val, cfg.replace(epochs=2, lr=1e30), checkpoint=diverging,
+            device="cpu", progress=False)
+    assert not diverging.exists()               # no checkpoint of a NaN epoch
+
+
+def test_a_checkpoint_of_other_settings_is_kept_under_its_own_name(sample, tmp_path, capsys):
+    """A checkpoint made with other settings used to be overwritten without a word; it is now
+    set aside under a name holding its settings' key, said so, and resumed when those settings
+    come back."""
+    train, val = sample
+    spec = InputSpec(planes="six", counts=True)
+    cfg = TrainConfig(epochs=1, batch_size=1024, lr=0.003, seed=5)
+    ckpt = tmp_path / "run.ckpt"
+    fit(_tiny(spec), EvalTask(spec), train, val, cfg, checkpoint=ckpt, device="cpu", progress=False)
+    first = ckpt.read_bytes()
+    capsys.readouterr()
+    h = fit(_tiny(spec), EvalTask(spec), train, val, cfg.replace(batch_size=2000), checkpoint=ckpt, device="cpu",
+            progress=False)
+    assert h.epochs == 1
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("run.") and p != ckpt]
+    assert len(kept) == 1 and kept[0].read_bytes() == first
+    err = capsys.readouterr().err
+    assert str(ckpt) in err and "other settings" in err and str(kept[0]) in err
+    # the first settings again: resumed from the kept file (one more epoch, not two)
+    h2 = fit(_tiny(spec), EvalTask(spec), train, val, cfg.replace(epochs=2), checkpoint=ckpt, device="cpu",
+             progress=False)
+    import io
+
+    assert h2.epochs == 2 and not kept[0].exists()   # resumed: it became the checkpoint again
+    assert h2.train_loss[0] == torch.load(io.BytesIO(first), weights_only=True)["history"]["train_loss"][0]
+
+
+@pytest.mark.parametrize("content", [b"\x00\x13 not a checkpoint \xff" * 40, "list"])
+def test_a_corrupt_checkpoint_is_an_error_naming_the_file(sample, tmp_path, content):
+    from knights.learn.training import TrainingError
+
+    train, val = sample
+    spec = InputSpec(planes="six", counts=True)
+    ckpt = tmp_path / "run.ckpt"
+    if content == "list":
+        torch.save([1, 2, 3], ckpt)
+    else:
+        ckpt.write_bytes(content)
+    before = ckpt.read_bytes()
+    with pytest.raises(TrainingError, match=rf"{ckpt}: not a training checkpoint"):
+        fit(_tiny(spec), EvalTask(spec), train, val, TrainConfig(epochs=1, batch_size=1024), checkpoint=ckpt,
+            device="cpu", progress=False)
+    assert ckpt.read_bytes() == before
+
+
+def test_save_model_never_writes_a_broken_model_over_a_good_one(tmp_path):
+    """A NaN model, or metadata recording ``"mae": NaN``, is refused before anything is written."""
+    spec = InputSpec(planes="six", counts=True)
+    path = tmp_path / "v1.pt"
+    modelfile.save_model(_tiny(spec), path, {"test": {"mae": 0.5}})
+    good_pt, good_json = path.read_bytes(), path.with_suffix(".json").read_bytes()
+    broken = _tiny(spec)
+    with torch.no_grad():
+        next(iter(broken.parameters())).fill_(float("nan"))
+    with pytest.raises(modelfile.ModelFileError, match=r"v1\.pt.*non-finite"):
+        modelfile.save_model(broken, path, {"test": {"mae": 0.5}})
+    with pytest.raises(modelfile.ModelFileError, match=r"v1\.json.*mae.*not a finite number"):
+        modelfile.save_model(_tiny(spec), path, {"test": {"mae": float("nan")}})
+    assert path.read_bytes() == good_pt and path.with_suffix(".json").read_bytes() == good_json
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v1.json", "v1.pt"]
+
+
+@pytest.mark.slow
+def test_train_command_refuses_a_nan_checkpoint_and_keeps_the_good_model(tmp_path, capsys):
+    """The issue's run: ``knights train EL/v1 --quick --out-dir D`` twice, the checkpoint
+    poisoned in between: exit 2 naming the checkpoint, ``v1.pt`` and ``v1.json`` untouched."""
+    from knights import cli
+
+    args = ["train", "EL/v1", "--quick", "--out-dir", str(tmp_path)]
+    assert cli.main(args) == 0
+    pt, meta = (tmp_path / "v1.pt").read_bytes(), (tmp_path / "v1.json").read_bytes()
+    _poison_checkpoint(tmp_path / "EL_v1.ckpt")
+    capsys.readouterr()
+    assert cli.main([*args, "--epochs", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "knights train: error:" in err and "EL_v1.ckpt" in err and "non-finite" in err
+    assert (tmp_path / "v1.pt").read_bytes() == pt and (tmp_path / "v1.json").read_bytes() == meta

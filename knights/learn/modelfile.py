@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -110,21 +111,53 @@ def expand_state(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 def save_model(model: nn.Module, path: str | Path, meta: dict[str, Any] | None = None, *,
                quantize: bool = False) -> str:
     """Write ``model``'s state dict to ``path`` and its metadata beside it (``.json``:
-    ``meta`` plus the SHA-256 of the written weights under ``"sha256"``), each through
-    a temporary file and a rename; returns that SHA-256. ``quantize=True`` stores
-    matrices of a million or more numbers in 4 bits (the move networks, to fit the size
-    budget)."""
+    ``meta`` plus the SHA-256 of the written weights under ``"sha256"``); returns that SHA-256.
+    ``quantize=True`` stores matrices of a million or more numbers in 4 bits (the move
+    networks, to fit the size budget).
+
+    A broken model never replaces a good one: weights holding NaN or infinity, and metadata
+    holding a number that is not finite (a ``"mae": NaN``), are refused
+    (:class:`ModelFileError`) before anything is written; both files are written in full
+    to temporary names first, then renamed over the old ones."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    side = meta_path(path)
     state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
+    bad = [k for k, v in state.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if bad:
+        raise ModelFileError(f"{path}: not written: the weights are non-finite (NaN or infinity in "
+                             f"{', '.join(bad[:3])}); the file there is kept")
+    _check_finite_meta(side, meta or {})
+    path.parent.mkdir(parents=True, exist_ok=True)
     if quantize:
         state = compact_state(state)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(state, tmp)
-    digest = sha256_file(tmp)
-    os.replace(tmp, path)
-    write_meta(meta_path(path), {**(meta or {}), CHECKSUM_KEY: digest})
+    tmp_meta = side.with_name(f".{side.name}.{os.getpid()}.tmp")
+    try:
+        torch.save(state, tmp)
+        digest = sha256_file(tmp)
+        tmp_meta.write_text(json.dumps({**(meta or {}), CHECKSUM_KEY: digest}, indent=1, allow_nan=False) + "\n")
+        os.replace(tmp, path)
+        os.replace(tmp_meta, side)
+    finally:
+        tmp.unlink(missing_ok=True)
+        tmp_meta.unlink(missing_ok=True)
     return digest
+
+
+def _check_finite_meta(path: Path, meta: dict[str, Any]) -> None:
+    """Refuse metadata holding a float that is not finite (JSON has no NaN), naming its key."""
+    def walk(value: Any, where: str) -> None:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ModelFileError(f"{path}: not written: {where or 'the metadata'} is {value}, not a finite number "
+                                 "(the run's result is broken); the files there are kept")
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{where}.{k}" if where else str(k))
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                walk(v, f"{where}[{i}]")
+
+    walk(meta, "")
 
 
 def write_meta(path: str | Path, meta: dict[str, Any]) -> None:

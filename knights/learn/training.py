@@ -254,6 +254,11 @@ def config_key(cfg: TrainConfig, model: nn.Module, n_train: int, task: object = 
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
+class TrainingError(RuntimeError):
+    """A run that cannot go on: a damaged checkpoint, or a loss or weights that are not finite.
+    The message names the file or the epoch; the last good checkpoint is left as it was."""
+
+
 def save_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, history: History, key: str,
                     best: StateDict | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -263,18 +268,74 @@ def save_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, hi
     os.replace(tmp, path)
 
 
+def _read_checkpoint(path: Path) -> dict[str, Any]:
+    """The checkpoint at ``path`` as saved by :func:`save_checkpoint`; anything else (random bytes,
+    another pickle, a list) is a :class:`TrainingError` naming the file, never a traceback."""
+    advice = "delete it (or move it away) to start this run afresh"
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - whatever a damaged file makes torch.load raise
+        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        raise TrainingError(f"{path}: not a training checkpoint ({first}); {advice}") from None
+    if not (isinstance(state, dict) and isinstance(state.get("model"), dict) and isinstance(state.get("history"), dict)
+            and "optimizer" in state and isinstance(state.get("key"), str)):
+        raise TrainingError(f"{path}: not a training checkpoint (a {type(state).__name__} without the model, "
+                            f"optimizer, history and key of a run); {advice}")
+    return state
+
+
+def kept_checkpoint(path: Path, key: str) -> Path:
+    """Where a checkpoint of the settings ``key`` is kept when a run of other settings takes ``path``."""
+    return path.with_name(f"{path.stem}.{key}{path.suffix}")
+
+
+def claim_checkpoint(path: Path, key: str, *, report: bool = True) -> None:
+    """Make ``path`` this run's checkpoint: a checkpoint of other settings there is never
+    overwritten but renamed to :func:`kept_checkpoint` (with a note on stderr), and one kept
+    earlier for these settings comes back to ``path``, so that it resumes."""
+    import sys
+
+    if path.is_file():
+        other = _read_checkpoint(path)["key"]
+        if other == key:
+            return
+        aside = kept_checkpoint(path, other)
+        os.replace(path, aside)
+        if report:
+            print(f"note: {path} was made with other settings; kept as {aside} (run those settings again to "
+                  f"resume it); this run starts afresh", file=sys.stderr)
+    mine = kept_checkpoint(path, key)
+    if mine.is_file():
+        os.replace(mine, path)
+
+
+def _check_finite(model: nn.Module, where: str, advice: str) -> None:
+    bad = [k for k, v in model.state_dict().items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if bad:
+        raise TrainingError(f"{where}: the weights are non-finite (NaN or infinity in {', '.join(bad[:3])}"
+                            f"{', ...' if len(bad) > 3 else ''}); {advice}")
+
+
 def load_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer,
                     key: str) -> tuple[History, StateDict | None] | None:
     """Restore a checkpoint of the same run: its history and the best epoch's weights
-    (if it keeps them); None when there is none (or it is of another run)."""
+    (if it keeps them); None when there is none (or it is of another run). A damaged file,
+    or one whose weights are not finite, is a :class:`TrainingError` naming it."""
     if not path.is_file():
         return None
-    state = torch.load(path, map_location="cpu", weights_only=True)
+    state = _read_checkpoint(path)
     if state.get("key") != key:
         return None
-    model.load_state_dict(state["model"])
-    opt.load_state_dict(state["optimizer"])
-    return History(**state["history"]), state.get("best")
+    try:
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        history = History(**state["history"])
+    except (RuntimeError, TypeError, ValueError, KeyError) as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        raise TrainingError(f"{path}: not a training checkpoint of this model ({first}); "
+                            "delete it (or move it away) to start this run afresh") from None
+    _check_finite(model, f"{path} (after epoch {history.epochs})", "delete it (or move it away) to start afresh")
+    return history, state.get("best")
 
 
 # -- the loop ---------------------------------------------------------------------------
@@ -308,10 +369,12 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
     opt = make_optimizer(model, cfg)
     key = config_key(cfg, model, len(train), task)
     ckpt = Path(checkpoint) if checkpoint else None
+    lead = replicas is None or replicas.rank == 0
+    if ckpt and lead and replicas is None:   # (a distributed run's processes must all read the same file)
+        claim_checkpoint(ckpt, key)
     restored = load_checkpoint(ckpt, model, opt, key) if ckpt else None
     history, best = restored if restored else (History(), None)
     history.device = str(device)
-    lead = replicas is None or replicas.rank == 0
     progress = progress and lead
     net = model if replicas is None else replicas.wrap(model, history.epochs)
     if history.epochs and progress:
@@ -357,7 +420,15 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
             val_sum = evaluate_loss(model, task, mine, cfg, device) * rows if mine is not None and rows else 0.0
             total, n, val_sum, val_rows = replicas.sum([total, n, val_sum, rows])
             val_loss = val_sum / val_rows if val_rows else float("nan")
-        history.train_loss.append(total / max(n, 1))
+        train_loss = total / max(n, 1)
+        has_val = val is not None and len(val) > 0
+        if not math.isfinite(train_loss) or (has_val and not math.isfinite(val_loss)):
+            what = "training" if not math.isfinite(train_loss) else "validation"
+            kept = f"; {ckpt} keeps epoch {history.epochs}" if ckpt and history.epochs else ""
+            raise TrainingError(f"epoch {epoch + 1}/{cfg.epochs}: the {what} loss is not finite "
+                                f"({train_loss if what == 'training' else val_loss}): the run diverged (try a lower "
+                                f"learning rate){kept}; nothing was written")
+        history.train_loss.append(train_loss)
         history.val_loss.append(val_loss)
         history.epoch_seconds.append(seconds)
         history.rows_per_second.append(n / seconds if seconds > 0 else float("nan"))
@@ -374,6 +445,7 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
         model.load_state_dict(best)
         if progress and history.best_epoch is not None:
             print(f"kept epoch {history.best_epoch} (validation {history.val_loss[history.best_epoch - 1]:.4f})")
+    _check_finite(model, "the trained model", "nothing was written")
     model.eval()
     return history
 

@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
+from knights.common import exit_on_termination, not_a_regular_file
 from knights.data.convert import kaggle_csv, lichess_jsonl, pgn
 from knights.data.convert.sink import ConvertReport, CorruptInput, Sink
 from knights.data.csslab import RowWriter
@@ -90,8 +91,10 @@ def convert_file(src: str | os.PathLike[str], dst: str | os.PathLike[str], fmt: 
     :class:`ValueError` for an unknown format, a CSV without the needed columns, a
     corrupt or truncated ``.zst`` (:class:`~.sink.CorruptInput`; no output is left), and,
     before any work, for an output that would overwrite the input (``dst`` or its
-    ``.tmp`` naming the input, hard links included), is a directory, or cannot be
-    created or written, and for an unreadable input.
+    ``.tmp`` naming the input, hard links included), is a directory or anything else
+    that is not a regular file (a FIFO, a device), or cannot be created or written, and
+    for an unreadable input. SIGTERM and SIGHUP end the run as an interruption does: the
+    ``.tmp`` file is removed.
     Anything wrong *inside* the data is counted in the returned
     :class:`ConvertReport`, never raised.
     """
@@ -108,7 +111,7 @@ def convert_file(src: str | os.PathLike[str], dst: str | os.PathLike[str], fmt: 
 
     report = ConvertReport(src=str(src_path), dst=str(dst_path), fmt=fmt)
     try:
-        with _open_input(src_path, newline="" if fmt == "kaggle-csv" else None) as (text, raw), \
+        with exit_on_termination(), _open_input(src_path, newline="" if fmt == "kaggle-csv" else None) as (text, raw), \
                 _progress_bar(src_path, enabled=progress) as bar, \
                 open(tmp_path, "w", encoding="utf-8", newline="") as out:
             sink = Sink(RowWriter(out), report, limit, lambda: bar(raw.tell()))
@@ -141,6 +144,10 @@ def _check_paths(src: Path, dst: Path, tmp: Path) -> None:
         raise ValueError(f"output {dst} is a directory: name the CSV file to write")
     if tmp.is_dir():
         raise ValueError(f"temporary output {tmp} is a directory: remove it or choose another output name")
+    for out, what in ((dst, "output"), (tmp, "temporary output")):
+        kind = not_a_regular_file(out)
+        if kind is not None:   # never replaced by the CSV (as root, /dev/full would be)
+            raise ValueError(f"{what} {out} is not a regular file but {kind}: name a CSV file to write")
     if not os.access(src, os.R_OK):
         raise ValueError(f"input {src} is not readable (permission denied)")
     try:
