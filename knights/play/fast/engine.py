@@ -1,0 +1,303 @@
+"""The fast search behind the bot's usual interface: python-chess in, a Decision out.
+
+:class:`FastSearchEngine` is a :class:`~knights.play.search.SearchEngine` whose iterations
+from depth 2 on run in the compiled search (:mod:`knights.play.fast.search`) with EL/v13
+evaluated incrementally (:mod:`knights.play.incremental`). Everything around the iterations
+is the same as the Python search's: the one-ply decision first (so ``depth=1`` and ``go
+depth 1`` are the paper's one-ply bot, and the moves that end the game are known), the
+limits (:class:`~knights.play.search.SearchLimits`), the stop requests and deadlines
+(:class:`~knights.play.search.Control`), the ``info`` lines (:class:`Iteration`) and the
+stochastic opening among the moves searched within a margin of the best.
+
+The compiled code cannot read a clock, so a watcher thread does: it raises the search's
+stop flag at the hard deadline or when the control asks (the compiled search releases the
+interpreter lock and looks at the flag at every node). The best move of the deepest
+finished iteration is played; a stopped iteration counts when it has searched the last
+best move again (it is searched first), as in the Python search. The first iteration
+after the one-ply decision (depth 2) is never cut short by the clock, so a legal,
+searched move is always there; a node limit still applies.
+
+The network is packed once (NaN weights are refused then) and the compiled functions are
+cached on disk by numba (:func:`warm_up` compiles or loads them).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+from knights.evaluate.base import Evaluator
+from knights.play.engine import Decision
+from knights.play.fast import search as core
+from knights.play.fast.board import MAX_MOVES, PLY, Position, from_chess_move, set_from_chess, standard, to_chess_move
+from knights.play.incremental import Net, NetEvaluator, acc_refresh, load_net
+from knights.play.search import (
+    DEFAULT_DEPTH,
+    INF,
+    MATE,
+    MATE_BOUND,
+    OPENING_MARGIN,
+    Control,
+    Counters,
+    Iteration,
+    SearchEngine,
+    SearchLimits,
+)
+
+DEFAULT_NET = "EL/v13"
+"""The network the fast search evaluates with, when its weights are here."""
+ASPIRATION = 40
+"""Centipawns either side of the last iteration's value: the first window from depth 4."""
+WATCH_EVERY = 0.002
+"""Seconds between two looks of the watcher thread at the clock and the control."""
+FEATURES = {"null": core.CFG_NULL, "lmr": core.CFG_LMR, "see": core.CFG_SEE, "check_ext": core.CFG_CHECK_EXT,
+            "rfp": core.CFG_RFP, "futility": core.CFG_FUTILITY}
+"""The switchable parts of the compiled search (all on by default), for measuring each."""
+
+
+def default_net_source() -> str | None:
+    """``"EL/v13"`` when its weights are shipped, else ``None`` (the piece-square fallback)."""
+    from knights.learn import registry
+
+    try:
+        return DEFAULT_NET if registry.get(DEFAULT_NET).is_trained() else None
+    except (KeyError, ValueError, FileNotFoundError):
+        return None
+
+
+def net_name(source: str | Path | None) -> str:
+    if source is None:
+        return "pst"
+    return str(source) if str(source).startswith(("EL/", "SL/")) else f"EL/v13 ({Path(source).name})"
+
+
+_WARM: list[bool] = []
+
+
+def warm_up() -> float:
+    """Compile (or load from numba's cache) every compiled function once; seconds it took."""
+    started = time.perf_counter()
+    if not _WARM:
+        from knights.play.incremental import pack
+
+        net = pack(None)
+        engine_net = pack({"columns": np.zeros((768, 8), np.float32), "bias": np.zeros(8, np.float32),
+                           "head.0.weight": np.zeros((2, 16), np.float32), "head.0.bias": np.zeros(2, np.float32),
+                           "head.2.weight": np.zeros((2, 2), np.float32), "head.2.bias": np.zeros(2, np.float32),
+                           "head.4.weight": np.zeros((1, 2), np.float32), "head.4.bias": np.zeros(1, np.float32)})
+        for n in (net, engine_net):
+            fast = _Core(n)
+            fast.load(chess.Board())
+            fast.iterate(2, -INF, INF, [], -1)
+        Position(chess.Board()).perft(1)
+        NetEvaluator(engine_net, "warm").evaluate(_start_positions())
+        _WARM.append(True)
+    return time.perf_counter() - started
+
+
+def _start_positions() -> Any:
+    from knights.board.positions import positions_from_boards
+
+    return positions_from_boards([chess.Board()])
+
+
+class _Core:
+    """The compiled search's arrays for one network: position, accumulators, tables."""
+
+    def __init__(self, net: Net, tt_bits: int = 20, trace: int = 0) -> None:
+        self.net = net
+        self.pos = core.new_pos(int(net.cols.shape[1]))
+        self.tables = core.new_tables(tt_bits, trace)
+        self.moves: dict[tuple[int, int, int], int] = {}
+
+    def load(self, board: chess.Board) -> None:
+        """The root position (and the game's earlier positions, for repetitions)."""
+        holder = Position.__new__(Position)
+        holder.board, holder.st, holder.undo, holder.hist = self.pos.board, self.pos.st, self.pos.undo, self.pos.hist
+        set_from_chess(holder, board)
+        if self.net.use[0] == 1:
+            acc_refresh(self.pos.acc, int(self.pos.st[PLY]), self.pos.board, self.net)
+        holder.changes = self.pos.changes
+        self.moves = {}
+        for m in holder.legal():
+            self.moves[(m & 63, (m >> 6) & 63, (m >> 12) & 7)] = m
+
+    def compiled(self, move: chess.Move) -> int:
+        return self.moves[from_chess_move(move)]
+
+    def iterate(self, depth: int, alpha: int, beta: int, order: Sequence[int], margin: int) -> tuple[int, int]:
+        t = self.tables
+        if not order:
+            order = list(self.moves.values())
+        t.root_moves[: len(order)] = np.asarray(order, np.int32)
+        index, score = core.search_root(self.pos, self.net, t, depth, alpha, beta, len(order), margin)
+        return int(index), int(score)
+
+
+class FastSearchEngine(SearchEngine):
+    """The compiled alpha-beta search with EL/v13 (or the piece-square fallback) as a
+    :class:`SearchEngine`. ``net``: a version name, a weights file, a packed :class:`Net`,
+    or ``None`` for :func:`default_net_source`. ``evaluator``: the one-ply stage's evaluator
+    (default: the same network through :class:`NetEvaluator`). ``features``: switch parts
+    of the search off by name (:data:`FEATURES`); ``aspiration``: 0 turns the windows off;
+    ``trace``: keep the first ``trace`` positions evaluated and their values (tests)."""
+
+    def __init__(self, evaluator: Evaluator | str | None = None, *, net: Net | str | Path | None = None,
+                 depth: int = DEFAULT_DEPTH, movetime: float | None = None, stochastic: bool = True,
+                 seed: int | None = None, capture_bonus: float = 0.0, tt_bits: int = 20,
+                 features: dict[str, bool] | None = None, aspiration: int = ASPIRATION, trace: int = 0) -> None:
+        if isinstance(net, Net):
+            packed, label = net, "EL/v13" if net.use[0] == 1 else "pst"
+        else:
+            source = net if net is not None else default_net_source()
+            packed, label = load_net(source), net_name(source)
+        self.net = packed
+        self.net_label = label
+        if evaluator is None:
+            evaluator = NetEvaluator(packed, label if packed.use[0] == 1 else "material+pst")
+        super().__init__(evaluator, depth=depth, movetime=movetime, stochastic=stochastic, seed=seed,
+                         capture_bonus=capture_bonus)
+        self.core = _Core(packed, tt_bits, trace)
+        self.aspiration = int(aspiration)
+        for name, on in (features or {}).items():
+            self.core.tables.cfg[FEATURES[name]] = 1 if on else 0
+        self.stats: dict[str, int] = {}
+        warm_up()
+
+    @property
+    def name(self) -> str:
+        return f"{self.one_ply.name} (fast search)"
+
+    def new_game(self) -> None:
+        t = self.core.tables
+        t.tt_key[:] = 0
+        t.tt_depth[:] = -1
+        t.history[:] = 0
+
+    def choose(self, board: chess.Board, root_moves: Sequence[chess.Move] | None = None, *,
+               limits: SearchLimits | None = None, control: Control | None = None,
+               on_iteration: Callable[[Iteration], None] | None = None) -> Decision:
+        """As :meth:`SearchEngine.choose`; the iterations from depth 2 run compiled."""
+        if not standard(board):                      # Chess960 and odd boards: the Python search
+            return super().choose(board, root_moves, limits=limits, control=control, on_iteration=on_iteration)
+        if limits is None:
+            limits = SearchLimits.movetime(self.movetime) if self.movetime else SearchLimits()
+        max_depth = self.depth if limits.depth is None else min(self.depth, limits.depth)
+        started, clock = time.perf_counter(), time.monotonic()
+        first = self.one_ply.choose(board, root_moves)
+        self.one_ply_seconds = time.perf_counter() - started
+        sign = 1 if board.turn == chess.WHITE else -1
+        iteration = Iteration(1, 1, MATE - 1 if first.mates else round(first.score * 100 * sign),
+                              len(first.candidates), self.one_ply_seconds, (first.move,))
+        self.last = iteration
+        if on_iteration is not None:
+            on_iteration(iteration)
+        if max_depth <= 1 or len(first.candidates) == 1 or first.mates:
+            return first
+        control = control or Control()
+        self.counters = Counters()
+        fast = self.core
+        t = fast.tables
+        fast.load(board)
+        t.stats[:] = 0
+        t.killers[:] = 0
+        t.history[:] //= 8
+        t.ctl[core.C_STOP] = 0
+        t.ctl[core.C_NODE_LIMIT] = limits.nodes or 0
+        hard = clock + limits.hard if limits.hard is not None else float("inf")
+        soft = clock + limits.soft if limits.soft is not None else float("inf")
+        moves = [m for m, _ in first.candidates]
+        compiled = {m: fast.compiled(m) for m in moves}
+        back = {c: m for m, c in compiled.items()}
+        scores = {m: round(s * 100 * sign) for m, s in first.candidates}
+        exact_within = OPENING_MARGIN if self.stochastic and board.fullmove_number <= 7 else None
+        margin = -1 if exact_within is None else exact_within
+        best_move, best = first.move, scores[first.move]
+        pool = set(moves)
+        done = threading.Event()
+        armed = threading.Event()            # the clock may stop the search from depth 3 on
+        watcher = threading.Thread(target=self._watch, args=(t, control, hard, done, armed), daemon=True)
+        watcher.start()
+        try:
+            for depth in range(2, max_depth + 1):
+                if depth == 3:
+                    armed.set()
+                order = sorted(moves, key=lambda m: (m != best_move, -scores[m]))
+                alpha, beta = -INF, INF
+                if self.aspiration and margin < 0 and depth >= 4 and abs(best) < MATE_BOUND:
+                    alpha, beta = best - self.aspiration, best + self.aspiration
+                while True:
+                    index, score = fast.iterate(depth, alpha, beta, [compiled[m] for m in order], margin)
+                    if t.stats[core.S_STOPPED] or (alpha == -INF and beta == INF):
+                        break
+                    if score <= alpha:
+                        alpha = -INF
+                    elif score >= beta:
+                        beta = INF
+                    else:
+                        break
+                finished = int(t.stats[core.S_DONE])
+                stopped = bool(t.stats[core.S_STOPPED])
+                for i in range(finished):
+                    scores[order[i]] = int(t.root_scores[i])
+                if stopped:
+                    if finished >= 1 and index >= 0:
+                        best_move, best = order[index], score
+                        pool = set(order[:finished])
+                        iteration = Iteration(iteration.depth, int(t.stats[core.S_SELDEPTH]), best,
+                                              int(t.stats[core.S_NODES]), time.perf_counter() - started,
+                                              (best_move,))
+                    break
+                best_move, best = back[int(t.root_moves[index])], score
+                pool = set(moves)
+                pv = self._line(board)
+                iteration = Iteration(depth, int(t.stats[core.S_SELDEPTH]), best, int(t.stats[core.S_NODES]),
+                                      time.perf_counter() - started, pv if pv and pv[0] == best_move else (best_move,))
+                if on_iteration is not None:
+                    on_iteration(iteration)
+                if abs(best) > MATE_BOUND and MATE - abs(best) <= depth:
+                    break
+                if time.monotonic() >= min(soft, control.deadlines()[0]) or control.should_stop():
+                    break
+        finally:
+            done.set()
+            watcher.join()
+        c = self.counters
+        c.nodes = int(t.stats[core.S_NODES])
+        c.eval_positions = int(t.stats[core.S_EVALS])
+        c.seconds = time.perf_counter() - started
+        self.stats = {"nodes": c.nodes, "qnodes": int(t.stats[core.S_QNODES]), "evals": c.eval_positions,
+                      "movegens": int(t.stats[core.S_MOVEGEN]), "makes": int(t.stats[core.S_MAKES])}
+        self.last = iteration
+        return self._decision(board, first, best_move, best, scores, pool, exact_within, iteration)
+
+    def _line(self, board: chess.Board) -> tuple[chess.Move, ...]:
+        """The principal variation of the last iteration, as far as it is legal."""
+        t = self.core.tables
+        line: list[chess.Move] = []
+        replay = board.copy(stack=False)
+        for k in range(int(t.pv_len[0])):
+            move = to_chess_move(int(t.pv[0, k]))
+            if not replay.is_legal(move):
+                break
+            line.append(move)
+            replay.push(move)
+        return tuple(line)
+
+    @staticmethod
+    def _watch(t: Any, control: Control, hard: float, done: threading.Event, armed: threading.Event) -> None:
+        """Raise the stop flag at the hard deadline (once armed) or when ``control`` asks."""
+        while not done.wait(WATCH_EVERY):
+            hard = min(hard, control.deadlines()[1])    # ponderhit may set one
+            if control.should_stop() or (armed.is_set() and time.monotonic() >= hard):
+                t.ctl[core.C_STOP] = 1
+                return
+
+
+__all__ = ["FEATURES", "MAX_MOVES", "FastSearchEngine", "default_net_source", "warm_up"]

@@ -1,0 +1,230 @@
+"""The compiled search (knights.play.fast) and EL/v13 inside it: the incremental evaluation
+equals the PyTorch forward on every position a search evaluates, the search finds mates,
+draws and material, obeys its limits and stop requests, and always answers a legal move."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+import torch
+
+from knights.board.positions import Positions
+from knights.features.sparse import SparseSpec, feature_index
+from knights.learn.nnue import SparseNet
+from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT
+from knights.play import incremental
+from knights.play.engine import OnePlyEngine
+from knights.play.fast.engine import FastSearchEngine, warm_up
+from knights.play.incremental import NetEvaluator, feature_table, pack
+from knights.play.search import MATE, Control, SearchLimits
+
+TRAINED = Path(__file__).resolve().parent.parent / "runs" / "v13a" / "v13.pt"
+POSITIONS = [
+    chess.STARTING_FEN,
+    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled() -> None:
+    warm_up()
+
+
+def random_net(seed: int = 0) -> SparseNet:
+    """A SparseNet whose values vary from position to position (the initial columns are
+    small on purpose; these are not)."""
+    torch.manual_seed(seed)
+    net = SparseNet()
+    with torch.no_grad():
+        net.columns.uniform_(-0.12, 0.12)
+        net.bias.uniform_(0.2, 0.8)
+        for layer in net.head:
+            if isinstance(layer, torch.nn.Linear):
+                layer.weight.mul_(3.0)
+    return net.eval()
+
+
+def networks() -> list[tuple[str, SparseNet]]:
+    nets = [("random", random_net())]
+    if TRAINED.exists():
+        from knights.learn.modelfile import load_into
+
+        nets.append(("trained", load_into(SparseNet(), TRAINED).eval()))
+    return nets
+
+
+def test_constants_and_feature_table_are_the_networks() -> None:
+    assert incremental.PAWN_LOGIT == PAWN_LOGIT and incremental.MAX_PAWNS == MAX_PAWNS
+    table = feature_table()
+    for view, white_view in ((0, True), (1, False)):
+        for code in (-6, -3, -1, 1, 2, 5, 6):
+            for sq in (0, 7, 12, 35, 56, 63):
+                assert table[view, code + 6, sq] == feature_index(code, sq, white_view)
+
+
+@pytest.mark.parametrize(("label", "model"), networks())
+def test_incremental_equals_the_pytorch_forward_on_every_searched_node(label: str, model: SparseNet) -> None:
+    engine = FastSearchEngine(net=pack(dict(model.state_dict())), stochastic=False, trace=4000)
+    worst, seen = 0.0, 0
+    for fen in POSITIONS:
+        engine.new_game()
+        engine.choose(chess.Board(fen), limits=SearchLimits(nodes=3000))
+        t = engine.core.tables
+        n = min(int(engine.stats["evals"]), t.trace.shape[0])
+        assert n > 100
+        boards = t.trace[:n]
+        white = (boards[:, 64] == 0).astype(np.int8)
+        positions = Positions(np.ascontiguousarray(boards[:, :64]), white, np.zeros(n, np.int8), np.zeros(n, np.int8))
+        with torch.no_grad():
+            expected = model(*SparseSpec().tensors(positions)).numpy().astype(np.float64)
+        ours = np.where(white == 1, t.trace_values[:n], -t.trace_values[:n])
+        assert len({bytes(b) for b in boards}) > 50          # many different positions, not one
+        worst = max(worst, float(np.abs(ours - expected).max()))
+        seen += n
+    assert seen > 1000
+    assert worst < 1e-4, f"{label}: {worst}"
+
+
+def test_net_evaluator_equals_the_pytorch_forward() -> None:
+    from knights.board.positions import positions_from_boards
+
+    model = random_net(1)
+    boards = [chess.Board(f) for f in POSITIONS]
+    positions = positions_from_boards(boards)
+    with torch.no_grad():
+        expected = model(*SparseSpec().tensors(positions)).numpy()
+    ours = NetEvaluator(pack(dict(model.state_dict())), "v13").evaluate(positions)
+    assert np.abs(ours - expected).max() < 1e-4
+    assert np.ptp(ours) > 0.05
+
+
+def test_nan_weights_are_refused() -> None:
+    state = dict(random_net().state_dict())
+    state["head.2.bias"] = state["head.2.bias"].clone()
+    state["head.2.bias"][3] = math.nan
+    with pytest.raises(ValueError, match="NaN"):
+        pack(state)
+
+
+def engine(**kw: object) -> FastSearchEngine:
+    return FastSearchEngine(net=None, stochastic=False, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("fen", "best"), [
+    ("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", "a1a8"),                     # back-rank mate in one
+    ("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", "h5f7"),   # scholar's mate
+    ("6k1/5ppp/8/8/8/8/1q3PPP/1R4K1 w - - 0 1", "b1b2"),                  # a free queen
+])
+def test_finds_the_obvious(fen: str, best: str) -> None:
+    decision = engine().choose(chess.Board(fen), limits=SearchLimits(depth=4))
+    assert decision.move.uci() == best
+
+
+def test_mate_in_two_is_seen_and_scored() -> None:
+    board = chess.Board("7k/8/8/8/8/8/R7/1R4K1 w - - 0 1")    # 1. Rb7 (or Ra7) Kg8 2. R-8 mate
+    eng = engine()
+    decision = eng.choose(board, limits=SearchLimits(depth=6))
+    assert eng.last is not None and eng.last.score == MATE - 3
+    assert decision.mate_in == 2
+    board.push(decision.move)
+    for reply in list(board.legal_moves):       # every defence loses to a mate in one
+        board.push(reply)
+        assert any(board.gives_check(m) and _mates(board, m) for m in board.legal_moves)
+        board.pop()
+
+
+def _mates(board: chess.Board, move: chess.Move) -> bool:
+    board.push(move)
+    try:
+        return board.is_checkmate()
+    finally:
+        board.pop()
+
+
+def test_stalemate_and_repetition_are_draws() -> None:
+    # Black to move has only a stalemating trap: White must not take the queen into stalemate
+    eng = engine()
+    board = chess.Board("7k/5Q2/6K1/8/8/8/8/8 w - - 0 1")
+    decision = eng.choose(board, limits=SearchLimits(depth=5))
+    after = board.copy()
+    after.push(decision.move)
+    assert not after.is_stalemate()
+    assert eng.last is not None and eng.last.score > MATE - 100     # and it finds the mate instead
+    # a side a queen down takes the perpetual check (a repetition) instead of losing
+    perpetual = chess.Board("6k1/5p1p/6p1/8/8/6Q1/q4PPP/7K b - - 0 1")
+    assert engine().choose(perpetual, limits=SearchLimits(depth=6)).move.uci() in ("a2b1", "a2a1")
+
+
+def test_limits_and_stop_always_give_a_legal_move() -> None:
+    board = chess.Board(POSITIONS[1])
+    eng = engine()
+    by_nodes = eng.choose(board, limits=SearchLimits(nodes=2000))
+    assert by_nodes.move in board.legal_moves
+    assert eng.counters.nodes <= 2000 + 1
+
+    class StopNow(Control):
+        def should_stop(self) -> bool:
+            return True
+
+    stopped = engine().choose(board, limits=SearchLimits(), control=StopNow())
+    assert stopped.move in board.legal_moves and stopped.depth <= 3
+    by_depth = engine().choose(board, limits=SearchLimits(depth=3))
+    assert by_depth.depth == 3 and by_depth.move in board.legal_moves
+    timed = engine().choose(board, limits=SearchLimits.movetime(0.05))
+    assert timed.move in board.legal_moves
+
+
+def test_searches_are_reproducible_and_stay_inside_the_tree() -> None:
+    board = chess.Board(POSITIONS[2])
+    a = engine().choose(board, limits=SearchLimits(depth=5))
+    b = engine().choose(board, limits=SearchLimits(depth=5))
+    assert a.move == b.move and a.score == b.score and a.nodes == b.nodes
+    assert a.pv and a.pv[0] == a.move
+    replay = board.copy()
+    for move in a.pv:
+        assert move in replay.legal_moves
+        replay.push(move)
+    assert board.fen() == chess.Board(POSITIONS[2]).fen()
+
+
+def test_depth_one_is_the_one_ply_bot() -> None:
+    from knights.evaluate.base import MaterialEvaluator
+
+    board = chess.Board(POSITIONS[1])
+    for seed in range(3):
+        fast = FastSearchEngine(MaterialEvaluator(), net=None, depth=1, stochastic=True, seed=seed)
+        one = OnePlyEngine(MaterialEvaluator(), stochastic=True, seed=seed)
+        assert fast.choose(board) == one.choose(board)
+    deep = FastSearchEngine(MaterialEvaluator(), net=None, stochastic=True, seed=5)
+    assert deep.choose(board, limits=SearchLimits(depth=1)) == OnePlyEngine(MaterialEvaluator(), seed=5).choose(board)
+
+
+def test_every_feature_switched_off_still_searches_the_same_tactics() -> None:
+    from knights.play.fast.engine import FEATURES
+
+    board = chess.Board("6k1/5ppp/8/8/8/8/1q3PPP/1R4K1 w - - 0 1")
+    for name in FEATURES:
+        eng = engine(features={name: False})
+        assert eng.choose(board, limits=SearchLimits(depth=4)).move.uci() == "b1b2", name
+    plain = engine(features=dict.fromkeys(FEATURES, False), aspiration=0)
+    assert plain.choose(board, limits=SearchLimits(depth=4)).move.uci() == "b1b2"
+
+
+def test_stochastic_opening_picks_only_searched_moves_near_the_best() -> None:
+    board = chess.Board()
+    moves = set()
+    for seed in range(8):
+        eng = FastSearchEngine(net=None, stochastic=True, seed=seed)
+        decision = eng.choose(board, limits=SearchLimits(depth=3))
+        best = decision.candidates[0][1]
+        assert abs(decision.score - best) <= 0.5 + 1e-9
+        moves.add(decision.move)
+    assert len(moves) >= 2
