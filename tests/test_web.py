@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import io
 import json
+import logging
+import socket
+import sqlite3
+import time
 import urllib.error
 import urllib.request
 
@@ -16,12 +20,14 @@ import chess.pgn
 import pytest
 
 from knights.cli import build_parser
+from knights.play.engine import Decision
 from knights.web import engines
 from knights.web.app import board_library_missing, create_app
 from knights.web.engines import EngineSettings, build_engine
 from knights.web.errors import RequestError
-from knights.web.games import GameStore
+from knights.web.games import GameStore, what_the_bot_saw
 from knights.web.server import build_server, start, url_of
+from knights.web.storage import DEFAULT_DB, MAX_SEEN, GameDatabase, StorageError
 
 FAST = {"evaluator": "material", "stochastic": False}
 
@@ -127,10 +133,26 @@ def test_malformed_requests_get_clear_4xx_json(client):
         (client.get(url), 405, "Method Not Allowed"),
         (client.get("/api/nothing-here"), 404, "Not Found"),
         (client.post(f"/api/games/{game['id']}/undo", json={"steps": 2}), 400, "unknown field"),
+        (client.post(url, data=b"\xff\xfe", content_type="application/json"), 400, "UTF-8"),
     ]
     for response, status, words in cases:
         assert response.status_code == status, (status, response.get_json())
         assert response.is_json and words in response.get_json()["error"], response.get_json()
+
+
+def test_json_nested_five_thousand_deep_is_400_without_a_traceback(client, caplog):
+    game = new_game(client)
+    deep = "[" * 5000 + "]" * 5000
+    with caplog.at_level(logging.DEBUG):
+        for url in (f"/api/games/{game['id']}/move", "/api/games"):
+            for body in (deep, '{"move": ' + deep + "}", "{" * 5000):
+                response = client.post(url, data=body, content_type="application/json")
+                assert response.status_code == 400, (url, body[:20], response.get_json())
+                assert "nests deeper" in response.get_json()["error"]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
+    brackets = '{"move": "e2e4]]]]]]]]]]][[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\"["}'
+    response = client.post(f"/api/games/{game['id']}/move", data=brackets, content_type="application/json")
+    assert response.status_code == 400 and "move must be" in response.get_json()["error"]   # in a string: no nesting
 
 
 @pytest.mark.parametrize(("fields", "words"), [
@@ -171,14 +193,98 @@ def test_two_games_do_not_mix(client):
     assert first["saw"]["fen"] != second["saw"]["fen"]
 
 
-def test_the_store_forgets_the_least_recently_used_game():
-    store = GameStore(limit=2)
+def test_the_store_forgets_the_least_recently_used_game(tmp_path):
+    store = GameStore(limit=2, db=tmp_path / "games.sqlite3")
     a, b = store.new_game(FAST), store.new_game(FAST)
     store.get(a.id)                        # a is used again: b is now the oldest
     store.new_game(FAST)
     assert len(store) == 2 and store.get(a.id) is a
     with pytest.raises(RequestError, match="no game"):
         store.get(b.id)
+    assert b.id not in GameDatabase(tmp_path / "games.sqlite3").ids()   # gone from the file too
+
+
+# -- the games database -------------------------------------------------------------------
+def test_every_change_is_written_and_a_new_store_on_the_file_goes_on(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    store = GameStore(db=path)
+    client = create_app(store, trusted_hosts=["localhost"]).test_client()
+    game = new_game(client)
+    move(client, game["id"], "e2e4")
+    state = move(client, game["id"], "d2d4").get_json()
+    again = create_app(GameStore(db=path), trusted_hosts=["localhost"]).test_client()   # a restarted server
+    assert again.get(f"/api/games/{game['id']}").get_json() == state
+    assert again.post(f"/api/games/{game['id']}/undo").get_json()["moves"] == state["moves"][:2]
+    third = create_app(GameStore(db=path), trusted_hosts=["localhost"]).test_client()
+    assert third.get(f"/api/games/{game['id']}").get_json()["moves"] == state["moves"][:2]   # the undo was kept
+    assert third.post(f"/api/games/{game['id']}/resign").get_json()["result"] == "0-1"
+    assert GameStore(db=path).get(game["id"]).state()["reason"] == "white resigns"
+
+
+def test_a_game_set_up_from_a_position_is_stored_with_it(tmp_path, client, store):
+    path = tmp_path / "games.sqlite3"
+    store = GameStore(db=path)
+    game = store.new_game(FAST)
+    game.board = chess.Board("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
+    game.play_human("a7a8q")
+    store.save(game)
+    assert GameStore(db=path).get(game.id).board.fen() == game.board.fen()
+
+
+def test_the_database_is_bounded_by_count_and_by_idle_days(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    store = GameStore(limit=3, db=path, idle_days=30)
+    games = [store.new_game(FAST) for _ in range(5)]
+    assert len(store) == 3 and set(store.db.ids()) == {g.id for g in games[2:]}
+    with sqlite3.connect(path) as con:      # games[2] was last used 31 days ago
+        con.execute("UPDATE games SET used = ? WHERE id = ?", (time.time() - 31 * 86400, games[2].id))
+    reopened = GameStore(limit=3, db=path, idle_days=30)   # pruned when opened
+    assert set(reopened.db.ids()) == {g.id for g in games[3:]}
+    with pytest.raises(RequestError, match="no game"):
+        reopened.get(games[2].id)
+
+
+def test_what_the_bot_saw_is_kept_for_its_last_moves_only(monkeypatch, tmp_path):
+    import knights.web.games
+
+    assert MAX_SEEN == 64
+    monkeypatch.setattr(knights.web.games, "MAX_SEEN", 3)
+    store = GameStore(db=tmp_path / "games.sqlite3")
+    game = store.new_game(FAST)
+    for uci in ("a2a3", "b2b3", "c2c3", "d2d3", "e2e3"):
+        game.play_human(uci)
+        game.play_bot()
+    assert sorted(game.seen) == [5, 7, 9]
+    store.save(game)
+    again = GameStore(db=tmp_path / "games.sqlite3").get(game.id)
+    assert sorted(again.seen) == [5, 7, 9] and again.state()["saw"] == game.state()["saw"]
+    again.undo()
+    again.undo()
+    again.undo()
+    assert again.state()["saw"] is None and again.state()["bot_moves"] == 2   # older than what is kept
+
+
+def test_a_damaged_or_newer_database_is_refused_naming_the_file(tmp_path):
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StorageError, match=r"junk\.sqlite3"):
+        GameStore(db=junk)
+    newer = tmp_path / "newer.sqlite3"
+    with sqlite3.connect(newer) as con:
+        con.execute("PRAGMA user_version = 99")
+    with pytest.raises(StorageError, match="newer version"):
+        GameStore(db=newer)
+
+
+def test_a_stored_game_that_cannot_go_on_is_409_with_the_reason(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    store = GameStore(db=path)
+    game = store.new_game(FAST)
+    with sqlite3.connect(path) as con:
+        con.execute("UPDATE games SET moves = 'e2e5' WHERE id = ?", (game.id,))
+    client = create_app(GameStore(db=path), trusted_hosts=["localhost"]).test_client()
+    response = client.get(f"/api/games/{game.id}")
+    assert response.status_code == 409 and "e2e5" in response.get_json()["error"]
 
 
 def test_playing_black_the_bot_opens_and_saw_all_twenty_moves(client):
@@ -293,10 +399,85 @@ def test_a_foreign_host_name_is_refused(client):
 
 
 # -- the real server and `knights serve` ------------------------------------------------------
-def test_knights_serve_parses_its_options():
+def test_knights_serve_parses_its_options_and_its_help_names_the_database():
     args = build_parser().parse_args(["serve", "--port", "0"])
-    assert (args.host, args.port, args.open) == ("127.0.0.1", 0, False)
+    assert (args.host, args.port, args.open, args.db) == ("127.0.0.1", 0, False, DEFAULT_DB)
+    assert str(DEFAULT_DB) == "runs/web/games.sqlite3"
+    assert build_parser().parse_args(["serve", "--db", "x.sqlite3"]).db.name == "x.sqlite3"
     assert args.func.__module__ == "knights.web.server"
+    parser = build_parser()
+    serve = next(a for a in parser._subparsers._group_actions[0].choices.items() if a[0] == "serve")[1]
+    assert "runs/web/games.sqlite3" in " ".join(serve.format_help().split())
+
+
+@pytest.mark.parametrize("host", ["no-such-host.invalid", "10.254.254.254", "300.1.1.1"])
+def test_a_bad_host_is_named_as_a_bad_host_not_a_taken_port(host):
+    with pytest.raises(RuntimeError) as refused:
+        build_server(host, 0)
+    message = str(refused.value)
+    assert f"bad --host {host!r}" in message and "port is taken" not in message and "--port" not in message
+
+
+def test_the_order_best_first_and_what_the_page_is_told_at_depth_two():
+    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1")
+    a, b, c = (chess.Move.from_uci(u) for u in ("g8f8", "h7h6", "g7g6"))
+    # a search's list: its move first, then moves whose (stale or bound) values are better for Black
+    decision = Decision(move=a, score=100.0, candidates=[(a, 100.0), (b, -0.65), (c, 0.2)], depth=2)
+    saw = what_the_bot_saw(board, decision)
+    assert [x["uci"] for x in saw["candidates"]] == ["h7h6", "g7g6", "g8f8"]   # best first for Black
+    assert saw["rank"] == 2 and saw["candidates"][saw["rank"]]["uci"] == saw["uci"] == "g8f8"
+    assert saw["depth"] == 2
+
+
+def test_a_depth_two_game_lists_what_the_bot_saw_best_first(client):
+    game = new_game(client, depth=2, movetime=5)
+    state = move(client, game["id"], "e2e4").get_json()
+    scores = [c["score"] for c in state["saw"]["candidates"]]
+    assert scores == sorted(scores) and state["saw"]["depth"] >= 1     # Black's best: White's lowest
+
+
+def test_a_search_whose_page_has_gone_stops_and_leaves_the_bot_to_move():
+    """A page asks for a move at depth 8 with a minute to think, then closes its
+    connection: the search stops within a second or so (so another game's bot, which
+    waits for it, answers at once) and its move is not played; ``/bot`` plays it later."""
+    server, thread = start("127.0.0.1", 0)
+    try:
+        url = url_of(server)
+        store = server.app.extensions["knights_games"]
+        slow = store.new_game({**FAST, "depth": 8, "movetime": 60})
+        body = json.dumps({"move": "e2e4"}).encode()
+        with socket.create_connection(("127.0.0.1", server.server_port), timeout=10) as sock:
+            sock.sendall(f"POST /api/games/{slow.id}/move HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+            deadline = time.monotonic() + 20
+            while slow.board.move_stack == [] and time.monotonic() < deadline:
+                time.sleep(0.02)
+            time.sleep(0.5)                      # the bot is thinking now
+        quick = store.new_game(FAST)
+        started = time.monotonic()
+        request = urllib.request.Request(f"{url}api/games/{quick.id}/move", data=json.dumps({"move": "d2d4"}).encode(),
+                                         method="POST", headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            assert len(json.load(response)["moves"]) == 2
+        assert time.monotonic() - started < 15, "the abandoned search ran on"
+        with slow.lock:
+            assert [m.uci() for m in slow.board.move_stack] == ["e2e4"] and slow.bot_to_move
+            slow.settings = engines.EngineSettings.from_json({**FAST, "depth": 2, "movetime": 1})
+            slow.engine = engines.engine_for(slow.settings)
+        request = urllib.request.Request(f"{url}api/games/{slow.id}/bot", data=b"", method="POST")
+        with urllib.request.urlopen(request, timeout=60) as response:
+            state = json.load(response)
+        assert len(state["moves"]) == 2 and not state["bot_to_move"]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def test_bot_moves_only_when_it_is_to_move(client):
+    game = new_game(client)
+    state = client.post(f"/api/games/{game['id']}/bot").get_json()
+    assert state["moves"] == [] and state["bot_to_move"] is False
 
 
 @pytest.mark.skipif(bool(board_library_missing()), reason="the board library is not installed (make browser)")

@@ -9,6 +9,8 @@
                                             depth, movetime (201 and its state)
 ``GET  /api/games/<id>``                    the game's state
 ``POST /api/games/<id>/move``               ``{"move": "e2e4"}``: your move, then the bot's
+``POST /api/games/<id>/bot``                the bot's move, when it is still to move (its
+                                            search was cut short: a restart, a lost page)
 ``POST /api/games/<id>/undo``               take back your last move and the reply
 ``POST /api/games/<id>/resign``             you resign
 ``GET  /api/games/<id>/pgn``                the game as a PGN download
@@ -18,12 +20,22 @@ Every refusal is JSON ``{"error": "one clear line"}`` with a 4xx status: 400 for
 malformed request, 404 for an unknown game, 409 for a move out of turn or after
 the end, 415 for a body that is not JSON, 422 for an illegal move. Bodies are JSON
 objects sent as ``application/json`` (which a page on another site cannot send
-here without asking first).
+here without asking first), nested at most :data:`MAX_NESTING` deep.
+
+Every change is written to the games database before the answer (the person's move
+before the bot thinks, then the bot's), so a restarted server goes on with the game.
+While the bot thinks, the server watches the request's connection: when the page has
+gone, the search stops and its move is not played (the page asks ``/bot`` when back).
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import select
+import socket
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +54,10 @@ BOARD_LIBRARY = FRONTEND / "node_modules" / "cm-chessboard"
 BOARD_LIBRARY_PARTS = ("src/", "assets/")
 INSTALL_HINT = "run 'make web', or 'npm ci --prefix knights/web/frontend'"
 MAX_BODY = 16 * 1024
+MAX_NESTING = 32
+"""The deepest a request body's JSON may nest (the API's bodies are flat objects)."""
+LOOK_EVERY = 0.05
+"""Seconds between two looks at whether a thinking bot's page is still connected."""
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 log = logging.getLogger(__name__)
@@ -54,15 +70,48 @@ def board_library_missing() -> str | None:
     return f"the board library cm-chessboard is not installed in {BOARD_LIBRARY.parent}: {INSTALL_HINT}"
 
 
+def _nesting(text: str) -> int:
+    """How deep brackets nest in JSON ``text`` (outside strings), without parsing it."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def _body(allowed: tuple[str, ...]) -> dict[str, Any]:
     """The request's JSON object (``{}`` for an empty body), with only ``allowed`` keys."""
-    if not request.get_data(cache=True):
+    raw = request.get_data(cache=True)
+    if not raw:
         return {}
     if not request.is_json:
         raise RequestError("send the body as JSON (Content-Type: application/json)", 415)
-    data = request.get_json(silent=True)
+    example = "the body must be a JSON object, such as {\"move\": \"e2e4\"}"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RequestError(f"the body is not UTF-8 text: {example}") from None
+    if _nesting(text) > MAX_NESTING:
+        raise RequestError(f"the body nests deeper than {MAX_NESTING} levels: {example}")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise RequestError(f"the body is not valid JSON: {example}") from None
     if not isinstance(data, dict):
-        raise RequestError("the body must be a JSON object, such as {\"move\": \"e2e4\"}")
+        raise RequestError(example)
     unknown = sorted(set(data) - set(allowed))
     if unknown:
         raise RequestError(f"unknown field(s) {', '.join(map(repr, unknown))}; this request takes "
@@ -70,8 +119,34 @@ def _body(allowed: tuple[str, ...]) -> dict[str, Any]:
     return data
 
 
+def client_gone(environ: dict[str, Any]) -> Callable[[], bool]:
+    """Whether the request's client has closed its connection, asked at most every
+    :data:`LOOK_EVERY` seconds (``False`` when the server gives no socket, as Flask's test
+    client). A browser sends nothing more on a connection whose answer it awaits, so a
+    readable socket with nothing to read is a closed one."""
+    sock = environ.get("werkzeug.socket")
+    if not isinstance(sock, socket.socket):
+        return lambda: False
+    seen = {"at": 0.0, "gone": False}
+
+    def gone() -> bool:
+        now = time.monotonic()
+        if seen["gone"] or now - seen["at"] < LOOK_EVERY:
+            return bool(seen["gone"])
+        seen["at"] = now
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+            seen["gone"] = bool(readable) and not sock.recv(1, socket.MSG_PEEK)
+        except (OSError, ValueError):
+            seen["gone"] = True
+        return bool(seen["gone"])
+
+    return gone
+
+
 def create_app(store: GameStore | None = None, *, trusted_hosts: list[str] | None = None) -> Flask:
-    """The web app over ``store`` (a new :class:`~knights.web.games.GameStore` by default).
+    """The web app over ``store`` (a new :class:`~knights.web.games.GameStore` by default,
+    in memory; ``knights serve`` gives one over its database file).
     ``trusted_hosts``: the Host names it answers (``None``: any), which keeps a page on
     another site from reaching a loopback server through a name of its own."""
     app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
@@ -121,7 +196,8 @@ def create_app(store: GameStore | None = None, *, trusted_hosts: list[str] | Non
 
     @app.post("/api/games")
     def new_game() -> tuple[Response, int]:
-        return answer(games.new_game(_body(NEW_GAME_FIELDS)), 201)
+        fields = _body(NEW_GAME_FIELDS)
+        return answer(games.new_game(fields, client_gone(request.environ)), 201)
 
     @app.get("/api/games/<game_id>")
     def show(game_id: str) -> tuple[Response, int]:
@@ -137,7 +213,18 @@ def create_app(store: GameStore | None = None, *, trusted_hosts: list[str] | Non
         game = games.get(game_id)
         with game.lock:
             game.play_human(data["move"])
-            game.play_bot()
+            games.save(game)
+            if game.play_bot(client_gone(request.environ)):
+                games.save(game)
+            return answer(game)
+
+    @app.post("/api/games/<game_id>/bot")
+    def bot(game_id: str) -> tuple[Response, int]:
+        _body(())
+        game = games.get(game_id)
+        with game.lock:
+            if game.play_bot(client_gone(request.environ)):
+                games.save(game)
             return answer(game)
 
     @app.post("/api/games/<game_id>/undo")
@@ -146,6 +233,7 @@ def create_app(store: GameStore | None = None, *, trusted_hosts: list[str] | Non
         game = games.get(game_id)
         with game.lock:
             game.undo()
+            games.save(game)
             return answer(game)
 
     @app.post("/api/games/<game_id>/resign")
@@ -154,6 +242,7 @@ def create_app(store: GameStore | None = None, *, trusted_hosts: list[str] | Non
         game = games.get(game_id)
         with game.lock:
             game.resign()
+            games.save(game)
             return answer(game)
 
     @app.get("/api/games/<game_id>/pgn")

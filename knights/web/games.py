@@ -4,13 +4,16 @@ A :class:`Game` holds its board, which colour the person plays, the bot
 (:func:`~knights.web.engines.build_engine`) and, for every bot move, **what the bot
 saw**: each legal move it considered with its score (pawns, White's side), best
 first. :meth:`Game.state` is the JSON the page draws from. The
-:class:`GameStore` gives each game a random id and keeps at most ``limit`` of them
-(the least recently used one goes first), so tabs never share a game.
+:class:`GameStore` gives each game a random id, so tabs never share a game, and writes
+every change to its :class:`~knights.web.storage.GameDatabase` (SQLite) before the
+server answers, so a restarted server goes on with every game; it keeps at most
+``limit`` of them (the least recently used one goes first).
 
 >>> store = GameStore()
 >>> game = store.new_game({"evaluator": "material", "color": "white", "stochastic": False})
 >>> game.play_human("e2e4")
 >>> game.play_bot()
+True
 >>> state = game.state()
 >>> state["san"][0], len(state["san"]), state["turn"]
 ('e4', 2, 'white')
@@ -26,7 +29,8 @@ import random
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import chess
@@ -34,9 +38,11 @@ import chess.pgn
 
 from knights.play.engine import Decision
 from knights.play.rules import game_over, result_of
+from knights.play.search import Control, SearchEngine
 from knights.play.user_input import EngineError
 from knights.web.engines import SETTINGS_FIELDS, Engine, EngineSettings, engine_for
 from knights.web.errors import RequestError
+from knights.web.storage import IDLE_DAYS, MAX_GAMES, MAX_SEEN, GameDatabase, GameRecord
 
 BOT_NAME = "Knights and Kernels"
 COLORS = {"white": chess.WHITE, "black": chess.BLACK}
@@ -45,6 +51,21 @@ MAX_MOVE_TEXT = 12
 
 _thinking = threading.Lock()
 """One bot thinks at a time: the machine's cores are better used by one batch than two."""
+
+
+Stop = Callable[[], bool]
+"""Asked while the bot thinks: ``True`` when the person's page has gone (its connection
+closed), so the search stops and its move is not played."""
+
+
+class _StopWhen(Control):
+    """A search's :class:`~knights.play.search.Control` that stops it when ``stop()`` says so."""
+
+    def __init__(self, stop: Stop) -> None:
+        self._stop = stop
+
+    def should_stop(self) -> bool:
+        return self._stop()
 
 
 def color_name(color: chess.Color) -> str:
@@ -58,17 +79,25 @@ def _pawns(score: float) -> float:
 
 def what_the_bot_saw(board: chess.Board, decision: Decision) -> dict[str, Any]:
     """The page's view of ``decision`` on ``board`` (before the move): the move played,
-    its rank and score, and every candidate with its score and game-ending outcome."""
+    its rank and score, and every candidate with its score and game-ending outcome, best
+    first for the bot by the score shown (a stable sort: ties keep the engine's order).
+
+    At depth 1 that is the engine's own order. A deeper search proves only the value of
+    the move it plays: the others' are upper bounds (it stops looking at a move once it
+    is no better) or, when the time ran out, values from a shallower iteration, so a move
+    may be listed above the one played; ``depth`` lets the page say so."""
+    sign = -1 if board.turn == chess.WHITE else 1
+    ranked = sorted(decision.candidates, key=lambda pair: sign * _pawns(pair[1]))
     candidates = []
     rank = 0
-    for i, (move, score) in enumerate(decision.candidates):
+    for i, (move, score) in enumerate(ranked):
         if move == decision.move:
             rank = i
         candidates.append({"uci": move.uci(), "san": board.san(move), "score": _pawns(score),
                            "outcome": decision.outcomes.get(move)})
     return {"ply": len(board.move_stack), "number": board.fullmove_number, "color": color_name(board.turn),
             "fen": board.fen(), "uci": decision.move.uci(), "san": board.san(decision.move),
-            "score": _pawns(decision.score), "rank": rank, "candidates": candidates}
+            "score": _pawns(decision.score), "rank": rank, "depth": decision.depth, "candidates": candidates}
 
 
 class Game:
@@ -83,7 +112,34 @@ class Game:
         self.resigned: chess.Color | None = None
         self.seen: dict[int, dict[str, Any]] = {}   # index of each bot move in the move stack -> what it saw
         self.lock = threading.Lock()
-        self.started = _dt.datetime.now()
+        self.started = _dt.datetime.now().replace(microsecond=0)
+
+    # -- stored and read back ----------------------------------------------------------------
+    def record(self) -> GameRecord:
+        """The game as the database keeps it."""
+        return GameRecord(self.id, color_name(self.human), self.settings.as_json(), self.board.root().fen(),
+                          [m.uci() for m in self.board.move_stack],
+                          None if self.resigned is None else color_name(self.resigned), dict(self.seen),
+                          self.started.isoformat())
+
+    @classmethod
+    def from_record(cls, record: GameRecord) -> Game:
+        """The game ``record`` holds, with its bot built again from its settings.
+        ValueError (a RequestError for settings no longer offered) when it cannot be played."""
+        if record.human not in COLORS or (record.resigned is not None and record.resigned not in COLORS):
+            raise ValueError(f"bad colors {record.human!r}, {record.resigned!r}")
+        settings = EngineSettings.from_json(record.settings)
+        game = cls(record.id, COLORS[record.human], settings, engine_for(settings))
+        game.board = chess.Board(record.start_fen)
+        for uci in record.moves:
+            move = chess.Move.from_uci(uci)
+            if move not in game.board.legal_moves:
+                raise ValueError(f"the stored move {uci} is not legal in {game.board.fen()}")
+            game.board.push(move)
+        game.resigned = None if record.resigned is None else COLORS[record.resigned]
+        game.seen = {ply: saw for ply, saw in record.seen.items() if 0 <= ply < len(game.board.move_stack)}
+        game.started = _dt.datetime.fromisoformat(record.started)
+        return game
 
     # -- where the game stands -------------------------------------------------------------
     def over_reason(self) -> str | None:
@@ -131,16 +187,34 @@ class Game:
             raise RequestError(f"illegal move {token!r} in {board.fen()}{hint}", 422)
         board.push(move)
 
-    def play_bot(self) -> None:
-        """Let the bot move when it is its turn and the game goes on; keep what it saw."""
-        if self.over_reason() is not None or self.board.turn == self.human:
-            return
+    @property
+    def bot_to_move(self) -> bool:
+        return self.over_reason() is None and self.board.turn != self.human
+
+    def play_bot(self, stop: Stop | None = None) -> bool:
+        """Let the bot move when it is its turn and the game goes on; keep what it saw.
+        ``stop``: asked while it thinks; when it says the person has gone, the search stops
+        and nothing is played (the bot is still to move: the page asks again when it is
+        back). Whether the bot moved."""
+        if not self.bot_to_move:
+            return False
         with _thinking:
-            decision = self.engine.choose(self.board.copy())
+            if stop is not None and stop():
+                return False
+            board = self.board.copy()
+            if stop is not None and isinstance(self.engine, SearchEngine):
+                decision = self.engine.choose(board, control=_StopWhen(stop))
+            else:
+                decision = self.engine.choose(board)
+        if stop is not None and stop():
+            return False
         if decision.move not in self.board.legal_moves:   # the engine's contract, checked
             raise EngineError(f"the bot chose {decision.move.uci()}, which is not legal in {self.board.fen()}")
         self.seen[len(self.board.move_stack)] = what_the_bot_saw(self.board, decision)
+        for ply in sorted(self.seen)[:-MAX_SEEN]:
+            del self.seen[ply]
         self.board.push(decision.move)
+        return True
 
     def undo(self) -> None:
         """Take back the person's last move and the bot's reply to it (409 if none)."""
@@ -187,7 +261,8 @@ class Game:
         reason = self.over_reason()
         to_move = reason is None and board.turn == self.human
         king = board.king(board.turn) if board.is_check() else None
-        last_bot = max(self.seen) if self.seen else None
+        own = set(self._own_moves())
+        bot_plies = [i for i in range(len(board.move_stack)) if i not in own]
         return {
             "id": self.id, "fen": board.fen(), "turn": color_name(board.turn), "human": color_name(self.human),
             "bot": self.bot_name, "settings": self.settings.as_json(),
@@ -196,28 +271,36 @@ class Game:
             "last_move": board.move_stack[-1].uci() if board.move_stack else None,
             "check": chess.square_name(king) if king is not None else None,
             "over": reason is not None, "reason": reason, "result": self.result(),
-            "saw": None if last_bot is None else self.seen[last_bot],
-            "can_undo": self.resigned is None and bool(self._own_moves()),
+            "saw": self.seen.get(bot_plies[-1]) if bot_plies else None, "bot_moves": len(bot_plies),
+            "bot_to_move": self.bot_to_move,
+            "can_undo": self.resigned is None and bool(own),
         }
 
 
 class GameStore:
-    """Games by id, at most ``limit`` (the least recently used is dropped first)."""
+    """Games by id, each change written to ``db`` (a path, or ``":memory:"``, the default,
+    for tests and doctests); at most ``limit`` games, none idle for more than
+    ``idle_days`` days (the least recently used is dropped first). Games in use are kept
+    in memory too, each with its bot, so a search keeps its tables from move to move."""
 
-    def __init__(self, limit: int = 256) -> None:
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, not {limit}")
+    def __init__(self, limit: int = MAX_GAMES, *, db: str | Path = ":memory:",
+                 idle_days: float = IDLE_DAYS) -> None:
+        self.db = GameDatabase(db, limit=limit, idle_days=idle_days)
         self.limit = limit
         self._games: OrderedDict[str, Game] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
-        return len(self._games)
+        return len(self.db)
 
-    def new_game(self, request: Mapping[str, Any]) -> Game:
+    def save(self, game: Game) -> None:
+        """Write ``game`` as it is now (call it under ``game.lock``)."""
+        self.db.save(game.record())
+
+    def new_game(self, request: Mapping[str, Any], stop: Stop | None = None) -> Game:
         """A new game from a request's fields (``color``: white, black or random, and
         the :class:`~knights.web.engines.EngineSettings` fields); the bot makes its
-        first move when the person plays Black."""
+        first move when the person plays Black (``stop``: see :meth:`Game.play_bot`)."""
         unknown = sorted(set(request) - set(NEW_GAME_FIELDS))
         if unknown:
             raise RequestError(f"unknown field(s) {', '.join(map(repr, unknown))}; "
@@ -234,19 +317,40 @@ class GameStore:
             raise RequestError(str(exc)) from None
         game = Game(secrets.token_hex(8), COLORS[color], settings, engine)
         with game.lock:
-            game.play_bot()
-        with self._lock:
-            self._games[game.id] = game
-            while len(self._games) > self.limit:
-                self._games.popitem(last=False)
+            self.save(game)
+            with self._lock:
+                self._games[game.id] = game
+            self._forget(self.db.prune())
+            if game.play_bot(stop):
+                self.save(game)
         return game
 
+    def _forget(self, ids: list[str]) -> None:
+        with self._lock:
+            for game_id in ids:
+                self._games.pop(game_id, None)
+            while len(self._games) > self.limit:
+                self._games.popitem(last=False)
+
     def get(self, game_id: str) -> Game:
-        """The game ``game_id``, or a 404 :class:`~knights.web.errors.RequestError`."""
+        """The game ``game_id`` (from memory, or read back from the database), or a 404
+        :class:`~knights.web.errors.RequestError`."""
         with self._lock:
             game = self._games.get(game_id)
+            if game is not None:
+                self._games.move_to_end(game_id)
+                self.db.touch(game_id)
+                return game
+            try:
+                record = self.db.load(game_id)
+                game = None if record is None else Game.from_record(record)
+            except ValueError as exc:
+                raise RequestError(f"the game {game_id} is stored but cannot go on ({exc}); start a new game",
+                                   409) from None
             if game is None:
-                raise RequestError(f"no game with id {game_id!r:.40}: it never existed or the server was "
-                                   "restarted; start a new game", 404)
-            self._games.move_to_end(game_id)
-            return game
+                raise RequestError(f"no game with id {game_id!r:.40}: it never existed, or was dropped (the "
+                                   f"server keeps {self.limit} games, none idle for more than "
+                                   f"{self.db.idle_seconds / 86400:g} days); start a new game", 404)
+            self._games[game_id] = game
+        self._forget([])
+        return game
