@@ -53,8 +53,8 @@ class NetworkEvaluator(BoardsMixin):
 
     @torch.inference_mode()
     def evaluate(self, positions: Positions) -> np.ndarray:
-        planes, extra = self.spec.tensors(positions)
-        out: torch.Tensor = self.model(planes, extra)
+        # dense planes give (planes, extra); sparse features (EL/v13) three tensors
+        out: torch.Tensor = self.model(*self.spec.tensors(positions))
         return out.float().numpy().reshape(-1)
 
 
