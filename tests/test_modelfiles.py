@@ -26,6 +26,7 @@ from knights.evaluate.base import network_evaluator
 from knights.learn import modelfile, registry
 from knights.learn.nets import ConvNet
 from knights.learn.store import sha256_file
+from knights.learn.verify import main as verify_main
 from knights.play.uci import serve
 
 SHIPPED = sorted([*(registry.REPO_ROOT / "models_EL").glob("v*.pt"),
@@ -102,7 +103,7 @@ def test_missing_metadata_is_refused_with_the_fixing_command(tmp_path):
     pt = tmp_path / "m.pt"
     torch.save(model.state_dict(), pt)   # a file from before the checksum: no metadata at all
     with pytest.raises(modelfile.ModelFileError,
-                       match=r"m\.pt: no metadata m\.json.*python -m knights\.learn\.modelfile stamp .*m\.pt"):
+                       match=r"m\.pt: no metadata m\.json.*python -m knights\.learn\.verify stamp .*m\.pt"):
         modelfile.load_state(pt)
     modelfile.stamp(pt)
     assert modelfile.read_meta(tmp_path / "m.json") == {"sha256": sha256_file(pt)}
@@ -118,8 +119,11 @@ def test_non_finite_weights_are_refused(tmp_path):
         for p in model.parameters():
             p.fill_(float("nan"))
     pt = tmp_path / "nan.pt"
-    digest = modelfile.save_model(model, pt, {"version": "nan"})
-    assert modelfile.read_meta(tmp_path / "nan.json") == {"version": "nan", "sha256": digest}
+    with pytest.raises(modelfile.ModelFileError, match=r"nan\.pt: not written: the weights are non-finite"):
+        modelfile.save_model(model, pt, {"version": "nan"})   # never written (issue 25)
+    assert not pt.exists() and not (tmp_path / "nan.json").exists()
+    torch.save(model.state_dict(), pt)                           # a NaN file made some other way
+    record_checksum(pt)
     with pytest.raises(modelfile.ModelFileError, match=r"nan\.pt: tensor '.*' holds non-finite values"):
         modelfile.load_into(ConvNet(6, [(4, 3)], [8], n_extra=2), pt)
     with pytest.raises(modelfile.ModelFileError, match=r"nan\.pt: tensor .* non-finite"):
@@ -169,11 +173,11 @@ def test_module_command_stamps_and_verifies_with_one_line_per_bad_file(tmp_path,
     good = shipped_copy(tmp_path)
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"")
-    assert modelfile.main(["verify", str(good)]) == 0
-    assert modelfile.main(["verify", str(good), str(bad), str(tmp_path / "gone.pt")]) == 2
+    assert verify_main(["verify", str(good)]) == 0
+    assert verify_main(["verify", str(good), str(bad), str(tmp_path / "gone.pt")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "bad.pt: no metadata bad.json" in err[0] and "gone.pt" in err[1]
-    assert modelfile.main(["stamp", str(bad)]) == 2
+    assert verify_main(["stamp", str(bad)]) == 2
     assert "bad.pt: empty file" in capsys.readouterr().err
     assert not (tmp_path / "bad.json").exists()
 
@@ -195,11 +199,18 @@ def test_play_reports_a_damaged_model_in_one_line(flipped_el, tmp_path, monkeypa
 
 
 def test_uci_reports_a_damaged_model_and_keeps_playing(flipped_el):
+    """The damaged model is refused, named, at ``isready`` and at every ``go``, each ``go``
+    still answered with a legal move; it is never replaced by material play with one notice
+    (issue 25: "a broken evaluator under knights uci becomes material play")."""
     out = io.StringIO()
-    serve(io.StringIO("uci\nsetoption name Evaluator value EL/v10\nisready\nposition startpos\ngo\nquit\n"), out)
+    serve(io.StringIO("uci\nsetoption name Evaluator value EL/v10\nisready\nposition startpos\ngo\n"
+                      "position startpos moves e2e4\ngo\nquit\n"), out)
     lines = out.getvalue().splitlines()
     refusals = [line for line in lines if "checksum mismatch" in line]
-    assert len(refusals) == 1 and refusals[0].startswith("info string cannot load evaluator 'EL/v10': ")
-    assert str(flipped_el) in refusals[0]
-    assert "info string playing with the material evaluator" in lines
-    assert lines[-1].startswith("bestmove ") and lines[-1] != "bestmove 0000"
+    assert len(refusals) == 3, [x for x in lines if not x.startswith("option")]
+    assert all(r.startswith("info string error: ") for r in refusals)
+    assert all("cannot load evaluator 'EL/v10': " in r and str(flipped_el) in r for r in refusals)
+    assert not any("playing with the material evaluator" in line for line in lines)
+    moves = [line.split()[1] for line in lines if line.startswith("bestmove ")]
+    board = chess.Board()
+    assert len(moves) == 2 and chess.Move.from_uci(moves[0]) in board.legal_moves

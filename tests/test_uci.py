@@ -328,15 +328,30 @@ def test_go_before_isready_honours_movetime(movetime):
 def test_tiny_clocks_get_an_instant_legal_move(session):
     """With 1-20 ms left the engine used to spend a whole decision (~20 ms) and lose on
     time; now it answers with the static material move (``info depth 0``), which never waits
-    for the engine (timing it here would only measure the machine's load)."""
+    for the engine (timing it here would only measure the machine's load). On a clock
+    (``wtime``/``btime``), a one-ply decision measured to cost no more than
+    :data:`~knights.play.clock.ONE_PLY_FLOOR` is played instead (issue 25: lichess-bot sends
+    the clock less its 1 s margin, and the network's one-ply move fits in that margin)."""
     exchange(session, "isready", "position fen r3k3/8/8/8/8/8/8/R3K2q w Q - 0 1")
-    for go in ("go wtime 1 btime 1", "go wtime 20 btime 20 winc 0 binc 0", "go movetime 1", "go wtime 0 btime 0",
-               "go wtime -50 btime 30000", "go movetime 0 wtime 60000 btime 60000"):
+    clocks = ("go wtime 1 btime 1", "go wtime 20 btime 20 winc 0 binc 0", "go wtime 0 btime 0",
+              "go wtime -50 btime 30000")
+    for go in ("go movetime 1", "go movetime 0 wtime 60000 btime 60000"):
         out = exchange(session, go)
         assert any(line.startswith("info depth 0 ") for line in out), (go, out)   # the quick move, not a search
         assert bestmove(out) == "e1f2", go     # a safe king move (Kd2, Ke2, Kf2 gain nothing; the first wins)
+    for go in clocks:
+        out = exchange(session, go)
+        assert any(line.startswith("info depth 1 ") for line in out), (go, out)   # the one-ply decision
+        assert chess.Move.from_uci(bestmove(out)) in chess.Board("r3k3/8/8/8/8/8/8/R3K2q w Q - 0 1").legal_moves
+    session.link.cost = 1.0                    # a one-ply decision that does not fit: the quick move again
+    session.link._costs.clear()
+    for go in clocks:
+        out = exchange(session, go)
+        assert any(line.startswith("info depth 0 ") for line in out), (go, out)
+        assert bestmove(out) == "e1f2", go
+        session.link.cost = 1.0
     exchange(session, "position fen 4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1")
-    assert bestmove(exchange(session, "go wtime 5 btime 5")) == "e4d5"    # the queen, even in no time
+    assert bestmove(exchange(session, "go movetime 5")) == "e4d5"    # the queen, even in no time
 
 
 def test_move_budget_follows_the_clock():

@@ -25,6 +25,10 @@ from knights.features.inputs import InputSpec
 from knights.learn import registry
 
 
+class NonFiniteEvaluation(ValueError):
+    """An evaluator answered NaN or infinity: its weights are broken; nothing may be played on it."""
+
+
 @runtime_checkable
 class Evaluator(Protocol):
     """Anything that scores positions in pawns from White's side."""
@@ -56,6 +60,32 @@ class NetworkEvaluator(BoardsMixin):
         # dense planes give (planes, extra); sparse features (EL/v13) three tensors
         out: torch.Tensor = self.model(*self.spec.tensors(positions))
         return out.float().numpy().reshape(-1)
+
+
+def finite_evaluations(values: np.ndarray, name: str, when: str = "while playing") -> np.ndarray:
+    """``values`` when every one is finite; else :class:`NonFiniteEvaluation` naming the
+    evaluator: a NaN must never be read as an equal position (it used to become 0.00)."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        raise NonFiniteEvaluation(f"evaluator {name} gave non-finite values (NaN or infinity) for {int(bad.sum())} "
+                                  f"of {len(values)} positions {when}: its weights are broken; nothing is played "
+                                  "on it (retrain or restore its files, or choose another evaluator)")
+    return values
+
+
+PROBE_FENS = ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+              "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9",
+              "8/5k2/8/3K4/8/8/5P2/8 b - - 0 50")
+"""The positions every evaluator is tried on when it loads (:func:`probe`)."""
+
+
+def probe(evaluator: Evaluator) -> Evaluator:
+    """``evaluator``, once it has given finite values for :data:`PROBE_FENS` (an opening, a
+    middlegame, an endgame); else :class:`NonFiniteEvaluation`, at load rather than mid-game."""
+    values = np.asarray(evaluator.evaluate(positions_from_boards([chess.Board(f) for f in PROBE_FENS])),
+                        dtype=np.float64).reshape(-1)
+    finite_evaluations(values, evaluator.name, "when loaded (probe positions)")
+    return evaluator
 
 
 class MaterialEvaluator(BoardsMixin):

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 MODELS_DIR = registry.ENSEMBLE_MODELS
 MANIFEST = "democracy.json"
 MANIFEST_FORMAT = "knights-democracy"
+MANIFEST_VERSION = 1
 
 ORIGINAL_BLEND = {"network": 0.9, "random_forest": 0.1 * 0.5, "svr": 0.1 * 0.25, "linear": 0.1 * 0.25}
 """The original's shipped blend: 0.9 network + 0.1 x (0.5 RF + 0.25 SVR + 0.25 LR).
@@ -197,7 +198,7 @@ def write_manifest(folder: str | Path, members: list[dict[str, Any]], extra: dic
     """``democracy.json``: the shipped members (name, kind, weight, and the learner's
     sidecar file or the network's version and weights checksum)."""
     folder = Path(folder)
-    doc = {"format": MANIFEST_FORMAT, "format_version": 1, "name": "democracy", "members": members,
+    doc = {"format": MANIFEST_FORMAT, "format_version": MANIFEST_VERSION, "name": "democracy", "members": members,
            **(extra or {})}
     path = folder / MANIFEST
     write_json(path, doc)
@@ -214,6 +215,8 @@ def read_manifest(folder: str | Path | None = None) -> dict[str, Any]:
         raise store.ModelFileError(f"{path}: not valid JSON ({exc})") from None
     store.expect(isinstance(doc, dict) and doc.get("format") == MANIFEST_FORMAT, path,
                  f"not a {MANIFEST_FORMAT} manifest")
+    store.expect(doc.get("format_version") == MANIFEST_VERSION, path,
+                 f"unknown format_version {doc.get('format_version')!r} (this code reads {MANIFEST_VERSION})")
     members = doc.get("members")
     if not isinstance(members, list) or not members:
         raise store.ModelFileError(f"{path}: no members")
@@ -255,6 +258,24 @@ def is_shipped(folder: str | Path | None = None) -> bool:
     return True
 
 
+def is_damaged(folder: str | Path | None = None) -> bool:
+    """Whether a manifest is there but cannot be used (bad JSON, a bad weight or member entry, an
+    unknown format or member version): the ensemble is then *broken*, not "not trained", and
+    loading it (:func:`load_shipped`) raises the real reason instead of the bot quietly
+    playing another evaluator."""
+    folder = Path(folder or MODELS_DIR)
+    if not (folder / MANIFEST).is_file():
+        return False
+    try:
+        doc = read_manifest(folder)
+        for m in doc["members"]:
+            if m["kind"] == "network":
+                registry.get(m["version"])
+    except (KeyError, ValueError):
+        return True
+    return False
+
+
 def load_members(folder: str | Path | None = None) -> tuple[list[Evaluator], list[float], dict[str, Any]]:
     """The shipped members as evaluators, their weights, and the manifest."""
     from knights.evaluate.base import NetworkEvaluator
@@ -269,7 +290,10 @@ def load_members(folder: str | Path | None = None) -> tuple[list[Evaluator], lis
         if m["kind"] == "learner":
             members.append(LearnerEvaluator(m["name"], load_model(folder / m["file"])))
         else:
-            version = registry.get(m["version"])
+            try:
+                version = registry.get(str(m.get("version")))
+            except ValueError as exc:
+                raise store.ModelFileError(f"{folder / MANIFEST}: member {m['name']!r}: {exc}") from None
             models_dir = _network_models_dir(m)
             weights_file = version.weights(models_dir)
             want = m.get("weights_sha256")

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 
 from knights.evaluate import democracy
-from knights.evaluate.base import Evaluator, MaterialEvaluator, network_evaluator
+from knights.evaluate.base import Evaluator, MaterialEvaluator, network_evaluator, probe
 from knights.evaluate.threats import ThreatAwareEvaluator
 from knights.learn import registry
 from knights.learn.registry import DEFAULT_EVALUATOR as DEFAULT_EVALUATOR
@@ -33,7 +33,7 @@ class EvaluatorError(ValueError):
 def available_evaluators() -> list[str]:
     """Names :func:`load_evaluator` accepts that have trained files on disk."""
     names = ["material"] + [v.name for v in registry.all_versions("EL") if v.is_trained()]
-    if democracy.is_shipped():
+    if democracy.is_shipped() or democracy.is_damaged():   # damaged: loading it says why
         names.append("democracy")
     return names + [f"{n}{THREATS_SUFFIX}" for n in names]
 
@@ -58,10 +58,15 @@ def load_evaluator(name: str | None = None) -> Evaluator:
     (the shipped ensemble) or ``"material"`` (counting material), each optionally with
     ``"+threats"`` (plus the static capture-threat term, :mod:`knights.evaluate.threats`);
     ``None`` gives :data:`DEFAULT_EVALUATOR`. Names are taken as spelled
-    (:func:`resolve_name` spells and checks them)."""
-    name = name or DEFAULT_EVALUATOR
+    (:func:`resolve_name` spells and checks them). Every evaluator is tried on a few
+    positions first (:func:`~knights.evaluate.base.probe`): one that answers NaN or infinity
+    is refused here, not played."""
+    return probe(_load(name or DEFAULT_EVALUATOR))
+
+
+def _load(name: str) -> Evaluator:
     if name.endswith(THREATS_SUFFIX):
-        return ThreatAwareEvaluator(load_evaluator(name[: -len(THREATS_SUFFIX)]))
+        return ThreatAwareEvaluator(_load(name[: -len(THREATS_SUFFIX)]))
     if name == "material":
         return MaterialEvaluator()
     if name in ("democracy", "ensemble"):

@@ -17,21 +17,19 @@ run older than the checksum, is *refused*, not accepted with a warning: a
 warning scrolls by and the bytes may have been flipped since. The error names
 the command that records the checksum of a file you trust::
 
-    python -m knights.learn.modelfile stamp models_EL/v8.pt
+    python -m knights.learn.verify stamp models_EL/v8.pt
 
 (``stamp`` still refuses a file that is empty, not a state dict or non-finite,
 and never overwrites a different recorded checksum without ``--force``;
-``python -m knights.learn.modelfile verify FILE...`` checks files.)
+``python -m knights.learn.verify verify FILE...`` checks files, shapes included:
+:mod:`knights.learn.verify`.)
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +54,7 @@ def meta_path(path: str | Path) -> Path:
 
 
 def stamp_command(path: str | Path) -> str:
-    return f"python -m knights.learn.modelfile stamp {path}"
+    return f"python -m knights.learn.verify stamp {path}"
 
 
 QUANT_MIN_ELEMENTS = 1 << 20
@@ -169,7 +167,7 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     return meta
 
 
-def _meta_of(path: Path) -> dict[str, Any] | None:
+def meta_of(path: Path) -> dict[str, Any] | None:
     """The metadata beside the weights ``path`` (``None`` when there is none)."""
     side = meta_path(path)
     if not side.is_file():
@@ -190,7 +188,7 @@ def verify_checksum(path: str | Path) -> str:
     or a different checksum."""
     path = Path(path)
     side = meta_path(path)
-    meta = _meta_of(path)
+    meta = meta_of(path)
     if meta is None or CHECKSUM_KEY not in meta:
         where = f"{side.name} records no {CHECKSUM_KEY!r} checksum" if meta is not None else f"no metadata {side.name}"
         raise ModelFileError(f"{path}: {where}, so the weights cannot be verified; "
@@ -255,7 +253,7 @@ def stamp(path: str | Path, *, force: bool = False) -> str:
     if not path.is_file():
         raise FileNotFoundError(f"model file not found: {path}")
     load_state(path, verify=False)
-    meta = _meta_of(path) or {}
+    meta = meta_of(path) or {}
     digest = sha256_file(path)
     recorded = meta.get(CHECKSUM_KEY)
     if recorded is not None and recorded != digest and not force:
@@ -266,32 +264,3 @@ def stamp(path: str | Path, *, force: bool = False) -> str:
         meta[CHECKSUM_KEY] = digest
         write_meta(meta_path(path), meta)
     return digest
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m knights.learn.modelfile stamp|verify FILE...``"""
-    parser = argparse.ArgumentParser(prog="python -m knights.learn.modelfile",
-                                     description="record or check the SHA-256 of model weight files")
-    sub = parser.add_subparsers(dest="command", required=True)
-    st = sub.add_parser("stamp", help="record each file's checksum in its metadata (files you trust)")
-    st.add_argument("files", nargs="+")
-    st.add_argument("--force", action="store_true", help="replace a different recorded checksum")
-    ve = sub.add_parser("verify", help="check each file against its recorded checksum and load it")
-    ve.add_argument("files", nargs="+")
-    args = parser.parse_args(argv)
-    failed = 0
-    for name in args.files:
-        try:
-            if args.command == "stamp":
-                print(f"{name}: sha256 {stamp(name, force=args.force)}")
-            else:
-                load_state(name)
-                print(f"{name}: ok")
-        except (FileNotFoundError, ModelFileError, OSError) as exc:
-            print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
-            failed += 1
-    return 2 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -40,6 +40,17 @@ INCREMENT_SHARE = 0.8       # the part of the increment a move may spend
 SOFT_SHARE = 0.5           # a search starts no new iteration after half its time (one rarely finishes)
 HARD_SHARE = 0.1           # and stops for good this share of its time (10 ms at least) before the end
 HARD_MIN = 0.01
+MAX_MOVE_SECONDS = 24 * 3600.0
+"""The longest a move may take, whatever ``go`` says (``movetime 9223372036854775807``, a huge
+``wtime``): beyond it, waits overflow the operating system's timers."""
+MAX_GO_MS = 2**53
+"""``go`` numbers are clamped to this (milliseconds, nodes): Python's ints are unbounded, floats are not."""
+ONE_PLY_FLOOR = 0.03
+"""Seconds the one-ply decision may always take on a clock (``wtime``/``btime``) that allows
+less, when it is measured to cost no more: a GUI keeps a margin for the answer to travel
+(lichess-bot keeps 1 s, its ``move_overhead``, and sends the clock less that margin, 0 below
+it), so the network's one-ply move fits where a deeper search does not, and the material
+quick move is only for a one-ply decision slower than this (still loading, a busy machine)."""
 PLAY_DEPTH = 64
 """The bot's default depth for play (terminal, UCI, lichess-bot): search as deep as the clock
 allows (1: the paper's one-ply bot)."""
@@ -64,7 +75,11 @@ def move_budget(limits: GoLimits, turn: chess.Color) -> float | None:
     ``movetime`` less a margin; a clock: its share of the time left (``movestogo`` moves,
     default :data:`DEFAULT_MOVES_TO_GO`) plus most of the increment, never more than half
     the time left less :data:`CLOCK_RESERVE`. A negative or zero clock gives ``0.0``:
-    answer at once."""
+    answer at once; no move takes more than :data:`MAX_MOVE_SECONDS`.
+
+    >>> move_budget(GoLimits(movetime=9223372036854775807), chess.WHITE) == MAX_MOVE_SECONDS
+    True
+    """
     caps: list[float] = []
     if limits.movetime is not None:
         movetime = max(0, limits.movetime) / 1000
@@ -77,7 +92,7 @@ def move_budget(limits: GoLimits, turn: chess.Color) -> float | None:
         moves = limits.movestogo if limits.movestogo and limits.movestogo > 0 else DEFAULT_MOVES_TO_GO
         share = left / moves + INCREMENT_SHARE * inc
         caps.append(max(0.0, min(share, left / 2 - CLOCK_RESERVE)))
-    return min(caps) if caps else None
+    return min(*caps, MAX_MOVE_SECONDS) if caps else None
 
 
 def search_deadlines(seconds: float, now: float | None = None) -> tuple[float, float]:

@@ -70,7 +70,7 @@ import chess
 import numpy as np
 
 from knights.board.positions import Positions
-from knights.evaluate.base import Evaluator
+from knights.evaluate.base import Evaluator, finite_evaluations
 from knights.evaluate.names import select_evaluator
 from knights.play.children import Children, expand
 from knights.play.rules import CHECKMATE, opponent_claims, recent_placements, terminal_outcomes
@@ -189,7 +189,7 @@ class OnePlyEngine:
             if values.shape[0] != len(idx):
                 raise EngineError(f"evaluator {self.name} returned {values.shape[0]} values "
                                   f"for {len(idx)} positions")
-            values = np.nan_to_num(values, nan=0.0, posinf=EVAL_LIMIT, neginf=-EVAL_LIMIT)
+            values = finite_evaluations(values, self.name)   # never a NaN read as 0.00
             if self.capture_bonus:
                 values = values + sign * self.capture_bonus * children.capture[idx]
             scores[idx] = np.clip(values, -EVAL_LIMIT, EVAL_LIMIT)

@@ -50,7 +50,7 @@ import numpy as np
 from knights.board.outcome import rule_draw
 from knights.board.pieces import CENTIPAWNS
 from knights.board.positions import Positions, positions_from_boards
-from knights.evaluate.base import Evaluator
+from knights.evaluate.base import Evaluator, finite_evaluations
 from knights.play.children import expand
 from knights.play.clock import PLAY_DEPTH as PLAY_DEPTH
 from knights.play.engine import EVAL_LIMIT, MATE_SCORE, Decision, OnePlyEngine, opening_weights
@@ -288,7 +288,7 @@ class SearchEngine:
             c.eval_positions += n
             if values.shape[0] != n:
                 raise EngineError(f"evaluator {self.name} returned {values.shape[0]} values for {n} positions")
-            values = np.nan_to_num(values, nan=0.0, posinf=EVAL_LIMIT, neginf=-EVAL_LIMIT)
+            values = finite_evaluations(values, self.name)   # never a NaN read as 0.00
             cps = np.clip(np.rint(values * 100), -EVAL_CAP, EVAL_CAP).astype(int).tolist()
             for i, cp in zip(missing, cps, strict=True):
                 cache[hashes[i]] = cp            # White's view

@@ -58,7 +58,15 @@ from typing import Any, TextIO
 
 import chess
 
-from knights.play.clock import PLAY_DEPTH, GoLimits, move_budget, quick_move, search_deadlines
+from knights.play.clock import (
+    MAX_GO_MS,
+    ONE_PLY_FLOOR,
+    PLAY_DEPTH,
+    GoLimits,
+    move_budget,
+    quick_move,
+    search_deadlines,
+)
 from knights.play.quick_names import quick_default, quick_evaluator_names
 from knights.play.stdin import read_line
 from knights.play.worker import NO_DEADLINE, EngineLink
@@ -103,7 +111,10 @@ class UciSession:
 
     # -- output helpers ---------------------------------------------------------------------
     def info(self, text: str) -> None:
-        self.send("info string " + " ".join(str(text).split()))
+        """``info string TEXT`` on one line; control characters (an escape sequence read from the
+        input and quoted back) are written as ``\\xNN``, never sent raw to a terminal or GUI."""
+        clean = "".join(c if c.isprintable() or c.isspace() else f"\\x{ord(c):02x}" for c in str(text))
+        self.send("info string " + " ".join(clean.split()))
 
     def _choices(self) -> tuple[list[str], str]:
         from knights.evaluate.names import EvaluatorError, available_evaluators, default_evaluator_name, resolve_name
@@ -305,11 +316,12 @@ class UciSession:
             elif token in GO_VALUES:
                 if i + 1 < len(args) and args[i + 1].lstrip("-").isdigit():
                     i += 1
+                    number = max(-MAX_GO_MS, min(int(args[i]), MAX_GO_MS))   # no float overflows later
                     if token in CLOCK_KEYS:
-                        values[token] = int(args[i])
+                        values[token] = number
                     elif token in ("depth", "nodes"):
-                        if int(args[i]) >= 1:
-                            search[token] = int(args[i])
+                        if number >= 1:
+                            search[token] = min(number, MAX_DEPTH) if token == "depth" else number
                         else:
                             self.info(f"go: {token} must be at least 1, not {args[i]}; ignored")
                 else:
@@ -353,9 +365,13 @@ class UciSession:
         if budget is not None:
             cost = self.link.cost if self.link.cost is not None else ASSUMED_COST
             if budget < COST_MARGIN * cost + FALLBACK_TIME:
-                self._quick(board, searchmoves, started,
-                            f"{budget * 1e3:.0f} ms for this move, a decision costs ~{cost * 1e3:.0f} ms")
-                return
+                if limits.movetime is None and self.link.ready and COST_MARGIN * cost <= ONE_PLY_FLOOR:
+                    search["depth"] = 1          # a clock below the GUI's margin: the one-ply move fits
+                    budget = ONE_PLY_FLOOR + FALLBACK_TIME
+                else:
+                    self._quick(board, searchmoves, started,
+                                f"{budget * 1e3:.0f} ms for this move, a decision costs ~{cost * 1e3:.0f} ms")
+                    return
             wait = max(0.0, budget - FALLBACK_TIME - (time.perf_counter() - started))
             soft, hard = search_deadlines(wait)
         search["sid"] = self.link.begin_search(soft, hard)
@@ -376,14 +392,22 @@ class UciSession:
             return
         self.link.hold = None
         if reply is None or reply[0] == "expired":   # the request is dropped or its answer unused
-            self.link.stop_search()
+            self.link.pump()                          # the iterations that finished meanwhile
+            finished, self.link.last_line = self.link.last_line, None
+            self.link.retire_search()                 # its later lines never follow the next go
+            move = _pv_move(finished, run.board)
+            if move is not None:                      # a finished iteration's move beats the quick move
+                self.info(f"the search ran out of time ({budget_text}); playing its last finished iteration's move")
+                self.send(f"bestmove {move.uci()}")
+                return
             what = "the model is still loading" if not self.link.ready else "the decision ran out of time"
             self._quick(run.board, run.searchmoves, run.started, f"{what} ({budget_text})")
             return
+        self.link.retire_search()
         kind, decision = reply
-        if kind != "decision":   # never leave the GUI without a legal move
-            self.info(f"engine error ({decision}); playing the first legal move")
-            move = run.searchmoves[0] if run.searchmoves else next(iter(run.board.legal_moves))
+        if kind != "decision":   # never leave the GUI without a legal move, nor the user without the reason
+            self.info(f"error: {decision}; answering with the static material move, not an evaluation")
+            move = quick_move(run.board, run.searchmoves)
             self.send(f"bestmove {move.uci()}")
             return
         ms = max(0, round((time.perf_counter() - run.started) * 1e3))
@@ -405,6 +429,7 @@ class UciSession:
     def _quick(self, board: chess.Board, searchmoves: list[chess.Move], started: float, why: str) -> None:
         """Answer at once with :func:`~knights.play.clock.quick_move`."""
         move = quick_move(board, searchmoves, self.link.previous_order)
+        self.link.retire_search()     # a search given up on stays quiet from now on
         ms = max(0, round((time.perf_counter() - started) * 1e3))
         self.info(f"quick move: {why}")
         self.send(f"info depth 0 time {ms} pv {move.uci()}")
@@ -449,6 +474,18 @@ class UciSession:
         if self.pending is not None:
             line, self.pending = self.pending, None
             self.send(line)
+
+
+def _pv_move(line: str | None, board: chess.Board) -> chess.Move | None:
+    """The first move of the ``pv`` of an ``info`` line when it is legal on ``board``."""
+    words = (line or "").split()
+    if "pv" not in words or words.index("pv") + 1 >= len(words):
+        return None
+    try:
+        move = chess.Move.from_uci(words[words.index("pv") + 1])
+    except ValueError:
+        return None
+    return move if move in board.legal_moves else None
 
 
 @dataclass

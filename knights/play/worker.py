@@ -19,6 +19,7 @@ import contextlib
 import multiprocessing
 import os
 import statistics
+import sys
 import threading
 import time
 from collections import deque
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
     from knights.play.search import Control, SearchEngine
 
 COST_WINDOW = 7          # decisions whose median is the cost estimate
+ENGINE_LOG_NAME = "KnightsKernels"
+
+
+class EvaluatorUnusable(RuntimeError):
+    """The evaluator the options ask for cannot be loaded or gives non-finite values: the reason."""
 NO_DEADLINE = float("inf")
 
 
@@ -77,6 +83,7 @@ class EngineWorker:
         self.engine: SearchEngine | None = None
         self._loaded_name: str | None = None
         self._loaded_for: tuple[str | None, bool] | None = None   # (evaluator asked for, searching) when loaded
+        self._failed: tuple[tuple[str | None, bool], str] | None = None   # what could not be loaded, and why
         self.cost: float | None = None
 
     def info(self, text: str) -> None:
@@ -138,7 +145,10 @@ class EngineWorker:
                          "depth": engine.depth if engine else self.depth}
 
     def op_load(self) -> tuple[str, Any]:
-        self.ensure_engine()
+        try:
+            self.ensure_engine()
+        except EvaluatorUnusable as exc:    # said once at isready; every go says it again
+            return "broken", str(exc)
         return "loaded", self.cost
 
     def op_decide(self, fen: str, moves: list[str], searchmoves: list[str], deadline: float | None,
@@ -181,31 +191,37 @@ class EngineWorker:
             engine.stochastic = stochastic
 
     def ensure_engine(self) -> SearchEngine:
-        """Build (or rebuild after setoption Evaluator) the engine and return it; a failure to
-        load the chosen evaluator is reported and the previous engine (or material) kept."""
+        """Build (or rebuild after setoption Evaluator) the engine and return it.
+
+        An evaluator that cannot be loaded (missing or damaged files, non-finite evaluations) is
+        never replaced by another one in silence: :class:`EvaluatorUnusable` is raised, now and at
+        every later request until the options change, so that ``isready`` and every ``go`` say
+        why in an ``info string error:`` line (and on stderr, the engine's log); the protocol
+        still answers each ``go`` with a legal move."""
         from knights.evaluate.names import select_evaluator
-        from knights.play.search import SearchEngine, evaluator_for_depth
+        from knights.play.fast.engine import search_engine
+        from knights.play.search import evaluator_for_depth
 
         asked = (self.evaluator_name, self.depth > 1)   # all the default depends on
         if self.engine is not None and self._loaded_for == asked:
             return self.engine                         # (no look at the files on every move)
+        if self._failed is not None and self._failed[0] == asked:
+            raise EvaluatorUnusable(self._failed[1])  # (no second load of a broken file on every move)
         wanted = evaluator_for_depth(self.evaluator_name, self.depth)
         if self.engine is not None and self._loaded_name == wanted:
             self._loaded_for = asked
             return self.engine
         try:
             evaluator = select_evaluator(wanted, notice=self.info)
-        except Exception as exc:  # noqa: BLE001 - reported, the engine carries on
-            self.info(f"cannot load evaluator {self.evaluator_name!r}: {exc}")
-            if self.engine is not None:
-                self.evaluator_name = self._loaded_name
-                return self.engine
-            from knights.evaluate.base import MaterialEvaluator
-
-            evaluator = MaterialEvaluator()
-            self.info("playing with the material evaluator")
-        engine = SearchEngine(evaluator, depth=self.depth, stochastic=self.stochastic, seed=self.seed,
-                              capture_bonus=self.capture_bonus)
+        except Exception as exc:  # noqa: BLE001 - reported on every request, never played around
+            message = f"cannot load evaluator {wanted or 'default'!r}: {exc}"
+            self._failed = (asked, message)
+            self.engine, self._loaded_name, self._loaded_for = None, None, None
+            self.log(f"error: {message}", info=False)   # the protocol says it in every answer
+            raise EvaluatorUnusable(message) from None
+        self._failed = None
+        engine = search_engine(evaluator, depth=self.depth, stochastic=self.stochastic, seed=self.seed,
+                               capture_bonus=self.capture_bonus)   # EL/v13: the compiled search
         try:
             self._measure(engine)
         except Exception as exc:  # noqa: BLE001 - reported; the first real decision measures it
@@ -213,7 +229,16 @@ class EngineWorker:
         self.engine = engine
         self._loaded_name = wanted
         self._loaded_for = asked
+        self.log(f"{ENGINE_LOG_NAME} plays with {engine.name} (depth {self.depth})")
         return engine
+
+    def log(self, text: str, *, info: bool = True) -> None:
+        """``text`` as an ``info string`` and, from the engine process, on stderr: the log a GUI or
+        lichess-bot keeps of the engine."""
+        if info:
+            self.info(text)
+        if self.own_process:
+            print(f"knights uci: {text}", file=sys.stderr, flush=True)
 
 
 def engine_main(conn: Connection, evaluator: str | None, seed: int | None, stochastic: bool, depth: int,
@@ -250,6 +275,7 @@ class EngineLink:
         self.cost: float | None = None              # seconds a decision takes: the median of the last few
         self._costs: deque[float] = deque(maxlen=COST_WINDOW)
         self.previous_order: list[chess.Move] = []   # the last decision's candidates, best first
+        self.last_line: str | None = None            # the current search's last finished iteration (info line)
 
     def post(self, op: str, *args: Any) -> int:
         """Send a request to the engine process (started on first need); its id."""
@@ -302,16 +328,20 @@ class EngineLink:
         elif kind == "line":
             sid, text = payload
             if sid == self._search_id:      # a search that has been stopped or replaced stays quiet
+                self.last_line = text
                 self.line(text)
         elif kind == "loaded":
             self.ready, self.loading = True, False
             self._note_cost(payload)
+        elif kind == "broken":              # the load answered: the evaluator cannot be used, and why
+            self.ready, self.loading = True, False
+            self.info(f"error: {payload}")
         elif kind == "decision":
             self.ready = True
             self._note_cost(payload["cost"])
             self.previous_order = [chess.Move.from_uci(m) for m in payload["order"]]
         elif kind == "error" and not awaited:
-            self.info(f"engine error: {payload}")
+            self.info(f"error: {payload}")
 
     def _note_cost(self, seconds: float | None) -> None:
         """The median of the last :data:`COST_WINDOW` decisions: one slow move (a page fault,
@@ -354,9 +384,17 @@ class EngineLink:
         """A new search id with its deadlines (``time.monotonic()`` seconds): any search still
         running stops, as its id is no longer the current one."""
         self._search_id += 1
+        self.last_line = None
         with self.control.get_lock():
             self.control[:] = [float(self._search_id), soft, hard, 0.0]
         return self._search_id
+
+    def retire_search(self) -> None:
+        """The search in flight has been answered (or given up): it stops, and its ``info`` lines
+        still on their way are dropped, so that none reaches the GUI after the next ``go``
+        (python-chess reads such a line against the new position)."""
+        self.begin_search()
+        self.control[3] = 1.0
 
     def set_deadlines(self, soft: float, hard: float) -> None:
         """New deadlines for the running search (``ponderhit``)."""

@@ -1,0 +1,190 @@
+"""``knights uci`` at the edges (issue 25): huge times, raw escape bytes, searches given up
+on, clocks below lichess-bot's margin, and the log naming the evaluator. Each test failed
+before the fix it names. The engine runs on a thread here (``engine_process=False``) with an
+evaluator the test steers, so that the orders of events are forced, never timed."""
+
+from __future__ import annotations
+
+import threading
+
+import chess
+import pytest
+
+from knights.evaluate import names
+from knights.evaluate.base import MaterialEvaluator
+from knights.play.uci import UciSession
+
+
+class GatedEvaluator(MaterialEvaluator):
+    """Material counting that lets ``allowed`` more calls through, then waits for :attr:`gate`."""
+
+    name = "gated"
+
+    def __init__(self) -> None:
+        self.allowed: int | None = None      # None: every call goes through
+        self.gate = threading.Event()
+        self.gate.set()
+
+    def evaluate(self, positions):
+        if self.allowed is not None:
+            if self.allowed <= 0:
+                self.gate.wait(30)
+            else:
+                self.allowed -= 1
+        return super().evaluate(positions)
+
+
+@pytest.fixture
+def gated(monkeypatch):
+    evaluator = GatedEvaluator()
+    monkeypatch.setattr(names, "select_evaluator", lambda *_a, **_k: evaluator)
+    lines: list[str] = []
+    session = UciSession(lines.append, seed=1, stochastic=False, engine_process=False)
+    session.lines = lines  # type: ignore[attr-defined]
+    for command in ("uci", "isready"):
+        session.handle(command)
+    yield session, evaluator
+    evaluator.allowed = None
+    evaluator.gate.set()
+    session.close()
+
+
+@pytest.fixture
+def material():
+    lines: list[str] = []
+    session = UciSession(lines.append, evaluator="material", seed=1, stochastic=False, engine_process=False)
+    session.lines = lines  # type: ignore[attr-defined]
+    for command in ("uci", "isready"):
+        session.handle(command)
+    yield session
+    session.close()
+
+
+def _bestmoves(lines: list[str]) -> list[str]:
+    return [line.split()[1] for line in lines if line.startswith("bestmove ")]
+
+
+@pytest.mark.parametrize("go", ["go movetime 9223372036854775807 depth 2",
+                                "go wtime 9223372036854775807 btime 9223372036854775807 depth 2",
+                                "go wtime " + "9" * 400 + " btime 1000 winc " + "9" * 400 + " depth 2",
+                                "go movetime 1000 nodes " + "9" * 400 + " depth 2"])
+def test_huge_times_are_clamped_and_answered(material, go):
+    """``go movetime 9223372036854775807`` used to print an OverflowError and never answer."""
+    material.lines.clear()
+    material.handle("position startpos")
+    material.handle(go)
+    material.drain()
+    assert not any("Overflow" in line or "error" in line for line in material.lines), material.lines
+    (move,) = _bestmoves(material.lines)
+    assert chess.Move.from_uci(move) in chess.Board().legal_moves
+
+
+def test_move_budget_is_clamped():
+    from knights.play.clock import MAX_MOVE_SECONDS, GoLimits, move_budget
+
+    assert move_budget(GoLimits(movetime=9223372036854775807), chess.WHITE) == MAX_MOVE_SECONDS
+    assert move_budget(GoLimits(wtime=9223372036854775807, winc=10**30), chess.WHITE) == MAX_MOVE_SECONDS
+
+
+def test_raw_escape_bytes_are_never_echoed(material):
+    material.lines.clear()
+    for line in ("\x1b[2J\x1b]0;pwned\x07 hello", "setoption name \x1b[31mEvil value 1",
+                 "go \x1b[5m", "position fen \x1b[1m 8/8 w"):
+        material.handle(line)
+    out = "\n".join(material.lines)
+    assert material.lines and "\x1b" not in out and "\x07" not in out
+    assert "\\x1b" in out     # still said, as text
+
+
+def test_a_given_up_search_sends_no_line_after_the_next_go(gated):
+    """At low clocks a search whose answer came too late kept its id: its ``info ... pv`` lines
+    reached the GUI after the next ``go`` (python-chess: "Exception parsing pv from info")."""
+    session, evaluator = gated
+    session.handle("position startpos")
+    evaluator.allowed = 0
+    evaluator.gate.clear()                 # the search blocks in its very first evaluation
+    session.handle("go movetime 200")      # answered without it (the quick move)
+    assert len(_bestmoves(session.lines)) == 1
+    evaluator.allowed = None
+    evaluator.gate.set()                   # now its first iteration finishes, and reports
+    assert session.link._conn.poll(10)     # (its line, or its late answer, is on the way)
+    session.lines.clear()
+    session.handle("position startpos moves e2e4")
+    session.handle("go wtime 5000 btime 5000 depth 1")
+    session.drain()
+    board = chess.Board()
+    board.push_uci("e2e4")
+    for line in session.lines:
+        words = line.split()
+        if words[:2] == ["info", "depth"] and "pv" in words:
+            assert chess.Move.from_uci(words[words.index("pv") + 1]) in board.legal_moves, session.lines
+
+
+def test_a_finished_iteration_is_never_thrown_away_for_a_quick_move(gated):
+    """A search out of time used to answer with the static material move even when an
+    iteration had finished (the issue saw a finished depth 2 thrown away)."""
+    session, evaluator = gated
+    session.handle("position startpos")
+    session.lines.clear()
+    evaluator.allowed = 1                  # the one-ply iteration finishes; the second blocks
+    evaluator.gate.clear()
+    session.handle("go movetime 300")
+    depth_lines = [line for line in session.lines if line.startswith("info depth ")]
+    assert depth_lines and not any(line.startswith("info depth 0 ") for line in depth_lines), session.lines
+    finished = depth_lines[-1].split()
+    assert _bestmoves(session.lines) == [finished[finished.index("pv") + 1]]
+
+
+def test_below_the_gui_margin_the_one_ply_move_is_played_when_it_fits(material):
+    """lichess-bot sends the clock less its 1,000 ms ``move_overhead`` (0 below it): the UCI
+    route answered with the material-only quick move where the homemade route played the
+    network's one-ply move. Now the one-ply decision is played when it costs little enough."""
+    material.lines.clear()
+    material.handle("position startpos")
+    material.handle("go wtime 0 btime 0 winc 0 binc 0")
+    material.drain()
+    assert any(line.startswith("info depth 1 ") for line in material.lines), material.lines
+    assert not any(line.startswith("info depth 0 ") for line in material.lines), material.lines
+    material.lines.clear()
+    material.link.cost = 1.0               # a one-ply decision that does not fit: the quick move
+    material.link._costs.clear()
+    material.handle("go wtime 0 btime 0")
+    assert any(line.startswith("info depth 0 ") for line in material.lines), material.lines
+
+
+def test_the_log_names_the_evaluator_in_use(material):
+    assert "info string KnightsKernels plays with material (depth 64)" in material.lines, material.lines
+
+
+@pytest.mark.slow
+def test_python_chess_plays_a_low_clock_game_without_stale_lines(caplog):
+    """The issue's lichess-bot route at 1+0: python-chess's client against ``knights uci``, the
+    clock running low; python-chess logs every ``info`` line it cannot read against the
+    position of the ``go`` it belongs to."""
+    import logging
+    import sys
+    from pathlib import Path
+
+    import chess.engine
+
+    repo = Path(__file__).resolve().parent.parent
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "knights.cli", "uci", "--evaluator",
+                                                  "material"], timeout=120, cwd=str(repo))
+    caplog.set_level(logging.WARNING, logger="chess.engine")
+    try:
+        board = chess.Board()
+        clock = {chess.WHITE: 1.2, chess.BLACK: 1.2}
+        for ply in range(60):
+            if board.is_game_over():
+                break
+            left = max(0.0, clock[board.turn] - 1.0)      # lichess-bot's move_overhead taken off
+            result = engine.play(board, chess.engine.Limit(white_clock=left if board.turn else clock[True] - 1.0,
+                                                           black_clock=left if not board.turn else clock[False] - 1.0),
+                                 info=chess.engine.INFO_ALL)
+            assert result.move in board.legal_moves
+            clock[board.turn] = max(0.05, clock[board.turn] - 0.02 * (ply % 3))
+            board.push(result.move)
+    finally:
+        engine.quit()
+    problems = [r.getMessage() for r in caplog.records if "pv" in r.getMessage() or "nexpected" in r.getMessage()]
+    assert not problems, problems
