@@ -15,7 +15,7 @@ checkout with the package's dependencies installed). In ``config.yml``::
       protocol: "homemade"
       name: "KnightsKernels"
       homemade_options:        # all optional
-        Evaluator: "default"   # EL/v10 when searching, democracy at Depth 1 (or their fallback);
+        Evaluator: "default"   # EL/v13 when searching (compiled), democracy at Depth 1 (or their fallback);
                                # or material, democracy, EL/vN, each optionally +threats
         Stochastic: true       # the paper's stochastic opening
         Seed: -1               # -1: fresh randomness
@@ -23,7 +23,9 @@ checkout with the package's dependencies installed). In ``config.yml``::
         Depth: 64              # the deepest search; 1: the paper's one-ply bot
 
 The class is thin: every decision is :meth:`knights.play.search.SearchEngine.choose`
-(with ``Depth: 1``, exactly :meth:`knights.play.engine.OnePlyEngine.choose`). The
+(with ``Depth: 1``, exactly :meth:`knights.play.engine.OnePlyEngine.choose`), built by
+:func:`knights.play.fast.engine.searcher_for` as ``knights uci`` builds it: EL/v13 by default,
+searched by the compiled search (no torch call per move). The
 search takes its time from lichess-bot's ``time_limit`` as ``knights uci`` takes it from
 ``go`` (:func:`knights.play.clock.move_budget`: a share of the clock plus most of the
 increment); ``ponder`` is ignored; a non-empty ``root_moves`` list (moves suggested by
@@ -50,9 +52,9 @@ if _HOME and _HOME not in sys.path:
     sys.path.insert(0, _HOME)
 
 try:
-    from knights.evaluate.names import select_evaluator
     from knights.play.clock import GoLimits, move_budget, search_deadlines
-    from knights.play.search import PLAY_DEPTH, SearchEngine, SearchLimits, evaluator_for_depth
+    from knights.play.fast.engine import searcher_for
+    from knights.play.search import PLAY_DEPTH, SearchLimits
 except ImportError as exc:  # a setup problem, said clearly (with the import that failed)
     if exc.name is not None and exc.name.split(".")[0] == "knights":
         where = (f"KNIGHTS_HOME={_HOME} holds no knights/ package" if _HOME else
@@ -106,8 +108,7 @@ class KnightsKernels(MinimalEngine):
         if not 1 <= depth <= PLAY_DEPTH:
             raise ValueError(f"KnightsKernels: the Depth option must be from 1 (the one-ply bot) to {PLAY_DEPTH}, "
                              f"not {depth}")
-        chosen = select_evaluator(evaluator_for_depth(evaluator, depth), notice=logger.warning)
-        self.knights = SearchEngine(chosen, depth=depth, stochastic=bool(stochastic),
+        self.knights = searcher_for(evaluator, depth=depth, notice=logger.warning, stochastic=bool(stochastic),
                                     seed=None if seed < 0 else seed, capture_bonus=bonus)
         logger.info(f"KnightsKernels plays with {self.knights.name}")
 

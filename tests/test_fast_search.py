@@ -228,3 +228,26 @@ def test_stochastic_opening_picks_only_searched_moves_near_the_best() -> None:
         assert abs(decision.score - best) <= 0.5 + 1e-9
         moves.add(decision.move)
     assert len(moves) >= 2
+
+
+def test_routes_build_the_compiled_search_for_el_v13_only() -> None:
+    from knights.arena.specs import check_spec
+    from knights.evaluate.base import MaterialEvaluator
+    from knights.learn import registry
+    from knights.play.fast.engine import is_fast_network, make_engine, search_engine, searcher_for
+    from knights.play.search import SearchEngine
+
+    assert is_fast_network("EL/v13") and is_fast_network("el/v13") and not is_fast_network("EL/v10")
+    python_search = make_engine(MaterialEvaluator(), depth=3)
+    assert isinstance(python_search, SearchEngine) and not isinstance(python_search, FastSearchEngine)
+    assert isinstance(make_engine(MaterialEvaluator(), depth=1), OnePlyEngine)
+    assert not isinstance(searcher_for("material", depth=4), FastSearchEngine)
+    assert check_spec("sunfish") == "sunfish" and check_spec("sunfish@500") == "sunfish@500"
+    with pytest.raises(ValueError):
+        check_spec("sunfish@0")
+    if registry.get("EL/v13").is_trained():
+        default = searcher_for(None, depth=64)
+        assert isinstance(default, FastSearchEngine) and default.net.use[0] == 1
+        assert isinstance(search_engine("EL/v13", depth=5), FastSearchEngine)
+        assert isinstance(searcher_for(None, depth=1), SearchEngine)     # the one-ply bot's decision
+        assert not isinstance(searcher_for(None, depth=1), FastSearchEngine)

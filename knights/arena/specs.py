@@ -25,6 +25,9 @@ its own players from it::
 ``sf-elo:<E>``            Stockfish, UCI_LimitStrength, UCI_Elo E (>= 1350)
 ``sf-depth:<D>``          Stockfish at full strength to depth D
 ``uci:<command>``         any UCI engine started by ``command`` (python-chess)
+``sunfish[@<ms>]``        sunfish (PyPI ``sunfish``: pure Python, a hand-written
+                          piece-square table), its ``sunfish-uci`` executable;
+                          ``movetime_ms`` a move (default 1000), ``@<ms>`` to fix it
 ========================  =====================================================
 
 Per-move limits: our engine and the material players search a fixed depth,
@@ -41,7 +44,9 @@ import re
 
 from knights.evaluate.base import Evaluator
 from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK, load_evaluator, resolve_name
+from knights.play.fast.engine import is_fast_network, make_engine, search_engine
 from knights.play.game import Settings
+from knights.play.peers import sunfish_command
 from knights.play.players import (
     AlphaBetaPlayer,
     EnginePlayer,
@@ -51,10 +56,11 @@ from knights.play.players import (
     StockfishPlayer,
     UciPlayer,
 )
-from knights.play.search import SearchEngine, make_engine
+from knights.play.search import evaluator_for_depth
 
 SPEC_HELP = ("ours:<evaluator>[:det], search[<D>]:<evaluator>[:det], random, greedy, ab<N>, sf-nodes:<N>, "
-             "sf-elo:<E>, sf-depth:<D>, uci:<command>")
+             "sf-elo:<E>, sf-depth:<D>, uci:<command>, sunfish[@<ms>]")
+SUNFISH_MOVETIME_MS = 1000
 SEARCH_DEPTH = 3
 """The depth of a ``search:`` player when the match gives no movetime."""
 _SEARCH = re.compile(r"search(\d*):")
@@ -72,7 +78,7 @@ def canonical(spec: str) -> str:
         rest, at, ms = spec[found.end():].partition("@")
         evaluator, stochastic = parse_ours("ours:" + rest)
         if rest.split(":")[0] in ("", "default"):     # the searching bot's own default
-            evaluator = DEFAULT_NETWORK
+            evaluator = evaluator_for_depth(None, SEARCH_DEPTH) or DEFAULT_NETWORK
         depth = str(int(found.group(1))) if found.group(1) else ""
         return f"search{depth}:{evaluator}" + ("" if stochastic else ":det") + (f"@{ms}" if at else "")
     return spec
@@ -104,6 +110,8 @@ def check_spec(spec: str) -> str:
             raise ValueError("uci: needs a command, e.g. 'uci:/usr/games/stockfish'")
         return spec
     if re.fullmatch(r"ab[1-9]", spec) or re.fullmatch(r"sf-(nodes|elo|depth):\d+", spec):
+        return spec
+    if re.fullmatch(r"sunfish(@[1-9]\d*)?", spec):
         return spec
     raise ValueError(f"unknown player {spec!r}; players are: {SPEC_HELP}")
 
@@ -144,8 +152,9 @@ def build_player(spec: str, settings: Settings | None = None, seed: int | None =
             depth, movetime = 64, settings.movetime_ms / 1000
         else:
             depth, movetime = SEARCH_DEPTH, None
-        search = SearchEngine(shared_evaluator(resolve_name(evaluator)), depth=depth, movetime=movetime,
-                              stochastic=stochastic, seed=seed)
+        name = resolve_name(evaluator)
+        search = search_engine(name if is_fast_network(name) else shared_evaluator(name), depth=depth,
+                               movetime=movetime, stochastic=stochastic, seed=seed)
         return EnginePlayer(search, spec)
     if spec == "random":
         return RandomPlayer(seed)
@@ -160,5 +169,9 @@ def build_player(spec: str, settings: Settings | None = None, seed: int | None =
         return StockfishPlayer(elo=int(value), nodes=settings.nodes, movetime_ms=settings.movetime_ms, name=spec)
     if kind == "sf-depth":
         return StockfishPlayer(depth=int(value), name=spec)
+    if spec.startswith("sunfish"):
+        fixed = spec.partition("@")[2]
+        movetime_ms = int(fixed) if fixed else settings.movetime_ms or SUNFISH_MOVETIME_MS
+        return UciPlayer(sunfish_command(), movetime_ms=movetime_ms, name=spec)
     # uci:<command>, the one kind check_spec lets through that is left
     return UciPlayer(value, movetime_ms=settings.movetime_ms, nodes=settings.nodes, name=spec)

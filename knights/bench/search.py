@@ -12,6 +12,17 @@ of the committed sample (:func:`~knights.bench.engine.middlegame_positions`), on
                   evaluator's own rate on batches of the same size made outside any
                   search (``Evaluator.evaluate`` alone). Near 1: the search is fed by
                   the evaluator's speed, not by its own bookkeeping. Target >= 0.5.
+``fast_search_vs_sunfish``
+                  nodes a second of the compiled search the bot plays with
+                  (:class:`~knights.play.fast.engine.FastSearchEngine`, EL/v13 evaluated
+                  incrementally; the piece-square fallback without its weights) against
+                  sunfish's (PyPI ``sunfish``, its ``sunfish-uci`` driven through
+                  python-chess) on the same positions, the same seconds each, in the same
+                  run. sunfish's rate is its own report: the nodes and milliseconds of its
+                  last ``info`` line. Target >= 1.0. The details split our time between
+                  the evaluation, move generation, make/unmake and the rest (ordering,
+                  the table, the tree): each part's count in the searches times its cost
+                  measured alone on the same positions.
 """
 
 from __future__ import annotations
@@ -112,3 +123,98 @@ def bench_search(quick: bool) -> list[dict]:
         make_result("search_evals", search_eps, own, target=EVAL_SHARE_TARGET, unit="positions/s",
                     baseline=f"the evaluator alone on batches of {batch}", details=details),
     ]
+
+
+FAST_VS_SUNFISH_TARGET = 1.0
+
+
+def sunfish_rate(boards: list[chess.Board], seconds_each: float) -> tuple[float, list[dict]]:
+    """sunfish's nodes a second over ``boards`` (the nodes and time of its last ``info``
+    line on each position, summed) and what it reported per position."""
+    import chess.engine
+
+    from knights.play.peers import sunfish_command
+
+    nodes = spent = 0.0
+    rows = []
+    engine = chess.engine.SimpleEngine.popen_uci(sunfish_command())
+    try:
+        for board in boards:
+            result = engine.play(board, chess.engine.Limit(time=seconds_each), info=chess.engine.INFO_ALL,
+                                 game=object())
+            n, t = result.info.get("nodes"), result.info.get("time")
+            if not n or not t:
+                raise RuntimeError(f"sunfish reported no nodes or time on {board.fen()}: {result.info}")
+            nodes += n
+            spent += t
+            rows.append({"nodes": int(n), "seconds": round(float(t), 3), "depth": result.info.get("depth")})
+    finally:
+        engine.quit()
+    return nodes / spent, rows
+
+
+def fast_search_parts(engine, boards: list[chess.Board], reps: int = 2000) -> dict[str, float]:
+    """Seconds one static evaluation, one move generation and one make+unmake (with the
+    accumulators) take in the compiled search, measured alone on ``boards``."""
+    from knights.play.fast import compiled as core
+
+    fast = engine.core
+    costs = {"eval": 0.0, "movegen": 0.0, "make_unmake": 0.0}
+    moves = 0
+    for board in boards:
+        fast.load(board)
+        moves += len(fast.moves)
+        for key, which in (("eval", 0), ("movegen", 1), ("make_unmake", 2)):
+            core.time_parts(fast.pos, fast.net, fast.tables, 1, which)      # compiled already: warm
+            started = time.perf_counter()
+            core.time_parts(fast.pos, fast.net, fast.tables, reps, which)
+            costs[key] += time.perf_counter() - started
+    n = len(boards) * reps
+    return {"eval": costs["eval"] / n, "movegen": costs["movegen"] / n,
+            "make_unmake": costs["make_unmake"] / (n * max(1.0, moves / len(boards)))}
+
+
+@benchmark("fast_search")
+def bench_fast_search(quick: bool) -> list[dict]:
+    """The compiled search beside sunfish, same positions, same seconds, same run."""
+    from knights.bench.core import make_skip
+    from knights.play.fast.engine import FastSearchEngine, default_net_source, warm_up
+    from knights.play.search import SearchLimits
+
+    boards = middlegame_positions(4 if quick else 12)
+    seconds_each = 0.5 if quick else 2.0
+    compile_seconds = warm_up()
+    source = default_net_source()
+    nodes, spent, evals, gens, makes = 0, 0.0, 0, 0, 0
+    depths = []
+    engine = FastSearchEngine(net=source, stochastic=False)
+    for board in boards:
+        engine.new_game()
+        started = time.perf_counter()
+        decision = engine.choose(board, limits=SearchLimits.movetime(seconds_each))
+        spent += time.perf_counter() - started
+        nodes += engine.stats["nodes"]
+        evals += engine.stats["evals"]
+        gens += engine.stats["movegens"]
+        makes += engine.stats["makes"]
+        depths.append(decision.depth)
+    ours = nodes / spent
+    costs = fast_search_parts(engine, boards)
+    split = {"evaluation": evals * costs["eval"] / spent, "move_generation": gens * costs["movegen"] / spent,
+             "make_unmake": makes * costs["make_unmake"] / spent}
+    split["rest"] = max(0.0, 1.0 - sum(split.values()))
+    details = {"network": source or "piece-square fallback (no EL/v13 weights)", "positions": len(boards),
+               "seconds_per_position": seconds_each, "nodes": nodes, "fast_nodes_per_s": round(ours),
+               "mean_depth": round(float(np.mean(depths)), 2), "evaluations": evals, "move_generations": gens,
+               "makes": makes, "seconds_per_eval": costs["eval"], "seconds_per_movegen": costs["movegen"],
+               "seconds_per_make_unmake": costs["make_unmake"],
+               "time_split": {k: round(v, 3) for k, v in split.items()},
+               "warm_up_seconds": round(compile_seconds, 2)}
+    try:
+        theirs, rows = sunfish_rate(boards, seconds_each)
+    except (ValueError, OSError) as exc:       # sunfish is not installed
+        return [make_skip("fast_search_vs_sunfish", f"{exc}", target=FAST_VS_SUNFISH_TARGET, unit="nodes/s")]
+    details["sunfish_nodes_per_s"] = round(theirs)
+    details["sunfish"] = rows
+    return [make_result("fast_search_vs_sunfish", ours, theirs, target=FAST_VS_SUNFISH_TARGET, unit="nodes/s",
+                        baseline="sunfish-uci (PyPI sunfish) on the same positions and seconds", details=details)]

@@ -3,14 +3,17 @@
 :class:`knights.learn.nnue.SparseNet` sums one learned column per piece (seen from White
 and from Black, :mod:`knights.features.sparse`) into two accumulators, then runs a small
 head on both. A move changes two to four pieces' squares, so the compiled search
-(:mod:`knights.play.fast.search`) keeps a stack of accumulator pairs, one per ply: making a
+(:mod:`knights.play.fast.compiled`) keeps a stack of accumulator pairs, one per ply: making a
 move copies the parent's pair and adds and subtracts the columns of the pieces that moved,
-were captured, promoted or castled (:func:`acc_update`); unmaking a move just pops the
-stack. Only the root is summed from scratch (:func:`acc_refresh`). A static evaluation is
-then the head alone (:func:`head_pawns`: 256 -> 32 -> 32 -> 1, about 9,000 multiply-adds).
+were captured, promoted or castled (``acc_update``); unmaking a move just pops the stack.
+Only the root is summed from scratch (:func:`acc_refresh`). A static evaluation is then
+the head alone (:func:`head_pawns`: 256 -> 32 -> 32 -> 1, about 9,000 multiply-adds).
+Those compiled functions live in :mod:`knights.play.fast.compiled` with the rest of the
+compiled search (one file, so that numba's disk cache never mixes versions); this module
+packs the weights for them and offers the network through the Evaluator interface.
 
-Without trained weights the search uses :func:`pst_eval`, a material + piece-square count
-written here (centipawns), never the network's random initialisation.
+Without trained weights the search uses ``pst_eval``, a material + piece-square count
+written there (centipawns), never the network's random initialisation.
 
 The weights are checked when loaded (:func:`pack`): a network with a NaN or an infinite
 weight is refused, so the search never plays on a NaN evaluation.
@@ -23,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-PAWN_LOGIT = 0.368208
-"""Win-probability slope per pawn (knights.learn.targets.PAWN_LOGIT; a test keeps them equal)."""
-MAX_PAWNS = 10.0
+from knights.play.fast.compiled import MAX_PAWNS, PAWN_LOGIT, PST, acc_refresh, evaluate_squares, head_pawns
+
+__all__ = ["MAX_PAWNS", "PAWN_LOGIT", "PST", "Net", "NetEvaluator", "acc_refresh", "feature_table", "head_pawns",
+           "load_net", "pack"]
+
 N_FEATURES = 768
 
 Net = namedtuple("Net", "use cols bias w0 b0 w2 b2 w4 b4 feat")
@@ -105,163 +109,6 @@ def load_net(source: str | Path | None) -> Net:
 
 def accumulator_width(net: Net) -> int:
     return int(net.cols.shape[1])
-
-
-# -- the compiled parts --------------------------------------------------------------------------
-@njit(cache=True)
-def acc_refresh(acc, ply, board, net):
-    """Both accumulators of ``board`` from scratch into ``acc[ply]`` (``acc``: float32
-    (stack, 2, H))."""
-    hidden = net.cols.shape[1]
-    for v in range(2):
-        a = acc[ply, v]
-        for i in range(hidden):
-            a[i] = net.bias[i]
-        for sq in range(64):
-            p = board[sq]
-            if p != 0:
-                f = net.feat[v, p + 6, sq]
-                for i in range(hidden):
-                    a[i] += net.cols[f, i]
-
-
-@njit(cache=True)
-def acc_update(acc, ply, changes, n, net):
-    """``acc[ply + 1]`` = ``acc[ply]`` with the columns of ``changes[:n]`` (code, square,
-    +1 joined / -1 left) added or subtracted, in both views."""
-    hidden = net.cols.shape[1]
-    for v in range(2):
-        src = acc[ply, v]
-        dst = acc[ply + 1, v]
-        for i in range(hidden):
-            dst[i] = src[i]
-        for k in range(n):
-            f = net.feat[v, changes[k, 0] + 6, changes[k, 1]]
-            if changes[k, 2] > 0:
-                for i in range(hidden):
-                    dst[i] += net.cols[f, i]
-            else:
-                for i in range(hidden):
-                    dst[i] -= net.cols[f, i]
-
-
-@njit(cache=True)
-def acc_copy(acc, ply):
-    """``acc[ply + 1]`` = ``acc[ply]`` (a null move)."""
-    acc[ply + 1, :, :] = acc[ply, :, :]
-
-
-@njit(cache=True)
-def head_logit(acc, ply, side, net):
-    """The mover's win-probability logit from the accumulators at ``acc[ply]``, ``side`` to
-    move (0 White): the head on [mover's sums, other's sums] clipped to [0, 1]."""
-    hidden = net.cols.shape[1]
-    w0 = net.w0
-    n0 = w0.shape[0]
-    x = np.empty(2 * hidden, np.float32)
-    mover = acc[ply, side]
-    other = acc[ply, 1 - side]
-    for i in range(hidden):
-        a = mover[i]
-        x[i] = 0.0 if a < 0.0 else (1.0 if a > 1.0 else a)
-        b = other[i]
-        x[hidden + i] = 0.0 if b < 0.0 else (1.0 if b > 1.0 else b)
-    h1 = np.empty(n0, np.float32)
-    for j in range(n0):
-        s = np.float32(0.0)
-        row = w0[j]
-        for i in range(2 * hidden):
-            s += row[i] * x[i]
-        s += net.b0[j]
-        h1[j] = 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)
-    w2 = net.w2
-    n2 = w2.shape[0]
-    z = np.float32(net.b4[0])
-    for j in range(n2):
-        s = np.float32(0.0)
-        row = w2[j]
-        for i in range(n0):
-            s += row[i] * h1[i]
-        s += net.b2[j]
-        s = 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)
-        z += net.w4[j] * s
-    return z
-
-
-@njit(cache=True)
-def head_pawns(acc, ply, side, net):
-    """The network's value for the side to move, pawns, clipped to +-10 (SparseNet in eval mode)."""
-    p = head_logit(acc, ply, side, net) / PAWN_LOGIT
-    if p > MAX_PAWNS:
-        return MAX_PAWNS
-    if p < -MAX_PAWNS:
-        return -MAX_PAWNS
-    return p
-
-
-# -- the fallback: material and piece-square (centipawns, White's side of the board) ---------------------
-def _pst() -> np.ndarray:
-    """``pst[code + 6, square]`` in centipawns for White (positive) and Black (negative):
-    material plus a few positional terms, written out as formulas rather than tables."""
-    values = {1: 100, 2: 310, 3: 325, 4: 490, 5: 920, 6: 0}
-    table = np.zeros((13, 64), np.int64)
-    for piece in range(1, 7):
-        for sq in range(64):
-            row, col = sq // 8, sq % 8          # row 0 = rank 8 (White's far side)
-            advance = 7 - row                    # White's ranks moved up from rank 1
-            centre = 3.5 - max(abs(row - 3.5), abs(col - 3.5))     # 0 at the edge, 3 in the centre
-            bonus = 0.0
-            if piece == 1:
-                bonus = [0, 0, 4, 8, 16, 30, 60, 0][advance] + (6 if col in (3, 4) and advance in (3, 4) else 0)
-                bonus -= 8 if col in (3, 4) and advance == 1 else 0      # unmoved centre pawns block the bishops
-            elif piece == 2:
-                bonus = 9 * centre - 12 + (6 if advance >= 2 else 0)
-            elif piece == 3:
-                long_diagonal = (row - col) in (1, -1, 0) or (row + col) in (6, 7, 8)
-                bonus = 4 * centre - 4 + (8 if long_diagonal else 0) - 6 * (advance == 0)
-            elif piece == 4:
-                bonus = 14 if advance == 6 else (3 if col in (3, 4) else 0)
-            elif piece == 5:
-                bonus = 3 * centre - 4
-            elif piece == 6:
-                sheltered = advance == 0 and col in (1, 2, 6)        # castled, behind its pawns
-                bonus = (20 if sheltered else 0) - 12 * max(0, advance - 1) - 6 * (col in (3, 4, 5) and advance == 0)
-            table[piece + 6, sq] = round(values[piece] + bonus)
-            table[6 - piece, sq ^ 56] = -round(values[piece] + bonus)
-    return table
-
-
-PST = _pst()
-
-
-@njit(cache=True)
-def pst_eval(board, side):
-    """Material + piece-square value for the side to move (``side`` 0 White), centipawns."""
-    total = 0
-    for sq in range(64):
-        p = board[sq]
-        if p != 0:
-            total += PST[p + 6, sq]
-    return total if side == 0 else -total
-
-
-@njit(cache=True)
-def evaluate_squares(squares, white, net):
-    """Pawns from White's side of positions ``squares`` (N, 64) with ``white`` (N,) to move:
-    the network summed from scratch (or the piece-square fallback), one position at a time."""
-    n = squares.shape[0]
-    out = np.empty(n, np.float64)
-    hidden = net.cols.shape[1]
-    acc = np.empty((1, 2, hidden), np.float32)
-    for k in range(n):
-        side = 0 if white[k] else 1
-        if net.use[0] == 1:
-            acc_refresh(acc, 0, squares[k], net)
-            value = np.float64(head_pawns(acc, 0, side, net))
-        else:
-            value = pst_eval(squares[k], side) / 100.0
-        out[k] = value if side == 0 else -value
-    return out
 
 
 class NetEvaluator:

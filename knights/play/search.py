@@ -68,6 +68,9 @@ MAX_QPLY = 12
 """Quiescence plies at most (captures run out long before in practice)."""
 DELTA = 200
 """Quiescence: a capture that cannot raise alpha even with this margin is not tried."""
+SEARCH_NETWORK = "EL/v13"
+"""The searching bot's default network: the compiled search (knights.play.fast) evaluates it
+incrementally, thousands of times faster than a batched network call per node."""
 OPENING_MARGIN = 50
 """Centipawns: how far below the best a move may be valued and still be a stochastic pick."""
 DEFAULT_DEPTH = 64
@@ -682,21 +685,27 @@ class SearchEngine:
 def evaluator_for_depth(asked: str | None, depth: int) -> str | None:
     """The evaluator a bot searching to ``depth`` plays with when none is asked for (``None``
     or ``"default"``): the one-ply bot's own default at depth 1 (``None``: the democracy);
-    deeper, the default network alone. The quiescence search sees the
+    deeper, :data:`SEARCH_NETWORK` when its weights are here (the compiled search evaluates
+    it incrementally), else the default network alone. The quiescence search sees the
     captures the threat term only guesses at, and the democracy's other members cost
     time without lowering its error on the independent test sets (models_EL/RESULTS.md)."""
     from knights.evaluate.names import DEFAULT_NETWORK, available_evaluators
 
     if depth <= 1 or (asked is not None and asked.strip().lower() not in ("", "default")):
         return asked
-    return DEFAULT_NETWORK if DEFAULT_NETWORK in available_evaluators() else None
+    available = available_evaluators()
+    if SEARCH_NETWORK in available:     # the compiled search's own network (knights.play.fast)
+        return SEARCH_NETWORK
+    return DEFAULT_NETWORK if DEFAULT_NETWORK in available else None
 
 
 def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,
                 **options: Any) -> OnePlyEngine | SearchEngine:
     """The one way to build the bot from its settings: at ``depth`` 1 the one-ply
     :class:`OnePlyEngine` (``movetime`` unused: one ply is never cut short), deeper a
-    :class:`SearchEngine` that stops at ``depth`` or after ``movetime`` seconds. ``options``:
+    :class:`SearchEngine` that stops at ``depth`` or after ``movetime`` seconds (this module's
+    Python search over any evaluator; the bot's routes build through
+    :func:`knights.play.fast.engine.make_engine`, which searches EL/v13 compiled). ``options``:
     ``stochastic``, ``seed``, ``capture_bonus``."""
     if depth <= 1:
         return OnePlyEngine(evaluator, **options)

@@ -32,10 +32,10 @@ from typing import Any, TextIO
 import chess
 import chess.pgn
 
-from knights.evaluate.names import select_evaluator
 from knights.play.engine import MATE_SCORE, OnePlyEngine
+from knights.play.fast.engine import bot_for
 from knights.play.rules import game_over, result_of
-from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME, SearchEngine, evaluator_for_depth, make_engine
+from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME, SearchEngine
 from knights.play.stdin import read_line
 from knights.play.user_input import EngineError, board_from_fen, parse_move
 
@@ -117,18 +117,26 @@ def check_games_dir(folder: str | Path) -> Path:
     return path
 
 
-def save_pgn(board: chess.Board, folder: str | Path, *, human: chess.Color, bot_name: str, result: str,
-             termination: str) -> Path:
-    """Write the game to a new file in ``folder`` and return its path."""
+def game_record(board: chess.Board, *, human: chess.Color, bot_name: str, result: str,
+                termination: str) -> chess.pgn.Game:
+    """The game as PGN, headers included (what is saved, or printed when it cannot be)."""
     game = chess.pgn.Game.from_board(board)
-    now = _dt.datetime.now()
     game.headers["Event"] = "Knights and Kernels: terminal game"
     game.headers["Site"] = "knights play"
-    game.headers["Date"] = now.strftime("%Y.%m.%d")
+    game.headers["Date"] = _dt.datetime.now().strftime("%Y.%m.%d")
     game.headers["White"] = "You" if human == chess.WHITE else bot_name
     game.headers["Black"] = "You" if human == chess.BLACK else bot_name
     game.headers["Result"] = result
     game.headers["Termination"] = termination
+    return game
+
+
+def save_pgn(board: chess.Board, folder: str | Path, *, human: chess.Color, bot_name: str, result: str,
+             termination: str) -> Path:
+    """Write the game to a new file in ``folder`` and return its path. The file is written in
+    full under a temporary name, then renamed: a full disk leaves no empty or cut PGN behind."""
+    game = game_record(board, human=human, bot_name=bot_name, result=result, termination=termination)
+    now = _dt.datetime.now()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     stem = f"game-{now.strftime('%Y%m%d-%H%M%S')}-{'white' if human == chess.WHITE else 'black'}"
@@ -137,8 +145,13 @@ def save_pgn(board: chess.Board, folder: str | Path, *, human: chess.Color, bot_
     while path.exists():
         n += 1
         path = folder / f"{stem}-{n}.pgn"
-    with open(path, "w", encoding="utf-8") as fh:
-        print(game, file=fh, end="\n\n")
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            print(game, file=fh, end="\n\n")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
 
 
@@ -161,9 +174,8 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
         color = random.Random(seed).choice(("white", "black"))
     human = chess.WHITE if color == "white" else chess.BLACK
     if engine is None:
-        chosen = select_evaluator(evaluator_for_depth(evaluator, depth), notice=say)
-        engine = make_engine(chosen, depth=depth, movetime=movetime, stochastic=stochastic, seed=seed,
-                             capture_bonus=capture_bonus)
+        engine = bot_for(evaluator, depth=depth, movetime=movetime, notice=say, stochastic=stochastic, seed=seed,
+                         capture_bonus=capture_bonus)
     bot_name = f"{BOT_NAME} [{engine.name}]"
     unicode = _supports_unicode(stdout) if unicode is None else unicode
     orientation = human
@@ -259,9 +271,8 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
         code = 0
     try:
         path = save_pgn(board, games_dir, human=human, bot_name=bot_name, result=result, termination=termination)
-    except OSError as exc:   # the folder went away during the game: print the game rather than lose it
-        game = chess.pgn.Game.from_board(board)
-        game.headers["Result"] = result
+    except OSError as exc:   # the folder went away, the disk is full: print the game rather than lose it
+        game = game_record(board, human=human, bot_name=bot_name, result=result, termination=termination)
         print(f"knights play: error: cannot save the game in {str(games_dir)!r} ({exc.strerror or exc}); "
               f"the PGN follows on standard output", file=sys.stderr)
         say(str(game))

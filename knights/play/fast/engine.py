@@ -1,7 +1,7 @@
 """The fast search behind the bot's usual interface: python-chess in, a Decision out.
 
 :class:`FastSearchEngine` is a :class:`~knights.play.search.SearchEngine` whose iterations
-from depth 2 on run in the compiled search (:mod:`knights.play.fast.search`) with EL/v13
+from depth 2 on run in the compiled search (:mod:`knights.play.fast.compiled`) with EL/v13
 evaluated incrementally (:mod:`knights.play.incremental`). Everything around the iterations
 is the same as the Python search's: the one-ply decision first (so ``depth=1`` and ``go
 depth 1`` are the paper's one-ply bot, and the moves that end the game are known), the
@@ -33,10 +33,11 @@ import chess
 import numpy as np
 
 from knights.evaluate.base import Evaluator
-from knights.play.engine import Decision
-from knights.play.fast import search as core
-from knights.play.fast.board import MAX_MOVES, PLY, Position, from_chess_move, set_from_chess, standard, to_chess_move
-from knights.play.incremental import Net, NetEvaluator, acc_refresh, load_net
+from knights.play.engine import Decision, OnePlyEngine
+from knights.play.fast import compiled as core
+from knights.play.fast.board import PLY, Position, from_chess_move, set_from_chess, standard, to_chess_move
+from knights.play.fast.compiled import acc_refresh
+from knights.play.incremental import Net, NetEvaluator, load_net
 from knights.play.search import (
     DEFAULT_DEPTH,
     INF,
@@ -300,4 +301,64 @@ class FastSearchEngine(SearchEngine):
                 return
 
 
-__all__ = ["FEATURES", "MAX_MOVES", "FastSearchEngine", "default_net_source", "warm_up"]
+
+
+
+def is_fast_network(evaluator: Evaluator | str | None) -> bool:
+    """Whether ``evaluator`` (a name or an evaluator) is the network the fast search
+    evaluates incrementally (:data:`DEFAULT_NET`)."""
+    name = evaluator if isinstance(evaluator, str) else getattr(evaluator, "name", None)
+    return isinstance(name, str) and name.strip().lower() in (DEFAULT_NET.lower(), "el/13")
+
+
+def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEPTH, movetime: float | None = None,
+                  **options: Any) -> SearchEngine:
+    """The searching bot for ``evaluator``: the compiled :class:`FastSearchEngine` when it is
+    EL/v13 (its weights taken from the evaluator's network when it has one loaded), the
+    Python :class:`SearchEngine` over any other evaluator (kept for comparison)."""
+    if not is_fast_network(evaluator):
+        return SearchEngine(evaluator, depth=depth, movetime=movetime, **options)
+    model = None if isinstance(evaluator, str) else getattr(evaluator, "model", None)
+    net: Net | str | None = DEFAULT_NET
+    if model is not None and hasattr(model, "state_dict"):
+        from knights.play.incremental import pack
+
+        net = pack(dict(model.state_dict()))
+    return FastSearchEngine(net=net, depth=depth, movetime=movetime, **options)
+
+
+def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,
+                **options: Any) -> OnePlyEngine | SearchEngine:
+    """The bot from its settings: at ``depth`` 1 the paper's one-ply :class:`OnePlyEngine`;
+    deeper :func:`search_engine` (compiled for EL/v13, the Python search for any other
+    evaluator), stopping at ``depth`` or after ``movetime`` seconds."""
+    if depth <= 1:
+        return OnePlyEngine(evaluator, **options)
+    return search_engine(evaluator, depth=depth, movetime=movetime, **options)
+
+
+def searcher_for(asked: str | None, *, depth: int, movetime: float | None = None,
+                 notice: Callable[[str], None] | None = None, **options: Any) -> SearchEngine:
+    """The searching bot for an evaluator name as a user gives it (``None`` or ``"default"``:
+    the default for ``depth``, :func:`knights.play.search.evaluator_for_depth`), as every
+    route builds it: EL/v13 searched compiled (its weights packed, no torch evaluator
+    loaded), any other evaluator loaded by name and searched in Python. ``depth`` 1 is the
+    one-ply bot's decision."""
+    from knights.evaluate.names import canonical_evaluator_name, select_evaluator
+    from knights.play.search import evaluator_for_depth
+
+    wanted = evaluator_for_depth(asked, depth)
+    if depth > 1 and wanted is not None and is_fast_network(canonical_evaluator_name(wanted)):
+        return FastSearchEngine(net=DEFAULT_NET, depth=depth, movetime=movetime, **options)
+    return SearchEngine(select_evaluator(wanted, notice=notice), depth=depth, movetime=movetime, **options)
+
+
+def bot_for(asked: str | None, *, depth: int, movetime: float | None = None,
+            notice: Callable[[str], None] | None = None, **options: Any) -> OnePlyEngine | SearchEngine:
+    """:func:`searcher_for`, but the plain :class:`OnePlyEngine` at ``depth`` 1."""
+    if depth <= 1:
+        from knights.evaluate.names import select_evaluator
+        from knights.play.search import evaluator_for_depth
+
+        return OnePlyEngine(select_evaluator(evaluator_for_depth(asked, depth), notice=notice), **options)
+    return searcher_for(asked, depth=depth, movetime=movetime, notice=notice, **options)
