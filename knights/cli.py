@@ -54,6 +54,30 @@ def _part_number(text: str) -> int:
     return int(text)
 
 
+def _seconds(text: str) -> float:
+    """``--movetime``: a finite number of seconds above 0 (``nan`` hung the bot; ``-1`` passed)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, not {text!r}")
+    return value
+
+
+def _depth(text: str) -> int:
+    """``--depth``: a whole number of plies from 1 (the one-ply bot)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of plies") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (the one-ply bot), not {value}")
+    return value
+
+
 def _data_grow(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
@@ -371,9 +395,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="always play the best move (no stochastic opening)")
     play.add_argument("--capture-bonus", type=float, default=0.0,
                       help="pawns added to captures, as the original's 0.15 (default 0)")
-    play.add_argument("--depth", type=int, default=None,
+    play.add_argument("--depth", type=_depth, default=None,
                       help="the deepest search (default 64: as deep as --movetime allows; 1: the paper's one-ply bot)")
-    play.add_argument("--movetime", type=float, default=None, help="seconds the bot thinks a move (default 1)")
+    play.add_argument("--movetime", type=_seconds, default=None, help="seconds the bot thinks a move (default 1)")
     play.add_argument("--fen", default=None, help="start from this position")
     play.add_argument("--games-dir", default="games", help="where the PGN is saved (default games/)")
     play.add_argument("--ascii", action="store_true", help="letters instead of Unicode pieces")

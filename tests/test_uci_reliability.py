@@ -188,3 +188,17 @@ def test_python_chess_plays_a_low_clock_game_without_stale_lines(caplog):
         engine.quit()
     problems = [r.getMessage() for r in caplog.records if "pv" in r.getMessage() or "nexpected" in r.getMessage()]
     assert not problems, problems
+
+
+def test_the_lichess_bot_readme_lists_every_dependency():
+    """lichess_bot/README.md lists the packages lichess-bot's environment needs; it omitted flask."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    deps = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["dependencies"]
+    text = (repo / "lichess_bot" / "README.md").read_text()
+    listed = set(re.findall(r"`([A-Za-z0-9_.-]+)(?:==[^`]*)?`", text))
+    missing = [d for d in (re.match(r"[A-Za-z0-9_.-]+", dep).group(0) for dep in deps) if d not in listed]
+    assert not missing, missing
