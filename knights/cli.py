@@ -285,9 +285,10 @@ def _models_commands(sub: Subcommands) -> None:
         return 0
 
     def results(args: argparse.Namespace) -> int:
+        from knights.arena.move_choice import measure
         from knights.evaluate.independent_results import main_args
 
-        return main_args(args)
+        return main_args(args, move_quality=lambda data, measured: measure(data, measured, progress=not args.quiet))
 
     sp = sub.add_parser("ship-models", help="train the shipped versions through their notebooks (the recorded recipe)")
     sp.add_argument("names", nargs="*", help="versions (default: all, in order)")

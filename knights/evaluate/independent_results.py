@@ -1,6 +1,15 @@
 """Every evaluator on the independent test sets, beside the baselines, error by bucket.
 
-``knights results`` (:func:`run`) writes ``models_EL/RESULTS.md`` and two JSON files:
+``knights results`` (:func:`run`) writes ``models_EL/RESULTS.md`` and two JSON files.
+First come the headline figures, what play needs (:func:`headline`, the key ``headline``
+of each JSON file and the first section of ``RESULTS.md``): for every evaluator, beside
+counting material and Stockfish at depth 1, on the test letters and on every independent
+set, the MAE on quiet positions within a pawn of level and the error in win probability
+(:func:`knights.learn.results.headline_metrics`), and on the ``games`` set the one-ply move
+quality (:mod:`knights.arena.move_choice`: the share of positions where the one-ply choice
+is Stockfish's best move at depth 10, and its mean centipawn loss). The move quality is
+measured by an application, so ``knights results`` hands it in (``move_quality``);
+``python -m knights.evaluate.independent_results`` measures everything else. Then:
 
 * the section on the test letters ``j`` (:func:`knights.learn.results.letter_table`:
   measured now when ``data/full`` is here, else the figures measured earlier, marked so),
@@ -10,8 +19,8 @@
   with and without the threat term, its members that are not EL versions, counting
   material and Stockfish at depth 1, all on the same rows; MAE, median error, sign
   agreement and the MAE in every |eval| bucket and on forced mates
-  (:func:`knights.learn.results.bucket_metrics`); written to
-  ``report/results/independent.json``;
+  (:func:`knights.learn.results.bucket_metrics`), and on the quiet rows alone
+  (``quiet_buckets``); written to ``report/results/independent.json``;
 * whether the democracy beats its best member on each set, and by how much.
 
 The independent sets are read like any chunk (:func:`knights.data.chunks.read_chunk`):
@@ -42,13 +51,16 @@ from knights.evaluate.threats import THREATS_SUFFIX, ThreatAwareEvaluator
 from knights.learn import registry
 from knights.learn.experiment import FULL_DATA, TEST_LETTERS
 from knights.learn.results import (
+    LEVEL_PAWNS,
     NETWORKS_JSON,
     RESULTS_DIR,
     baseline_rows,
     evaluation_markdown,
     evaluation_row,
+    headline_markdown,
     letter_markdown,
     letter_table,
+    quiet_rows,
 )
 
 INDEPENDENT_DIR = registry.REPO_ROOT / "data" / "independent"
@@ -56,6 +68,21 @@ INDEPENDENT_JSON = RESULTS_DIR / "independent.json"
 RESULTS_MD = registry.REPO_ROOT / "models_EL" / "RESULTS.md"
 SET_ORDER = ("games", "tactics", "endgames")
 """The sets in the order they are built and shown; any other CSV in the folder follows."""
+MOVE_QUALITY_SET = "games"
+"""The set whose positions the one-ply move quality is measured on (real game positions)."""
+MoveQuality = Callable[[Encoded, list[tuple[str, Evaluator]]], dict[str, Any]]
+"""Measures the one-ply move quality of (kind, evaluator) pairs on a set's rows, counting
+material and Stockfish at depth 1 among its ``rows`` (:func:`knights.arena.move_choice.measure`)."""
+HEADLINE_KEYS = ("quiet_level_mae", "quiet_level_rows", "win_probability_error", "best_move_share", "mean_cp_loss")
+DEFINITIONS = {
+    "quiet_level_mae": f"MAE in pawns over the quiet positions (knights.features.attacks.quiet: not in check, no "
+                       f"legal capture that wins material) whose |Stockfish eval| <= {LEVEL_PAWNS:g} pawn",
+    "win_probability_error": "mean |p(prediction) - p(Stockfish)| over every position, p = "
+                             "knights.learn.targets.win_probability (0.00368208 per centipawn)",
+    "best_move_share": "share of the positions where the one-ply choice is Stockfish's best move (depth 10)",
+    "mean_cp_loss": "mean centipawn loss of the one-ply choice by Stockfish at depth 10 (mover's side, +-1000 "
+                    "clamp, mates +-1000)"}
+"""What the headline keys mean (written into the JSON files beside them)."""
 
 
 def set_files(folder: Path = INDEPENDENT_DIR) -> list[Path]:
@@ -122,23 +149,46 @@ def democracy_gain(dem: democracy.Democracy, data: Encoded, rows: list[dict[str,
     return out
 
 
+def with_move_quality(rows: list[dict[str, Any]], quality: dict[str, Any]) -> list[dict[str, Any]]:
+    """``rows`` with each evaluator's ``best_move_share`` and ``mean_cp_loss`` from
+    ``quality`` (:data:`MoveQuality`'s result) among its headline keys, right after them."""
+    by_name = {r["name"]: r for r in quality["rows"]}
+    out = []
+    for row in rows:
+        q = by_name.get(row["name"])
+        if q is None:
+            out.append(row)
+            continue
+        head = {k: row[k] for k in ("name", "kind", *HEADLINE_KEYS[:3]) if k in row}
+        out.append({**head, "best_move_share": q["best_move_share"], "mean_cp_loss": q["mean_cp_loss"], **row})
+    return out
+
+
 def set_table(path: Path, measured: list[tuple[str, Evaluator]], dem: democracy.Democracy | None, *,
-              with_stockfish: bool = True, progress: bool = True) -> dict[str, Any]:
-    """The table of one independent set (see the module docstring)."""
+              with_stockfish: bool = True, progress: bool = True,
+              move_quality: MoveQuality | None = None) -> dict[str, Any]:
+    """The table of one independent set (see the module docstring); ``move_quality``
+    measures the one-ply choices when the set is :data:`MOVE_QUALITY_SET`."""
     started = time.perf_counter()
     data, report = load_set(path)
     sidecar_path = path.with_suffix(".json")
     sidecar = json.loads(sidecar_path.read_text()) if sidecar_path.is_file() else {}
-    rows = baseline_rows(data, with_stockfish=with_stockfish, progress=progress)
+    calm = quiet_rows(data)
+    rows = baseline_rows(data, calm, with_stockfish=with_stockfish, progress=progress)
     for kind, ev in measured:
-        rows.append(evaluation_row(ev.name, kind, evaluate_in_blocks(ev, data), data.target))
+        rows.append(evaluation_row(ev.name, kind, evaluate_in_blocks(ev, data), data.target, calm))
+    quality = move_quality(data, measured) if move_quality is not None and path.stem == MOVE_QUALITY_SET else None
+    if quality is not None:
+        rows = with_move_quality(rows, quality)
     table: dict[str, Any] = {
         "set": path.stem, "file": registry.repo_relative(path), "rows": len(data),
         "skipped": {"total": report.total_skipped, "by_reason": dict(report.skipped), "examples": report.examples},
         "generator": sidecar.get("generator"), "label_depth": (sidecar.get("label") or {}).get("depth"),
         "label_engine": (sidecar.get("label") or {}).get("engine"), "seed": (sidecar.get("recipe") or {}).get("seed"),
         "dropped": sidecar.get("dropped"), "build_time_s": sidecar.get("time_s"),
-        "evaluation": rows}
+        "quiet_rows": int(calm.sum()), "evaluation": rows}
+    if quality is not None:
+        table["move_quality"] = {k: v for k, v in quality.items() if k != "rows"}
     learned = [r for r in rows if r["kind"] != "baseline"]
     if learned:
         best = min(learned, key=lambda r: r["mae"])
@@ -178,6 +228,16 @@ def independent_markdown(table: dict[str, Any]) -> str:
     if table["skipped"]["total"]:
         lines += [f"Malformed rows skipped: {table['skipped']['total']:,} ({table['skipped']['by_reason']}).", ""]
     lines += evaluation_markdown(table["evaluation"], details=False)
+    lines += ["", f"Quiet positions: {table.get('quiet_rows', 0):,}. What play needs: the MAE on those within a pawn "
+                  "of level, the error in win probability"
+                  + (", the one-ply move quality" if "move_quality" in table else "")
+                  + " and the quiet positions' MAE by bucket.", ""]
+    lines += headline_markdown(table["evaluation"])
+    mq = table.get("move_quality")
+    if mq:
+        lines += ["", f"Move quality: {mq['positions']:,} positions (every {mq['every']}th row); {mq['method']}. "
+                      f"{mq['seconds']:.0f} s, {mq['stockfish_searches']:,} new Stockfish searches (the rest from "
+                      f"`{mq['cache']}`)."]
     best = table.get("best")
     if best:
         rel = best.get("vs_stockfish_depth1")
@@ -196,15 +256,70 @@ def independent_markdown(table: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def headline(letters: dict[str, Any] | None, sets: list[dict[str, Any]]) -> dict[str, Any]:
+    """The headline figures of every evaluator by set (``j``'s letters first), under clear
+    keys: ``quiet_level_mae`` and ``win_probability_error`` as ``{evaluator: {set: value}}``,
+    ``move_quality`` as ``{set, positions, depth, rows: {evaluator: {best_move_share,
+    mean_cp_loss}}}`` (``None`` when not measured), and what each means (``definitions``)."""
+    tables = ([(f"letters {letters['data']['test_letters']}", letters["evaluation"])] if letters else [])
+    tables += [(st["set"], st["evaluation"]) for st in sets]
+    out: dict[str, Any] = {"definitions": DEFINITIONS, "sets": [name for name, _ in tables]}
+    for key in ("quiet_level_mae", "win_probability_error"):
+        by_name: dict[str, dict[str, float]] = {}
+        for name, rows in tables:
+            for r in rows:
+                if r.get(key) is not None:
+                    by_name.setdefault(r["name"], {})[name] = r[key]
+        out[key] = by_name
+    quality = next((st for st in sets if "move_quality" in st), None)
+    out["move_quality"] = None if quality is None else {
+        "set": quality["set"], "positions": quality["move_quality"]["positions"],
+        "depth": quality["move_quality"]["depth"],
+        "rows": {r["name"]: {"best_move_share": r["best_move_share"], "mean_cp_loss": r["mean_cp_loss"]}
+                 for r in quality["evaluation"] if "best_move_share" in r}}
+    return out
+
+
+def headline_section(head: dict[str, Any]) -> list[str]:
+    """The first section of ``RESULTS.md``: :func:`headline` as three tables."""
+    sets = head["sets"]
+    lines = ["## Headline: what play needs", "",
+             "Quiet positions within a pawn of level: the MAE in pawns over the positions that are quiet (not in "
+             "check, no legal capture that wins material: `knights.features.attacks.quiet`) and that Stockfish "
+             f"calls within {LEVEL_PAWNS:g} pawn of level, where judgement is all positional. Win-probability error: "
+             "the mean |p(prediction) - p(Stockfish)| over every position, p = `knights.learn.targets."
+             "win_probability` (Lichess's 0.00368208 a centipawn). One-ply move quality on the `games` set: the "
+             "share of positions where the evaluator's one-ply choice is Stockfish's best move at depth 10, and the "
+             "choice's mean centipawn loss (`knights.arena.move_choice`). Material and Stockfish at depth 1 on the "
+             "same rows.", ""]
+    for key, title, fmt in (("quiet_level_mae", "Quiet positions within a pawn of level, MAE (pawns)", ".3f"),
+                            ("win_probability_error", "Error in win probability", ".4f")):
+        lines += [f"### {title}", "", "| evaluator | " + " | ".join(f"`{s}`" for s in sets) + " |",
+                  "|---" + "|---:" * len(sets) + "|"]
+        for name, values in head[key].items():
+            lines.append(f"| {name} | " + " | ".join(format(values[s], fmt) if s in values else "-" for s in sets)
+                         + " |")
+        lines.append("")
+    mq = head.get("move_quality")
+    if mq:
+        lines += [f"### One-ply move quality on `{mq['set']}` ({mq['positions']:,} positions, Stockfish depth "
+                  f"{mq['depth']})", "", "| evaluator | best move | mean cp loss |", "|---|---:|---:|"]
+        lines += [f"| {name} | {r['best_move_share']:.1%} | {r['mean_cp_loss']:.1f} |"
+                  for name, r in mq["rows"].items()]
+        lines.append("")
+    return lines
+
+
 def markdown(letters: dict[str, Any] | None, sets: list[dict[str, Any]]) -> str:
     """The whole ``RESULTS.md``."""
-    out = ["# Held-out results", "", "Generated by `knights results`; do not edit by hand.", "",
-           "MAE in pawns against Stockfish (mates +-10, everything else clipped to +-9). The columns `< 1`, `1-3`, "
-           "`3-6` and `>= 6` give the MAE over the positions whose Stockfish evaluation is that large in pawns "
-           "(either side; their number in brackets), `mate` over those Stockfish scores as a forced mate. Sign "
-           "agreement leaves out positions Stockfish calls exactly 0. The independent sets are built by "
-           "`python -m knights.arena.testsets`; each set's JSON sidecar in `data/independent/` gives its recipe, "
-           "what de-duplication dropped and how long it took.", ""]
+    out = ["# Held-out results", "", "Generated by `knights results`; do not edit by hand.", ""]
+    out += headline_section(headline(letters, sets))
+    out += ["MAE in pawns against Stockfish (mates +-10, everything else clipped to +-9). The columns `< 1`, `1-3`, "
+            "`3-6` and `>= 6` give the MAE over the positions whose Stockfish evaluation is that large in pawns "
+            "(either side; their number in brackets), `mate` over those Stockfish scores as a forced mate. Sign "
+            "agreement leaves out positions Stockfish calls exactly 0. The independent sets are built by "
+            "`python -m knights.arena.testsets`; each set's JSON sidecar in `data/independent/` gives its recipe, "
+            "what de-duplication dropped and how long it took.", ""]
     if letters is not None:
         out.append(letter_markdown(letters))
     else:
@@ -218,8 +333,10 @@ def markdown(letters: dict[str, Any] | None, sets: list[dict[str, Any]]) -> str:
 def run(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows: int | None = None,
         with_stockfish: bool = True, independent_dir: Path = INDEPENDENT_DIR, out_md: Path = RESULTS_MD,
         out_json: Path = INDEPENDENT_JSON, networks_json: Path = NETWORKS_JSON, threads: int | None = 1,
-        progress: bool = True) -> list[Path]:
-    """Measure and write everything (see the module docstring); returns the files written."""
+        progress: bool = True, move_quality: MoveQuality | None = None) -> list[Path]:
+    """Measure and write everything (see the module docstring); returns the files written.
+    ``move_quality``: measures the one-ply move quality on :data:`MOVE_QUALITY_SET`
+    (``knights results`` passes :func:`knights.arena.move_choice.measure`; ``None``: not measured)."""
     if threads is not None:
         import torch
 
@@ -231,13 +348,14 @@ def run(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows:
     if letters is not None:
         letters["extra_rows"] = democracy_on_letters(letters)
         if letters.get("measured") == "now":
-            write_json(networks_json, letters)
+            write_json(networks_json, {"headline": headline(letters, []), **letters})
             written.append(networks_json)
     measured, dem = evaluators()
-    sets = [set_table(p, measured, dem, with_stockfish=with_stockfish, progress=progress)
+    sets = [set_table(p, measured, dem, with_stockfish=with_stockfish, progress=progress, move_quality=move_quality)
             for p in set_files(independent_dir)]
     out_md.write_text(markdown(letters, sets))
-    doc = {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    doc = {"headline": headline(letters, sets),
+           "generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
            "seconds": round(time.perf_counter() - started, 1),
            "buckets": "MAE over the rows whose |Stockfish evaluation| in pawns is < 1, 1-3, 3-6, >= 6 (mates "
                       "excluded), and over the forced mates ('mate')",
@@ -263,10 +381,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true")
 
 
-def main_args(a: argparse.Namespace) -> int:
-    """Run as the parsed options of :func:`add_arguments` say."""
+def main_args(a: argparse.Namespace, move_quality: MoveQuality | None = None) -> int:
+    """Run as the parsed options of :func:`add_arguments` say (``move_quality``: see :func:`run`)."""
     for path in run(a.data_dir, a.test, max_rows=a.max_rows, with_stockfish=not a.no_stockfish,
-                    independent_dir=registry.repo_path(a.independent_dir), progress=not a.quiet):
+                    independent_dir=registry.repo_path(a.independent_dir), progress=not a.quiet,
+                    move_quality=move_quality):
         print(f"wrote {registry.repo_relative(path)}")
     return 0
 

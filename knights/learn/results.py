@@ -15,6 +15,13 @@ Every evaluator's error is also broken down by how large Stockfish's evaluation 
 (:func:`bucket_metrics`): near-level positions, clear advantages, winning ones, and forced
 mates apart, since an error of a pawn means little at +8 and everything at +0.5.
 
+The headline figures are what play needs (:func:`headline_metrics`): the MAE on **quiet**
+positions (:func:`knights.features.attacks.quiet`: not in check, no legal capture that
+wins material) that Stockfish calls **within one pawn of level** (``|eval| <= 1``), where
+judgement is all positional, and the mean error in **win probability**
+(:func:`knights.learn.metrics.win_probability_error`), where an error weighs what it costs
+a game. Every row also carries the quiet positions' MAE by bucket (``quiet_buckets``).
+
 ``data/full`` is large and not on every machine. :func:`letter_table` measures the test
 letters when the folder is there and otherwise reads back the table measured earlier
 (``report/results/networks.json``), marked so (``"measured": "earlier"``), rather than
@@ -37,9 +44,10 @@ from knights.common import write_json
 from knights.data import csslab
 from knights.data.cache import ChunkCache, load_encoded
 from knights.data.chunks import Encoded, select_chunks
+from knights.features.attacks import quiet
 from knights.learn import registry
 from knights.learn.experiment import FULL_DATA, TEST_LETTERS, held_out_metrics, predict
-from knights.learn.metrics import regression_metrics
+from knights.learn.metrics import regression_metrics, win_probability_error
 
 RESULTS_DIR = registry.REPO_ROOT / "report" / "results"
 NETWORKS_JSON = RESULTS_DIR / "networks.json"
@@ -50,6 +58,9 @@ BUCKETS: tuple[tuple[str, float, float], ...] = (
 mates excluded: they have their own."""
 MATES = "mate"
 """The bucket of positions Stockfish scores as a forced mate (targets of +-10 pawns)."""
+LEVEL_PAWNS = 1.0
+""""Within one pawn of level": quiet positions whose ``|Stockfish eval| <= LEVEL_PAWNS``
+give the headline MAE (:func:`headline_metrics`)."""
 
 
 def bucket_index(target: np.ndarray) -> np.ndarray:
@@ -80,11 +91,43 @@ def bucket_metrics(pred: np.ndarray, target: np.ndarray) -> list[dict[str, Any]]
     return out
 
 
-def evaluation_row(name: str, kind: str, pred: np.ndarray, target: np.ndarray, **extra: Any) -> dict[str, Any]:
-    """One row of a results table: ``name``, ``kind``, ``extra`` fields, the overall
-    figures (:func:`~knights.learn.metrics.regression_metrics`) and the buckets."""
-    return {"name": name, "kind": kind, **extra, **regression_metrics(pred, target),
-            "buckets": bucket_metrics(pred, target)}
+def quiet_rows(data: Encoded) -> np.ndarray:
+    """Which rows of ``data`` are quiet (the project's one definition,
+    :func:`knights.features.attacks.quiet`), ``(N,)`` bool."""
+    return quiet(data.squares, data.white, data.check)
+
+
+def headline_metrics(pred: np.ndarray, target: np.ndarray, calm: np.ndarray) -> dict[str, Any]:
+    """The headline figures: the MAE (pawns) over the quiet rows (``calm``) within
+    :data:`LEVEL_PAWNS` of level and their number (MAE ``None`` when there are none), and
+    the win-probability error over every row.
+
+    >>> h = headline_metrics(np.array([0.5, 0.0, 3.0]), np.array([1.0, 0.2, 2.0]), np.array([True, False, True]))
+    >>> h["quiet_level_mae"], h["quiet_level_rows"], round(h["win_probability_error"], 4)
+    (0.5, 1, 0.0461)
+    """
+    pred = np.asarray(pred, dtype=np.float64)
+    target = np.asarray(target, dtype=np.float64)
+    level = np.asarray(calm, dtype=bool) & (np.abs(target) <= LEVEL_PAWNS)
+    n = int(level.sum())
+    return {"quiet_level_mae": float(np.abs(pred[level] - target[level]).mean()) if n else None,
+            "quiet_level_rows": n, "win_probability_error": win_probability_error(pred, target)}
+
+
+def evaluation_row(name: str, kind: str, pred: np.ndarray, target: np.ndarray, calm: np.ndarray | None = None,
+                   **extra: Any) -> dict[str, Any]:
+    """One row of a results table: ``name``, ``kind``, the headline figures when the quiet
+    rows (``calm``, :func:`quiet_rows`) are given (:func:`headline_metrics`), ``extra``
+    fields, the overall figures (:func:`~knights.learn.metrics.regression_metrics`), the
+    buckets, and the quiet rows' buckets."""
+    head = {} if calm is None else headline_metrics(pred, target, calm)
+    row = {"name": name, "kind": kind, **head, **extra, **regression_metrics(pred, target),
+           "buckets": bucket_metrics(pred, target)}
+    if calm is not None:
+        calm = np.asarray(calm, dtype=bool)
+        row["quiet_rows"] = int(calm.sum())
+        row["quiet_buckets"] = bucket_metrics(np.asarray(pred)[calm], np.asarray(target)[calm])
+    return row
 
 
 def stockfish_depth1(data: Encoded, depth: int = 1, progress: bool = True) -> np.ndarray:
@@ -111,7 +154,8 @@ def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, m
     data = load_encoded(files, ChunkCache(folder.parent / "cache"), progress=progress)
     if max_rows is not None and len(data) > max_rows:
         data = data.take(np.random.default_rng(0).choice(len(data), max_rows, replace=False))
-    rows = baseline_rows(data, with_stockfish=with_stockfish, progress=progress)
+    calm = quiet_rows(data)
+    rows = baseline_rows(data, calm, with_stockfish=with_stockfish, progress=progress)
     moves: list[dict[str, Any]] = []
     for version in registry.all_versions():
         if not version.is_trained():
@@ -122,7 +166,8 @@ def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, m
                  "train_rows": meta.get("data", {}).get("train", {}).get("rows")}
         if version.family == "EL":
             rows.append(evaluation_row(version.name, "network", predict(model, version.library.INPUTS, data),
-                                       data.target, **{k: v for k, v in entry.items() if k not in ("name", "kind")}))
+                                       data.target, calm,
+                                       **{k: v for k, v in entry.items() if k not in ("name", "kind")}))
         else:
             moves.append({**entry, **held_out_metrics(version, model, data)})
     table: dict[str, Any] = {
@@ -136,15 +181,17 @@ def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, m
     return table
 
 
-def baseline_rows(data: Encoded, *, with_stockfish: bool = True, progress: bool = True) -> list[dict[str, Any]]:
+def baseline_rows(data: Encoded, calm: np.ndarray | None = None, *, with_stockfish: bool = True,
+                  progress: bool = True) -> list[dict[str, Any]]:
     """The two baselines on ``data``: counting material (clipped to +-9 like the targets)
-    and, unless ``with_stockfish`` is false, Stockfish at depth 1 (with its seconds)."""
+    and, unless ``with_stockfish`` is false, Stockfish at depth 1 (with its seconds);
+    ``calm``: the quiet rows, for the headline figures (:func:`evaluation_row`)."""
     material = np.clip(material_balance(data.squares), -csslab.CLIP_PAWNS, csslab.CLIP_PAWNS)
-    rows = [evaluation_row("material", "baseline", material, data.target)]
+    rows = [evaluation_row("material", "baseline", material, data.target, calm)]
     if with_stockfish:
         t0 = time.perf_counter()
         sf = stockfish_depth1(data, progress=progress)
-        rows.append(evaluation_row("stockfish depth 1", "baseline", sf, data.target,
+        rows.append(evaluation_row("stockfish depth 1", "baseline", sf, data.target, calm,
                                    seconds=time.perf_counter() - t0))
     return rows
 
@@ -201,6 +248,35 @@ def evaluation_markdown(rows: list[dict[str, Any]], *, details: bool = True) -> 
     return lines
 
 
+def headline_markdown(rows: list[dict[str, Any]]) -> list[str]:
+    """The lines of a Markdown table of the headline figures (:func:`headline_metrics`),
+    the one-ply move quality where a row has it, and the quiet positions' MAE by bucket
+    (``-`` where a row lacks a figure)."""
+    names = [b[0] for b in BUCKETS] + [MATES]
+    counts: dict[str, int] = {}
+    for r in rows:
+        for b in r.get("quiet_buckets") or []:
+            counts.setdefault(b["bucket"], b["rows"])
+    level = next((r["quiet_level_rows"] for r in rows if r.get("quiet_level_rows") is not None), None)
+    moves = any("best_move_share" in r for r in rows)
+    head = ["evaluator", f"quiet, within a pawn{f' ({level:,})' if level is not None else ''}", "win-prob error"]
+    head += ["best move", "mean cp loss"] if moves else []
+    head += [f"quiet {n} ({counts[n]:,})" if n in counts else f"quiet {n}" for n in names]
+    lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
+    for r in rows:
+        cells = [r["name"], _pawns(r.get("quiet_level_mae")), _number(r.get("win_probability_error"), ".4f")]
+        if moves:
+            cells += [_number(r.get("best_move_share"), ".1%"), _number(r.get("mean_cp_loss"), ".1f")]
+        by_name = {b["bucket"]: b["mae"] for b in r.get("quiet_buckets") or []}
+        cells += [_pawns(by_name.get(n)) for n in names]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _number(x: float | None, fmt: str) -> str:
+    return "-" if x is None else format(x, fmt)
+
+
 def letter_markdown(table: dict[str, Any], level: str = "##") -> str:
     """The section of ``RESULTS.md`` on the test letters (``level``: its heading's ``#``)."""
     d = table["data"]
@@ -217,6 +293,10 @@ def letter_markdown(table: dict[str, Any], level: str = "##") -> str:
         b = table["best"]
         lines += ["", f"Best network: **{b['name']}**, MAE {b['mae']:.3f}, "
                       f"{b['vs_material']:.0%} below counting material."]
+    if any("quiet_level_mae" in r for r in table["evaluation"]):
+        lines += ["", "What play needs: the MAE on quiet positions within a pawn of level, the error in win "
+                      "probability, and the quiet positions' MAE by bucket.", ""]
+        lines += headline_markdown(table["evaluation"])
     if table["move_networks"]:
         lines += ["", f"{level}# Move networks", "",
                   "| network | parameters | epochs | top move legal | top move = played |", "|---|---:|---:|---:|---:|"]
