@@ -48,6 +48,9 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || { $(PYTHON) -c '$(PYTHON_OK)' >/dev/null 2>&1 || { $(NEED_PYTHON); }; $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,notebooks]'
+	@# sunfish, the search's peer (arena, bench): it pins python-chess 1.9.4 for its own UI only, which
+	@# conflicts with ours, so it cannot be an extra; sunfish-uci needs the standard library alone
+	$(PY) -m pip install -q --no-deps 'sunfish==2026.1'
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $(STAMP)
 

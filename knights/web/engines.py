@@ -28,7 +28,7 @@ import chess
 from knights.evaluate.base import Evaluator
 from knights.evaluate.names import EvaluatorError, available_evaluators, load_evaluator, resolve_name
 from knights.play.engine import Decision
-from knights.play.search import make_engine
+from knights.play.fast.engine import make_engine
 from knights.web.errors import RequestError
 
 MAX_DEPTH = 8

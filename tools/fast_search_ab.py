@@ -1,0 +1,95 @@
+"""Self-play A/B of the compiled search's parts: is each one worth keeping?
+
+A measurement, not a test. For each part named (knights.play.fast.engine.FEATURES, and
+``aspiration`` for the root's aspiration windows), the full search plays the same search
+with that part switched off, from the arena's openings (each twice, colours swapped), a
+fixed number of nodes a move (so that the machine's load does not decide: every part
+trades nodes for depth or accuracy, which equal nodes measure), deterministic. Prints
+the full search's score against each variant with a 95% interval and writes JSON::
+
+    .venv/bin/python tools/fast_search_ab.py --games 24 --nodes 6000 --out runs/fast/ab.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import chess
+
+from knights.play.fast.engine import FEATURES, FastSearchEngine
+from knights.play.game import Settings, play_game
+from knights.play.openings import OPENINGS
+from knights.play.search import SearchLimits
+
+
+class NodesPlayer:
+    """A FastSearchEngine searching a fixed number of nodes a move, as an arena player."""
+
+    def __init__(self, engine: FastSearchEngine, nodes: int, name: str) -> None:
+        self.engine, self.nodes, self.name = engine, nodes, name
+
+    def choose_move(self, board: chess.Board) -> chess.Move:
+        return self.engine.choose(board, limits=SearchLimits(nodes=self.nodes)).move
+
+    def new_game(self) -> None:
+        self.engine.new_game()
+
+    def reseed(self, seed: int | None) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def variant(off: str | None, nodes: int) -> NodesPlayer:
+    features = {off: False} if off in FEATURES else None
+    aspiration = 0 if off == "aspiration" else 40
+    engine = FastSearchEngine(stochastic=False, features=features, aspiration=aspiration)
+    return NodesPlayer(engine, nodes, "full" if off is None else f"no-{off}")
+
+
+def interval(scores: list[float]) -> tuple[float, float, float]:
+    n = len(scores)
+    mean = sum(scores) / n
+    sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / max(1, n - 1))
+    half = 1.96 * sd / math.sqrt(n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=24)
+    parser.add_argument("--nodes", type=int, default=6000)
+    parser.add_argument("--parts", nargs="*", default=[*FEATURES, "aspiration"])
+    parser.add_argument("--out", default="runs/fast/ab.json")
+    args = parser.parse_args()
+    settings = Settings(max_plies=240)
+    results = {}
+    for part in args.parts:
+        full, other = variant(None, args.nodes), variant(part, args.nodes)
+        scores, started = [], time.time()
+        wins = draws = losses = 0
+        for g in range(args.games):
+            opening = OPENINGS[(g // 2) % len(OPENINGS)]
+            white, black = (full, other) if g % 2 == 0 else (other, full)
+            record = play_game(white, black, opening, settings)
+            s = {"1-0": 1.0, "0-1": 0.0}.get(record.result, 0.5)
+            s = s if g % 2 == 0 else 1.0 - s
+            scores.append(s)
+            wins, draws, losses = wins + (s == 1.0), draws + (s == 0.5), losses + (s == 0.0)
+        mean, low, high = interval(scores)
+        results[part] = {"games": len(scores), "score_of_full": round(mean, 3), "ci95": [round(low, 3), round(high, 3)],
+                         "w_d_l": [wins, draws, losses], "nodes_per_move": args.nodes,
+                         "seconds": round(time.time() - started)}
+        print(f"full vs no-{part}: {mean:.3f} [{low:.3f}, {high:.3f}] +{wins} ={draws} -{losses} "
+              f"({time.time() - started:.0f} s)", flush=True)
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
