@@ -141,3 +141,34 @@ def test_the_games_set_carries_move_quality_into_its_rows_and_the_headline(tmp_p
     text = markdown(None, [table, other])
     assert text.index("## Headline: what play needs") < text.index("## Independent set `games`")
     assert "| material | 66.7% | 12.5 |" in text
+
+
+def test_the_readme_block_leads_with_what_play_needs(tmp_path: Path):
+    import shutil
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "report"))
+    from reportgen import readme
+    from reportgen.sources import Sources
+
+    res = tmp_path / "results"
+    res.mkdir()
+    shutil.copy(root / "report" / "results" / "settings.json", res)
+
+    def row(name: str, kind: str, quiet: float, share: float | None = None) -> dict:
+        out = {"name": name, "kind": kind, "mae": 1.0, "median_ae": 0.5, "sign_agreement": 0.8, "rows": 10,
+               "quiet_level_mae": quiet, "win_probability_error": quiet / 10}
+        return out if share is None else {**out, "best_move_share": share, "mean_cp_loss": 100 * (1 - share)}
+
+    games = {"set": "games", "move_quality": {"positions": 1000, "depth": 10},
+             "evaluation": [row("material", "baseline", 0.7, 0.2), row("stockfish depth 1", "baseline", 0.5, 0.6),
+                            row("EL/v1", "network", 0.9, 0.3), row("EL/v2", "network", 0.6, 0.4)]}
+    tactics = {"set": "tactics", "evaluation": [row("material", "baseline", 0.8), row("stockfish depth 1", "baseline",
+                                                0.4), row("EL/v1", "network", 0.9), row("EL/v2", "network", 0.7)]}
+    (res / "independent.json").write_text(json.dumps({"sets": [games, tactics]}))
+    rows = readme.headline_rows(Sources(root, results_dir=res, models={"EL": tmp_path, "SL": tmp_path}))
+    assert rows[0] == ("MAE in pawns on quiet positions within a pawn of level (`games` / `tactics`): the best "
+                       "network there, EL/v2", "0.60 / 0.70")
+    assert rows[1][1] == "0.50 / 0.40" and rows[2][1] == "0.70 / 0.80"
+    assert rows[4][1] == "EL/v2 40.0%, 60 cp; material 20.0%, 80 cp; stockfish depth 1 60.0%, 40 cp"

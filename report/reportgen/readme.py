@@ -62,7 +62,8 @@ def headline_rows(src: Sources) -> list[tuple[str, str]]:
         maes = [next((r["mae"] for r in st["evaluation"] if r["name"] == name), None) for st in sets]
         return " / ".join(pawns(m) for m in maes) if sets and name else NOT_YET
 
-    out = [(f"MAE in pawns on the independent test sets ({names or 'none yet'}): the best network, "
+    out = play_rows(src, sets)
+    out += [(f"MAE in pawns on the independent test sets ({names or 'none yet'}): the best network, "
             f"{best or 'none'}", row(best)),
            ("the same positions: Stockfish at depth 1", row("stockfish depth 1")),
            ("the same positions: counting material", row("material"))]
@@ -84,6 +85,42 @@ def headline_rows(src: Sources) -> list[tuple[str, str]]:
     if best_params:
         size += f"; {best} has {best_params:,.0f} parameters"
     out.append(("model files", size))
+    return out
+
+
+def play_rows(src: Sources, sets: list[dict]) -> list[tuple[str, str]]:
+    """The headline of what play needs (``knights results``): on quiet positions within a
+    pawn of level, the MAE of the network best there (lowest mean over the sets), Stockfish
+    at depth 1 and material; their win-probability errors; the one-ply move quality on the
+    set that measured it. Empty until the results files hold these figures."""
+    def values(key: str, name: str) -> list[float | None]:
+        return [next((r.get(key) for r in st["evaluation"] if r["name"] == name), None) for st in sets]
+
+    nets = {r["name"] for st in sets for r in st["evaluation"] if r["kind"] == "network"}
+    full = {n: sum(v) / len(v) for n in nets if None not in (v := values("quiet_level_mae", n)) and v}
+    if not full:
+        return []
+    best = min(full, key=lambda n: full[n])
+    names = " / ".join(f"`{st['name']}`" for st in sets)
+
+    def row(key: str, name: str, fmt: str) -> str:
+        return " / ".join(NOT_YET if x is None else format(x, fmt) for x in values(key, name))
+
+    out = [(f"MAE in pawns on quiet positions within a pawn of level ({names}): the best network there, {best}",
+            row("quiet_level_mae", best, ".2f")),
+           ("the same positions: Stockfish at depth 1", row("quiet_level_mae", "stockfish depth 1", ".2f")),
+           ("the same positions: counting material", row("quiet_level_mae", "material", ".2f")),
+           (f"error in win probability ({names}): {best} / Stockfish at depth 1 / material",
+            "; ".join(row("win_probability_error", n, ".3f") for n in (best, "stockfish depth 1", "material")))]
+    quality = next((st for st in sets if st.get("move_quality")), None)
+    if quality is not None:
+        rows = [r for r in quality["evaluation"] if r.get("best_move_share") is not None]
+        top = max((r for r in rows if r["kind"] != "baseline"), key=lambda r: r["best_move_share"], default=None)
+        shown = ([top] if top else []) + [r for r in rows if r["kind"] == "baseline"]
+        mq = quality["move_quality"]
+        out.append((f"one-ply move = Stockfish's best (depth {mq.get('depth')}), mean cp loss: `{quality['name']}`, "
+                    f"{mq.get('positions', 0):,} positions",
+                    "; ".join(f"{r['name']} {r['best_move_share']:.1%}, {r['mean_cp_loss']:.0f} cp" for r in shown)))
     return out
 
 

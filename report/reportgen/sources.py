@@ -599,6 +599,12 @@ def dataset_generation(src: Sources) -> dict:
 
 
 # -- independent test sets ---------------------------------------------------------------
+HEADLINE_KEYS = ("quiet_level_mae", "quiet_level_rows", "win_probability_error", "best_move_share", "mean_cp_loss")
+"""What play needs, per evaluation row (``knights results``; ``None`` where not measured): MAE on
+quiet positions within a pawn of level, the win-probability error, and (``games`` only) the
+one-ply move quality."""
+
+
 def _evaluation_rows(rows) -> list[dict]:
     out = []
     for r in rows if isinstance(rows, list) else []:
@@ -608,7 +614,8 @@ def _evaluation_rows(rows) -> list[dict]:
                    for b in (r.get("buckets") or []) if isinstance(b, dict)}
         out.append({"name": str(r.get("name")), "kind": str(r.get("kind", "network")), "mae": number(r.get("mae")),
                     "median_ae": number(r.get("median_ae")), "sign_agreement": number(r.get("sign_agreement")),
-                    "rows": number(r.get("rows")), "buckets": buckets})
+                    "rows": number(r.get("rows")), "buckets": buckets,
+                    **{k: number(r.get(k)) for k in HEADLINE_KEYS}})
     return out
 
 
@@ -634,6 +641,7 @@ def independent_sets(src: Sources) -> list[dict]:
                     "build_seconds": sum(p for p in parts if p is not None) if any(p is not None for p in parts)
                     else None, "source_note": times.get("note") or "",
                     "evaluation": _evaluation_rows(st.get("evaluation")),
+                    "move_quality": st.get("move_quality") if isinstance(st.get("move_quality"), dict) else None,
                     "democracy": {"best_member": dem.get("best_member"),
                                   "best_member_mae": number(dem.get("best_member_mae")),
                                   **{k: {"mae": number(dig(dem, k, "mae")), "gain": number(dig(dem, k, "gain")),
