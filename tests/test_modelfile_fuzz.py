@@ -20,7 +20,7 @@ from knights.learn import modelfile, registry
 from knights.learn.store import sha256_file
 from knights.learn.verify import main as verify_main
 
-_SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
+_SETTINGS = settings(max_examples=15, deadline=None, derandomize=True,
                      suppress_health_check=[HealthCheck.too_slow])
 VERSION = registry.get("EL/v1")
 SHAPES = {k: tuple(v.shape) for k, v in VERSION.build().state_dict().items()}
