@@ -2,8 +2,11 @@
 
 The real server (knights.web.server.start) runs on a free loopback port in a thread;
 each test clicks and drags pieces on the page as a person would (the mouse on the
-board's squares), then checks what the page shows against python-chess. Screenshots
-go to the test's ``tmp_path``. ``make browser`` installs what this needs (Chromium
+board's squares), or types them (the keyboard), then checks what the page shows against
+python-chess, at a desktop size and at a phone's (390 px wide). Screenshots go to the
+test's ``tmp_path``, and also to ``KNIGHTS_SHOTS`` (a folder, e.g. runs/web/shots) when
+that is set, to look at. The server-down test runs ``knights serve`` as a process, kills
+it and starts it again on the same port. ``make browser`` installs what this needs (Chromium
 from Debian, the board library from npm); without it these tests skip, except under
 ``CI=true``, where a missing browser fails them.
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import re
 import shutil
 import urllib.request
@@ -37,7 +41,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 README_SHOT = ROOT / "docs" / "web.png"
 MAX_SHOT_BYTES = 150_000
 VIEWPORT = {"width": 1080, "height": 760}
+PHONE = {"width": 390, "height": 844}
 WAIT_MS = 30_000
+SHOTS = os.environ.get("KNIGHTS_SHOTS")
 
 pytestmark = pytest.mark.slow
 
@@ -52,19 +58,47 @@ def _what_is_missing() -> str | None:
     return board_library_missing()
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def _need_the_browser() -> None:
     missing = _what_is_missing()
     if missing is not None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"{missing}; under CI=true the browser tests must run ('make browser' installs it)")
         pytest.skip(f"{missing}: run 'make browser' (as root it installs Chromium and the board library)")
-    from knights.web.server import start, url_of
 
-    httpd, thread = start("127.0.0.1", 0)
-    yield url_of(httpd)
-    httpd.shutdown()
+
+@pytest.fixture(scope="module")
+def httpd() -> Iterator[Any]:
+    _need_the_browser()
+    from knights.web.server import start
+
+    running, thread = start("127.0.0.1", 0)
+    yield running
+    running.shutdown()
+    running.server_close()
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(httpd: Any) -> str:
+    from knights.web.server import url_of
+
+    return str(url_of(httpd))
+
+
+@pytest.fixture(scope="module")
+def store(httpd: Any) -> Any:
+    """The in-thread server's games (a test may set a game's position)."""
+    return httpd.app.extensions["knights_games"]
+
+
+def shot(page: Any, tmp_path: Path, name: str, **options: Any) -> Path:
+    """A screenshot in ``tmp_path`` (and in ``KNIGHTS_SHOTS`` when set)."""
+    path = tmp_path / name
+    page.screenshot(path=path, **options)
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, Path(SHOTS) / name)
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +111,26 @@ def browser(server: str) -> Iterator[Any]:
         chromium.close()
 
 
+@pytest.fixture(params=["desktop", "phone"])
+def size(request: Any) -> str:
+    return str(request.param)
+
+
 @pytest.fixture
 def context(browser: Any) -> Iterator[Any]:
     ctx = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def sized_context(browser: Any, size: str) -> Iterator[Any]:
+    """A desktop window or a phone's (390 px wide, touch)."""
+    if size == "phone":
+        ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True,
+                                  accept_downloads=True)
+    else:
+        ctx = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
     yield ctx
     ctx.close()
 
@@ -142,11 +193,14 @@ def game_id(page: Any) -> str:
     return str(page.evaluate("sessionStorage.getItem('knights-game-id')"))
 
 
-def start_game(page: Any, *, color: str = "white", evaluator: str = "material", stochastic: bool = False) -> None:
+def start_game(page: Any, *, color: str = "white", evaluator: str = "material", stochastic: bool = False,
+               depth: int = 1, movetime: float | None = None) -> None:
     """Choose the settings in the form and press New game."""
     before = game_id(page)
     page.select_option("#color", color)
     page.select_option("#evaluator", evaluator)
+    page.select_option("#depth", str(depth))
+    page.fill("#movetime", "" if movetime is None else str(movetime))
     page.set_checked("#stochastic", stochastic)
     page.click("#new")
     page.wait_for_function("id => sessionStorage.getItem('knights-game-id') !== id", arg=before, timeout=WAIT_MS)
@@ -156,7 +210,7 @@ def start_game(page: Any, *, color: str = "white", evaluator: str = "material", 
 def shown_game(page: Any) -> tuple[chess.Board, list[str]]:
     """The game the move list shows, replayed with python-chess (an illegal move fails),
     and its SAN moves."""
-    sans = " ".join(page.locator("#moves li").all_inner_texts()).split()
+    sans = page.locator("#moves .san").all_inner_texts()
     board = chess.Board()
     for san in sans:
         board.push_san(san)
@@ -253,12 +307,14 @@ def test_the_pgn_downloads_and_parses(page: Any, tmp_path: Path) -> None:
 def test_tabs_keep_their_own_games(context: Any, server: str, tmp_path: Path) -> None:
     one, two = open_page(context, server), open_page(context, server)
     for tab, (source, target) in ((one, ("e2", "e4")), (two, ("d2", "d4"))):
+        tab.bring_to_front()                            # a person plays in the tab in front
         start_game(tab)
         fen = tab.input_value("#fen")
         click_move(tab, source, target)
         wait_for_your_turn(tab, fen)
     assert game_id(one) != game_id(two)
     for tab, first in ((one, "e4"), (two, "d4")):
+        tab.bring_to_front()
         tab.reload()
         wait_for_your_turn(tab)
         board, sans = shown_game(tab)
@@ -290,8 +346,230 @@ def test_as_black_with_flip_undo_and_resign(page: Any, tmp_path: Path) -> None:
     assert page.locator("#undo").is_disabled()
     page.click("#resign")
     page.wait_for_function("() => document.getElementById('status').dataset.phase === 'over'", timeout=WAIT_MS)
-    assert "black resigns" in page.inner_text("#status") and "White wins (1-0)" in page.inner_text("#status")
+    assert "you resigned" in page.inner_text("#status") and "You lose (1-0)" in page.inner_text("#status")
     page.screenshot(path=tmp_path / "resigned.png")
+
+
+def post(url: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    request = urllib.request.Request(url + path, data=json.dumps(body or {}).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        answer: dict[str, Any] = json.load(response)
+        return answer
+
+
+def type_move(page: Any, text: str) -> None:
+    """Type a move in the move box and press Enter (the keyboard alone)."""
+    page.locator("#move-text").focus()
+    page.keyboard.type(text)
+    page.keyboard.press("Enter")
+
+
+def no_overflow(page: Any) -> None:
+    """Nothing on the page is wider than the window, the New-game box above all."""
+    width = page.evaluate("window.innerWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    wide = page.evaluate("""w => [...document.querySelectorAll('body *')]
+        .filter(e => e.getClientRects().length && e.getBoundingClientRect().right > w + 0.5
+                     && !e.closest('svg'))
+        .map(e => (e.id || e.tagName) + ':' + Math.round(e.getBoundingClientRect().right))""", width)
+    assert wide == [], f"wider than {width} px: {wide}"
+
+
+def test_forty_moves_all_in_the_move_list_the_last_in_view(sized_context: Any, server: str, size: str,
+                                                            tmp_path: Path) -> None:
+    """Thirty-nine moves through the API, the fortieth typed on the page: the list shows
+    every move, numbered, two a row, scrolled to the last one, at desktop and phone sizes."""
+    page = open_page(sized_context, server)
+    start_game(page)
+    rng = random.Random(0)
+    state = served_state(server, page)
+    while len(state["moves"]) < 78:
+        assert not state["over"], state["reason"]
+        state = post(server, f"api/games/{game_id(page)}/move", {"move": rng.choice(sorted(state["legal"]))})
+    page.reload()
+    wait_for_your_turn(page)
+    fen = page.input_value("#fen")
+    type_move(page, sorted(state["legal"])[0])
+    wait_for_your_turn(page, fen)
+    state = served_state(server, page)
+    assert len(state["san"]) == 80 and not state["over"]
+    board, sans = shown_game(page)
+    assert sans == state["san"] and board.fen() == state["fen"]
+    rows = page.locator("#moves li")
+    assert rows.count() == 40
+    assert rows.nth(0).inner_text().split() == ["1.", *state["san"][:2]]
+    assert rows.nth(39).inner_text().split() == ["40.", *state["san"][78:]]
+    last = page.locator("#moves .san.last")
+    assert last.inner_text() == state["san"][-1]
+    box, inside = last.bounding_box(), page.locator("#moves").bounding_box()
+    assert box is not None and inside is not None
+    assert inside["y"] - 0.5 <= box["y"] and box["y"] + box["height"] <= inside["y"] + inside["height"] + 0.5, \
+        "the last move is scrolled out of the list's view"
+    assert inside["x"] - 0.5 <= box["x"] and box["x"] + box["width"] <= inside["x"] + inside["width"] + 0.5
+    no_overflow(page)
+    page.locator("#moves").scroll_into_view_if_needed()
+    shot(page, tmp_path, f"moves-40-{size}.png", full_page=True)
+    assert not page.errors, page.errors
+
+
+def test_keyboard_play_and_the_bot_move_announced(sized_context: Any, server: str, size: str,
+                                                  tmp_path: Path) -> None:
+    page = open_page(sized_context, server)
+    start_game(page)
+    fen = page.input_value("#fen")
+    type_move(page, "e4")                                   # SAN
+    wait_for_your_turn(page, fen)
+    _, sans = shown_game(page)
+    assert sans[0] == "e4" and len(sans) == 2
+    status = page.get_by_role("status")
+    assert status.get_attribute("aria-live") == "polite"
+    assert f"The bot played 1\u2026 {sans[1]}." in status.inner_text() and "Your move" in status.inner_text()
+    assert page.evaluate("document.activeElement.id") == "move-text" and page.input_value("#move-text") == ""
+    fen = page.input_value("#fen")
+    type_move(page, "g1f3")                                 # UCI
+    wait_for_your_turn(page, fen)
+    _, sans = shown_game(page)
+    assert sans[2] == "Nf3" and f"The bot played 2\u2026 {sans[3]}." in status.inner_text()
+    fen = page.input_value("#fen")
+    type_move(page, "Ke3")                                  # illegal: said, nothing played
+    page.wait_for_function("() => document.getElementById('status').dataset.phase === 'illegal'",
+                           timeout=WAIT_MS)
+    assert "illegal move 'Ke3'" in status.inner_text() and page.input_value("#fen") == fen
+    assert page.input_value("#move-text") == "Ke3"          # kept, to correct
+    no_overflow(page)
+    shot(page, tmp_path, f"typed-{size}.png")
+    assert not page.errors, page.errors
+
+
+def test_the_board_has_a_name_and_the_closed_promotion_dialog_is_not_there(page: Any, store: Any,
+                                                                            tmp_path: Path) -> None:
+    start_game(page)
+    board = page.get_by_role("img", name=re.compile("^Chessboard: you play white, white to move"))
+    assert board.count() == 1
+    assert "White: king e1, queen d1" in str(board.get_attribute("aria-label"))
+    assert page.get_by_role("dialog").count() == 0          # closed: not in the accessibility tree
+    game = store.get(game_id(page))
+    with game.lock:
+        game.board = chess.Board("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
+    page.reload()
+    wait_for_your_turn(page)
+    assert page.get_by_role("dialog").count() == 0
+    click_move(page, "a7", "a8")
+    dialog = page.get_by_role("dialog", name=re.compile("romot"))
+    dialog.wait_for(timeout=WAIT_MS)                        # open: there, with its four pieces
+    assert dialog.get_by_role("button").count() == 4
+    page.wait_for_timeout(400)                              # its fade-in, for the picture
+    shot(page, tmp_path, "promotion.png")
+    fen = page.input_value("#fen")
+    page.locator("#board .promotion-dialog-button-group").nth(1).click()     # q, r, b, n: the rook
+    wait_for_your_turn(page, fen)
+    assert page.locator("#moves .san").first.inner_text() == "a8=R+" and page.get_by_role("dialog").count() == 0
+
+
+def test_the_header_names_the_bot_and_a_win_says_you_win(page: Any, store: Any, tmp_path: Path) -> None:
+    start_game(page, depth=2, movetime=1)
+    assert "Play the search, depth 2 (material, 1 s a move)" in page.inner_text("#subtitle")
+    start_game(page)
+    assert "Play the one-ply bot (material)" in page.inner_text("#subtitle")
+    game = store.get(game_id(page))
+    with game.lock:
+        game.board = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+    page.reload()
+    wait_for_your_turn(page)
+    fen = page.input_value("#fen")
+    type_move(page, "Ra8#")
+    wait_for_your_turn(page, fen)
+    assert phase(page) == "over" and "Game over: checkmate. You win (1-0)." in page.inner_text("#status")
+    assert "White wins" not in page.inner_text("#status")
+    shot(page, tmp_path, "you-win.png")
+
+
+def test_the_evaluation_label_is_whole_past_ten(page: Any, store: Any, tmp_path: Path) -> None:
+    start_game(page, color="black")
+    game = store.get(game_id(page))
+    with game.lock:                                         # the bot (White) can take a queen: about +13
+        game.board = chess.Board("q3k3/8/8/8/8/8/8/Q3K2R b K - 0 1")
+    page.reload()
+    wait_for_your_turn(page)
+    fen = page.input_value("#fen")
+    type_move(page, "Kd7")
+    wait_for_your_turn(page, fen)
+    label = page.locator("#evalbar-text")
+    text = label.inner_text().strip()
+    assert re.fullmatch("[+\u2212][0-9]+", text) and abs(int(text[1:])) >= 10, text
+    assert label.evaluate("e => e.scrollWidth <= e.clientWidth"), f"{text!r} is cut"
+    shot(page, tmp_path, "eval-label.png", clip=page.locator(".board-row").bounding_box())
+
+
+def test_a_search_lists_best_first_and_says_why_the_played_move_may_not_top_it(page: Any) -> None:
+    start_game(page, depth=2, movetime=2)
+    fen = page.input_value("#fen")
+    click_move(page, "e2", "e4")
+    wait_for_your_turn(page, fen)
+    scores = [float(t.replace("\u2212", "-").replace("+", "")) for t in
+              page.locator("#saw tbody td.num").all_inner_texts() if "mate" not in t]
+    assert scores == sorted(scores)                         # Black's best: White's lowest first
+    assert "proves only the played move's score" in page.inner_text("#saw-summary")
+
+
+def test_the_server_down_is_said_retried_and_the_game_goes_on(context: Any, tmp_path: Path) -> None:
+    """``knights serve`` killed under the page: the page says the server is down (not
+    "Failed to fetch"), keeps asking, and goes on with the same game when a new server
+    on the same port and database answers."""
+    _need_the_browser()
+    from test_web_restart import Server
+
+    db = tmp_path / "games.sqlite3"
+    first = Server(db)
+    try:
+        page = open_page(context, first.url)
+        start_game(page)
+        fen = page.input_value("#fen")
+        click_move(page, "e2", "e4")
+        wait_for_your_turn(page, fen)
+        _, before = shown_game(page)
+        first.kill()
+        page.click("#pgn")                                      # the PGN says why not
+        page.wait_for_function("() => document.getElementById('status').textContent.includes('No PGN')",
+                               timeout=WAIT_MS)
+        banner = page.locator("#connection")
+        banner.wait_for(state="visible", timeout=WAIT_MS)
+        assert "The server is not answering" in banner.inner_text()
+        assert "Failed to fetch" not in page.inner_text("body")
+        assert page.locator("#move-text").is_disabled()
+        page.wait_for_function("() => /[0-9] tries/.test(document.getElementById('connection').textContent)",
+                               timeout=WAIT_MS)                 # it keeps trying
+        shot(page, tmp_path, "server-down.png")
+    except BaseException:
+        first.kill()
+        raise
+    second = Server(db, first.port)
+    try:
+        banner.wait_for(state="hidden", timeout=WAIT_MS)
+        wait_for_your_turn(page)
+        assert "The server is back" in page.inner_text("#status")
+        assert shown_game(page)[1] == before
+        fen = page.input_value("#fen")
+        type_move(page, "d4")
+        wait_for_your_turn(page, fen)
+        assert shown_game(page)[1][:3] == [*before, "d4"]
+        with page.expect_download() as download:
+            page.click("#pgn")
+        path = tmp_path / download.value.suggested_filename
+        download.value.save_as(path)
+        game = chess.pgn.read_game(io.StringIO(path.read_text()))
+        moves = [m.uci() for m in game.mainline_moves()]
+        assert game is not None and moves == served_moves(second.url, page) and moves[0::2][:2] == ["e2e4", "d2d4"]
+        shot(page, tmp_path, "server-back.png")
+        assert not page.errors, page.errors
+    finally:
+        second.kill()
+
+
+def served_moves(url: str, page: Any) -> list[str]:
+    moves: list[str] = served_state(url, page)["moves"]
+    return moves
 
 
 def test_readme_screenshot(page: Any, tmp_path: Path) -> None:

@@ -40,14 +40,15 @@ pytestmark = pytest.mark.slow
 
 
 class Server:
-    """``knights serve --port 0 --db DB`` in its own process; ``url`` once it listens."""
+    """``knights serve --port PORT --db DB`` in its own process (port 0: a free one);
+    ``url`` and ``port`` once it listens."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, port: int = 0) -> None:
         if board_library_missing():
             if os.environ.get("CI") == "true":
                 pytest.fail("the board library is missing; under CI=true this test must run ('make browser')")
             pytest.skip("the board library is not installed (make browser): knights serve refuses to start")
-        self.process = subprocess.Popen([*KNIGHTS, "serve", "--port", "0", "--db", str(db)], cwd=ROOT,
+        self.process = subprocess.Popen([*KNIGHTS, "serve", "--port", str(port), "--db", str(db)], cwd=ROOT,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.process.stdout is not None
         found: list[str] = []
@@ -60,6 +61,7 @@ class Server:
             self.kill()
             raise AssertionError(f"knights serve did not start: {line!r} {self.process.stderr.read()!r}")  # type: ignore[union-attr]
         self.url = match.group(1)
+        self.port = int(self.url.rstrip("/").rsplit(":", 1)[1])
 
     def kill(self) -> None:
         """SIGKILL: the hardest way to stop (nothing runs on the way out)."""
