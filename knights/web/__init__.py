@@ -7,6 +7,8 @@
   (evaluator, stochastic opening, seed, search depth, movetime);
 - :mod:`knights.web.games`: one game (board, settings, what the bot saw) and the
   store that keeps several apart, one id each;
+- :mod:`knights.web.storage`: the games in one SQLite file, written on every move and
+  pruned (at most 256 games, none idle over 30 days), so a restart loses none;
 - :mod:`knights.web.app`: the Flask app, its JSON API and the static files;
 - :mod:`knights.web.server`: the ``knights serve`` command.
 
