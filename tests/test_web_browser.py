@@ -513,6 +513,20 @@ def test_a_search_lists_best_first_and_says_why_the_played_move_may_not_top_it(p
     assert "proves only the played move's score" in page.inner_text("#saw-summary")
 
 
+def test_a_bot_cut_short_is_asked_again_when_the_page_opens(page: Any, store: Any) -> None:
+    """The server holds a game where the bot is to move (a restart cut its search short):
+    the page asks ``/bot`` and the game goes on."""
+    start_game(page)
+    game = store.get(game_id(page))
+    with game.lock:
+        game.play_human("e2e4")                            # saved, and the bot never answered
+        store.save(game)
+    page.reload()
+    wait_for_your_turn(page)
+    _, sans = shown_game(page)
+    assert sans[0] == "e4" and len(sans) == 2 and "The bot played 1\u2026" in page.inner_text("#status")
+
+
 def test_the_server_down_is_said_retried_and_the_game_goes_on(context: Any, tmp_path: Path) -> None:
     """``knights serve`` killed under the page: the page says the server is down (not
     "Failed to fetch"), keeps asking, and goes on with the same game when a new server

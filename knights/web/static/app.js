@@ -25,6 +25,7 @@ let state = null        // the game as the server last sent it
 let options = null      // /api/options: evaluators, default, depths
 let offline = null      // while the server is down: {since, tries}
 let busy = false        // a move (or the bot's) is on its way
+let askedFor = null     // the position the page last asked the bot to move in (/bot)
 
 const board = new Chessboard($("board"), {
     assetsUrl: "/vendor/cm-chessboard/assets/",
@@ -307,7 +308,14 @@ async function show(next, animate = true) {
     const [text, phase] = statusText()
     say(botMoveText() + text, phase)
     allowInput()
-    if (state.bot_to_move && !busy) await botMove()   // its search was cut short (a restart): ask again
+    if (state.bot_to_move && !busy) {                 // its search was cut short (a restart): ask again,
+        if (askedFor === state.fen) {                  // once a position
+            say("The bot has not moved yet: reload the page to ask it again.", "error")
+            return
+        }
+        askedFor = state.fen
+        await botMove()
+    }
 }
 
 function yourTurn() {
