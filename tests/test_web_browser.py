@@ -376,6 +376,15 @@ def no_overflow(page: Any) -> None:
     assert wide == [], f"wider than {width} px: {wide}"
 
 
+def set_position(page: Any, store: Any, fen: str) -> None:
+    """Put the page's game on ``fen`` (on the server), and reload the page."""
+    game = store.get(game_id(page))
+    with game.lock:
+        game.board = chess.Board(fen)
+    page.reload()
+    wait_for_your_turn(page)
+
+
 def test_forty_moves_all_in_the_move_list_the_last_in_view(sized_context: Any, server: str, size: str,
                                                             tmp_path: Path) -> None:
     """Thirty-nine moves through the API, the fortieth typed on the page: the list shows
@@ -449,11 +458,7 @@ def test_the_board_has_a_name_and_the_closed_promotion_dialog_is_not_there(page:
     assert board.count() == 1
     assert "White: king e1, queen d1" in str(board.get_attribute("aria-label"))
     assert page.get_by_role("dialog").count() == 0          # closed: not in the accessibility tree
-    game = store.get(game_id(page))
-    with game.lock:
-        game.board = chess.Board("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
-    page.reload()
-    wait_for_your_turn(page)
+    set_position(page, store, "4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
     assert page.get_by_role("dialog").count() == 0
     click_move(page, "a7", "a8")
     dialog = page.get_by_role("dialog", name=re.compile("romot"))
@@ -472,11 +477,7 @@ def test_the_header_names_the_bot_and_a_win_says_you_win(page: Any, store: Any, 
     assert "Play the search, depth 2 (material, 1 s a move)" in page.inner_text("#subtitle")
     start_game(page)
     assert "Play the one-ply bot (material)" in page.inner_text("#subtitle")
-    game = store.get(game_id(page))
-    with game.lock:
-        game.board = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
-    page.reload()
-    wait_for_your_turn(page)
+    set_position(page, store, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
     fen = page.input_value("#fen")
     type_move(page, "Ra8#")
     wait_for_your_turn(page, fen)
@@ -487,11 +488,7 @@ def test_the_header_names_the_bot_and_a_win_says_you_win(page: Any, store: Any, 
 
 def test_the_evaluation_label_is_whole_past_ten(page: Any, store: Any, tmp_path: Path) -> None:
     start_game(page, color="black")
-    game = store.get(game_id(page))
-    with game.lock:                                         # the bot (White) can take a queen: about +13
-        game.board = chess.Board("q3k3/8/8/8/8/8/8/Q3K2R b K - 0 1")
-    page.reload()
-    wait_for_your_turn(page)
+    set_position(page, store, "q3k3/8/8/8/8/8/8/Q3K2R b K - 0 1")   # the bot (White) can take a queen: about +13
     fen = page.input_value("#fen")
     type_move(page, "Kd7")
     wait_for_your_turn(page, fen)

@@ -227,23 +227,22 @@ def create_app(store: GameStore | None = None, *, trusted_hosts: list[str] | Non
                 games.save(game)
             return answer(game)
 
-    @app.post("/api/games/<game_id>/undo")
-    def undo(game_id: str) -> tuple[Response, int]:
+    def change(game_id: str, act: Callable[[Game], object]) -> tuple[Response, int]:
+        """``act`` on the game under its lock, written to the database before the answer."""
         _body(())
         game = games.get(game_id)
         with game.lock:
-            game.undo()
+            act(game)
             games.save(game)
             return answer(game)
 
+    @app.post("/api/games/<game_id>/undo")
+    def undo(game_id: str) -> tuple[Response, int]:
+        return change(game_id, Game.undo)
+
     @app.post("/api/games/<game_id>/resign")
     def resign(game_id: str) -> tuple[Response, int]:
-        _body(())
-        game = games.get(game_id)
-        with game.lock:
-            game.resign()
-            games.save(game)
-            return answer(game)
+        return change(game_id, Game.resign)
 
     @app.get("/api/games/<game_id>/pgn")
     def pgn(game_id: str) -> Response:
