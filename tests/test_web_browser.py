@@ -374,6 +374,14 @@ def no_overflow(page: Any) -> None:
                      && !e.closest('svg'))
         .map(e => (e.id || e.tagName) + ':' + Math.round(e.getBoundingClientRect().right))""", width)
     assert wide == [], f"wider than {width} px: {wide}"
+    spilled = page.evaluate("""() => [...document.querySelectorAll('body *')]
+        .filter(e => e.getClientRects().length && !e.closest('svg') && !['INPUT', 'SELECT'].includes(e.tagName)
+                     && getComputedStyle(e).overflowX === 'visible' && e.scrollWidth > e.clientWidth + 1
+                     && e.clientWidth > 0)
+        .map(e => e.id || e.className || e.tagName)""")
+    assert spilled == [], f"text running out of its box: {spilled}"
+    label = page.locator("#evalbar-text")
+    assert label.evaluate("e => e.scrollWidth <= e.clientWidth"), f"the evaluation label {label.inner_text()!r} is cut"
 
 
 def set_position(page: Any, store: Any, fen: str) -> None:
