@@ -302,6 +302,19 @@ def _models_commands(sub: Subcommands) -> None:
     rp.add_argument("--quiet", action="store_true")
     rp.set_defaults(func=results)
 
+    def ablation(args: argparse.Namespace) -> int:
+        from knights.learn.ablation import run
+
+        run(args.only or None, device=args.device, progress=not args.quiet, epochs=args.epochs)
+        return 0
+
+    ab = sub.add_parser("ablation", help="what each change of EL/v13's recipe bought (report/results/ablation.json)")
+    ab.add_argument("--only", action="append", help="a variant's name (repeatable; default: all)")
+    ab.add_argument("--device", default=None, help="cpu, cuda, ... (default: the fastest there is)")
+    ab.add_argument("--epochs", type=int, default=None, help="another epoch count (default: EL/v13's)")
+    ab.add_argument("--quiet", action="store_true")
+    ab.set_defaults(func=ablation)
+
     def settings(args: argparse.Namespace) -> int:
         from knights.settings import write
 

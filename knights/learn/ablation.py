@@ -1,0 +1,165 @@
+"""What each change of EL/v13's recipe bought: ``knights ablation``.
+
+EL/v13 changed three things at once against the dense networks: what it learns (the
+win probability, not pawns), which rows it learns from (quiet positions only) and, as
+the grown data arrives, how much. Each variant below changes one of them against the
+shipped recipe and is trained by the one loop (:func:`knights.learn.training.fit`) with
+V13's network and settings, on the data the recipe names; every variant is then measured
+on the test letters ``j`` and on each independent set (``data/independent/``) with the
+headline figures of ``knights results`` (:func:`knights.learn.results.headline_metrics`):
+the MAE on quiet positions within a pawn of level, the win-probability error, and the MAE.
+
+    knights ablation                       # every variant; resumes: a finished variant is reused
+    knights ablation --only quiet_wp       # one of them
+
+Each variant's weights go to ``runs/ablation/<name>.pt`` (git ignores ``runs/``); the table
+goes to ``report/results/ablation.json``, which the report reads. On 2 CPU cores a variant
+takes about 3-8 minutes; on one GPU well under one.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from knights.common import write_json
+from knights.data.cache import ChunkCache, load_encoded
+from knights.data.chunks import Encoded, read_chunk, select_chunks
+from knights.features.attacks import quiet
+from knights.learn import modelfile, registry
+from knights.learn.experiment import FULL_DATA, TEST_LETTERS, predict
+from knights.learn.metrics import regression_metrics
+from knights.learn.results import RESULTS_DIR, headline_metrics
+from knights.learn.training import EvalTask, Task, WinProbTask, choose_device, fit
+
+BASE = "EL/v13"
+OUT_DIR = registry.REPO_ROOT / "runs" / "ablation"
+ABLATION_JSON = RESULTS_DIR / "ablation.json"
+INDEPENDENT_DIR = registry.REPO_ROOT / "data" / "independent"
+MORE_DATA = "data/more"
+LETTERS: dict[str, str] | None = None
+"""Train and validation letters; None: EL/v13's own (``DATA``)."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One recipe: the loss's space, the rows, and the share of the training files."""
+
+    name: str
+    target: str = "win_probability"   # or "pawns" (L1)
+    rows: str = "quiet"               # or "all"
+    share: int = 1                    # every share-th training file (1: all of them)
+    more: bool = False                # also data/more's training and validation letters
+    says: str = ""
+
+
+VARIANTS = (
+    Variant("quiet_wp", says="the shipped recipe: quiet rows, win-probability loss, all of data/full"),
+    Variant("all_wp", rows="all", says="every row, not only the quiet ones"),
+    Variant("all_l1", rows="all", target="pawns", says="every row and L1 in pawns: the dense networks' recipe"),
+    Variant("quiet_l1", target="pawns", says="quiet rows, L1 in pawns"),
+    Variant("quiet_wp_half", share=2, says="half the training files"),
+    Variant("quiet_wp_quarter", share=4, says="a quarter of the training files"),
+    Variant("quiet_wp_more", more=True, says="data/full and data/more (when grown)"),
+)
+
+
+def _rows(data: Encoded, variant: Variant) -> Encoded:
+    return data if variant.rows == "all" else data.take(np.flatnonzero(quiet(data.squares, data.white, data.check)))
+
+
+def _task(variant: Variant) -> Task:
+    spec = registry.get(BASE).library.INPUTS
+    return WinProbTask(spec) if variant.target == "win_probability" else EvalTask(spec)
+
+
+def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None, progress: bool = True,
+                  epochs: int | None = None) -> tuple[torch.nn.Module, dict[str, Any]]:
+    """Train one variant with V13's network and settings (``epochs``: another count, for a
+    quick look); returns the model and its record."""
+    lib = registry.get(BASE).library
+    letters = LETTERS or lib.DATA
+    train_files = select_chunks(FULL_DATA, letters["train"])[::variant.share]
+    val_files = select_chunks(FULL_DATA, letters["val"])
+    if variant.more:
+        train_files += select_chunks(MORE_DATA, letters["train"])
+        val_files += select_chunks(MORE_DATA, letters["val"])
+    train = _rows(load_encoded(train_files, cache, progress=progress), variant)
+    val = _rows(load_encoded(val_files, cache, progress=progress), variant)
+    torch.manual_seed(lib.TRAIN.seed)
+    model = lib.build_model()
+    dev = choose_device(device)
+    t0 = time.perf_counter()
+    cfg = lib.TRAIN.replace(epochs=epochs) if epochs else lib.TRAIN
+    history = fit(model, _task(variant), train, val, cfg, device=dev, progress=progress)
+    record = {**asdict(variant), "train_rows": len(train), "val_rows": len(val), "epochs": history.epochs,
+              "best_epoch": history.best_epoch, "seconds": round(time.perf_counter() - t0, 1), "device": str(dev),
+              "rows_per_second": round(float(np.median(history.rows_per_second)))}
+    return model.cpu().eval(), record
+
+
+def test_sets(cache: ChunkCache) -> dict[str, Encoded]:
+    """The test letters and every independent set, by name."""
+    sets = {"j": load_encoded(select_chunks(FULL_DATA, TEST_LETTERS), cache, progress=False)}
+    for path in sorted(INDEPENDENT_DIR.glob("*.csv")):
+        sets[path.stem] = read_chunk(path)[0]
+    return sets
+
+
+def measure(model: torch.nn.Module, sets: dict[str, Encoded]) -> dict[str, dict[str, Any]]:
+    """The headline figures and the MAE of ``model`` on every set."""
+    spec = registry.get(BASE).library.INPUTS
+    out = {}
+    for name, data in sets.items():
+        pred = predict(model, spec, data)
+        calm = quiet(data.squares, data.white, data.check)
+        out[name] = {**headline_metrics(pred, data.target, calm), "mae": regression_metrics(pred, data.target)["mae"]}
+    return out
+
+
+def run(only: list[str] | None = None, *, device: str | None = None, out: Path = ABLATION_JSON,
+        progress: bool = True, epochs: int | None = None) -> dict[str, Any]:
+    """Train (or reuse) and measure every variant (``only``: these names), then write ``out``."""
+    known = {v.name: v for v in VARIANTS}
+    unknown = sorted(set(only or ()) - set(known))
+    if unknown:
+        raise ValueError(f"unknown variants {unknown}: choose from {sorted(known)}")
+    cache = ChunkCache(registry.repo_path(FULL_DATA).parent / "cache")
+    sets = test_sets(cache)
+    doc: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
+    table: dict[str, Any] = doc.get("variants", {})
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    for variant in VARIANTS:
+        if only and variant.name not in only:
+            continue
+        if variant.more and not registry.repo_path(MORE_DATA).is_dir():
+            print(f"{variant.name}: skipped, {MORE_DATA} is not here (make more-data)")
+            continue
+        weights = OUT_DIR / f"{variant.name}.pt"
+        lib = registry.get(BASE)
+        done = table.get(variant.name, {})
+        if (weights.exists() and done.get("recipe") == asdict(variant)
+                and done.get("training", {}).get("epochs_asked") == (epochs or lib.library.TRAIN.epochs)):
+            model = modelfile.load_into(lib.build(), weights).eval()
+            record = table[variant.name]["training"]
+        else:
+            model, record = train_variant(variant, cache, device, progress, epochs)
+            record["epochs_asked"] = epochs or lib.library.TRAIN.epochs
+            modelfile.save_model(model, weights, {"variant": variant.name})
+        table[variant.name] = {"recipe": asdict(variant), "training": record, "sets": measure(model, sets)}
+        if progress:
+            figures = table[variant.name]["sets"]
+            print(f"{variant.name}: " + "; ".join(
+                f"{s} quiet-level {f['quiet_level_mae']:.3f}, wp {f['win_probability_error']:.4f}"
+                for s, f in figures.items()))
+        write_json(out, {"base": BASE, "variants": table, "sets": list(sets),
+                         "generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+                         "command": "knights ablation"})
+    return table

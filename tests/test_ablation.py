@@ -1,0 +1,34 @@
+"""knights ablation: variants of EL/v13's recipe trained by the one loop and measured on every set."""
+
+import json
+
+import numpy as np
+import pytest
+
+from knights.learn import ablation
+
+
+@pytest.mark.slow
+def test_ablation_trains_measures_and_resumes(tmp_path, monkeypatch):
+    monkeypatch.setattr(ablation, "FULL_DATA", "data/sample")
+    monkeypatch.setattr(ablation, "OUT_DIR", tmp_path / "runs")
+    monkeypatch.setattr(ablation, "LETTERS", {"train": "a-h", "val": "i"})
+    variants = (ablation.Variant("quiet_wp", says="shipped"), ablation.Variant("all_l1", rows="all", target="pawns"))
+    monkeypatch.setattr(ablation, "VARIANTS", variants)
+    out = tmp_path / "ablation.json"
+    table = ablation.run(device="cpu", out=out, progress=False, epochs=2)
+    doc = json.loads(out.read_text())
+    assert set(doc["variants"]) == {"quiet_wp", "all_l1"} == set(table)
+    assert doc["sets"][0] == "j" and {"games", "tactics", "endgames"} <= set(doc["sets"])
+    quiet, every = doc["variants"]["quiet_wp"]["training"], doc["variants"]["all_l1"]["training"]
+    assert quiet["train_rows"] < every["train_rows"]          # the quiet rows are a subset
+    assert doc["variants"]["all_l1"]["recipe"]["target"] == "pawns"
+    for v in doc["variants"].values():
+        for figures in v["sets"].values():
+            assert np.isfinite(figures["mae"]) and 0 < figures["win_probability_error"] < 1
+    # a second run reuses the trained variants instead of training them again
+    monkeypatch.setattr(ablation, "train_variant", lambda *a, **k: pytest.fail("trained again"))
+    again = ablation.run(device="cpu", out=out, progress=False, epochs=2)
+    assert again["quiet_wp"]["sets"] == table["quiet_wp"]["sets"]
+    with pytest.raises(ValueError, match="unknown variants"):
+        ablation.run(["nope"], out=out, progress=False)
