@@ -258,6 +258,29 @@ def test_predict_cp_democracy_is_the_weighted_average(models, toy):
         D.predict_cp_democracy(pos, [a, b], {"c": 1.0})
 
 
+def test_a_win_probability_democracy_averages_the_members_chances(toy):
+    from knights.board.positions import Positions
+    from knights.evaluate.democracy_results import combine_rows
+    from knights.learn.targets import pawns_from_probability, win_probability
+
+    n = 4
+    pos = Positions(toy["sq_test"][:n], np.ones(n, np.int8), np.zeros(n, np.int8), np.zeros(n, np.int8))
+    level, won, wild = Const("level", 0.0), Const("won", 6.0), Const("wild", 9.9)
+    got = D.predict_cp_democracy(pos, [level, won], [0.5, 0.5], space="win_probability")
+    want = pawns_from_probability(0.5 * win_probability(np.array([0.0])) + 0.5 * win_probability(np.array([6.0])))
+    np.testing.assert_allclose(got, np.full(n, want[0]), rtol=1e-5)
+    assert 0.0 < got[0] < 3.0            # in pawns the average would be 3.0: the chances say less
+    # two members that both call the game won agree more than their pawns do
+    both = D.predict_cp_democracy(pos, [won, wild], [0.5, 0.5], space="win_probability")
+    assert 6.0 < both[0] < 9.9
+    dem = D.Democracy([level, won], [0.5, 0.5], space="win_probability")
+    np.testing.assert_allclose(dem.evaluate(pos), got)
+    P = np.array([[0.0, 1.0], [6.0, -2.0]])
+    np.testing.assert_allclose(combine_rows(P, np.array([0.5, 0.5]), "win_probability")[0], want[0], rtol=1e-6)
+    with pytest.raises(ValueError, match="unknown democracy space"):
+        D.Democracy([level], [1.0], space="logits")
+
+
 def test_equal_and_original_weights():
     names = ["EL/v8", "knn", "random_forest", "svr", "linear_svr", "linear"]
     assert D.equal_weights(names) == {n: pytest.approx(1 / 6) for n in names}

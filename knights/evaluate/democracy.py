@@ -26,6 +26,7 @@ from knights.common import write_json
 from knights.evaluate.learner import LearnerEvaluator
 from knights.learn import registry, store
 from knights.learn.learners import features, load_model
+from knights.learn.targets import MAX_PAWNS, pawns_from_probability, win_probability
 
 if TYPE_CHECKING:
     import chess
@@ -56,9 +57,15 @@ def _check_weights(weights: npt.ArrayLike, n: int) -> np.ndarray:
 
 
 def predict_cp_democracy(inputs: Positions, models: Sequence[Evaluator],
-                         weights: npt.ArrayLike | Mapping[str, float]) -> np.ndarray:
+                         weights: npt.ArrayLike | Mapping[str, float], space: str = "pawns") -> np.ndarray:
     """The members' weighted average evaluation of ``inputs`` (any Positions-like
     block: squares, white, check, capture), in pawns from White's side.
+
+    ``space``: what is averaged. ``"pawns"`` (the original): the members' pawns.
+    ``"win_probability"``: each member's verdict as a win probability
+    (:mod:`knights.learn.targets`), averaged, and turned back into pawns, so a member
+    that says +9 and one that says +6 agree that the game is won, and a member's
+    wild number in a decided position cannot drag a level verdict away.
 
     ``weights``: one per model, or a mapping from model name to weight (missing
     names weigh 0). Weights are normalised to sum to one; members of weight 0 are
@@ -82,15 +89,38 @@ def predict_cp_democracy(inputs: Positions, models: Sequence[Evaluator],
             pred = model.predict_features(X)
         else:
             pred = model.evaluate(inputs)
-        total += wi * np.asarray(pred, dtype=np.float64).reshape(n)
-    return total.astype(np.float32)
+        total += wi * to_space(np.asarray(pred, dtype=np.float64).reshape(n), space)
+    return from_space(total, space).astype(np.float32)
+
+
+SPACES = ("pawns", "win_probability")
+"""What a democracy averages (``space`` in its manifest; older manifests: pawns)."""
+
+
+def to_space(pawns: np.ndarray, space: str) -> np.ndarray:
+    """Evaluations in pawns as the values a democracy of ``space`` averages."""
+    if space == "pawns":
+        return pawns
+    if space == "win_probability":
+        return win_probability(pawns)
+    raise ValueError(f"unknown democracy space {space!r}: use one of {SPACES}")
+
+
+def from_space(values: np.ndarray, space: str) -> np.ndarray:
+    """The inverse of :func:`to_space`: pawns (a win probability's clipped to +-10)."""
+    if space == "pawns":
+        return values
+    pawns: np.ndarray = np.clip(pawns_from_probability(values), -MAX_PAWNS, MAX_PAWNS)
+    return pawns
 
 
 class Democracy:
     """Members and weights as one :class:`~knights.evaluate.base.Evaluator` (``"democracy"``)."""
 
     def __init__(self, members: Sequence[Evaluator], weights: npt.ArrayLike, name: str = "democracy",
-                 info: dict[str, Any] | None = None) -> None:
+                 info: dict[str, Any] | None = None, space: str = "pawns") -> None:
+        to_space(np.zeros(1), space)   # refuse an unknown space at once
+        self.space = space
         w = _check_weights(weights, len(members))
         keep = w > 0
         self.members = [m for m, k in zip(members, keep, strict=True) if k]
@@ -99,7 +129,7 @@ class Democracy:
         self.info = info or {}
 
     def evaluate(self, positions: Positions) -> np.ndarray:
-        return predict_cp_democracy(positions, self.members, self.weights)
+        return predict_cp_democracy(positions, self.members, self.weights, self.space)
 
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
         from knights.board.positions import positions_from_boards
@@ -310,4 +340,8 @@ def load_members(folder: str | Path | None = None) -> tuple[list[Evaluator], lis
 def load_shipped(folder: str | Path | None = None) -> Democracy:
     """The shipped ensemble (``ensemble/models/``) as one evaluator named ``"democracy"``."""
     members, weights, doc = load_members(folder)
-    return Democracy(members, weights, info={k: v for k, v in doc.items() if k != "members"})
+    space = doc.get("space", "pawns")
+    if space not in SPACES:
+        raise store.ModelFileError(f"{Path(folder or MODELS_DIR) / MANIFEST}: unknown space {space!r} "
+                                   f"(expected one of {SPACES})")
+    return Democracy(members, weights, info={k: v for k, v in doc.items() if k != "members"}, space=space)

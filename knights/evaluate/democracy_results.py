@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from knights.evaluate.democracy import from_space, to_space
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -28,20 +30,22 @@ def within_budgets(blend: dict[str, Any], ms: float, mb: float) -> bool:
 
 
 def select_shipped(blends: dict[str, Any], ms: float = 25.0, mb: float = 30.0) -> str:
-    """The blend to ship: the lowest validation MAE among those within the budgets
-    (``ms`` per decision on one core, ``mb`` of learner files). Choosing on the test
-    rows would make their MAE an optimistic figure of the very thing it reports."""
+    """The blend to ship: the lowest validation error among those within the budgets
+    (``ms`` per decision on one core, ``mb`` of learner files): the win-probability
+    error where the blends report it (``val_wp``), else the MAE. Choosing on the test
+    rows would make their figure an optimistic one of the very thing it reports."""
     ok = [b for b in blends if within_budgets(blends[b], ms, mb)]
     if not ok:
         raise RuntimeError(f"no blend keeps to the budgets ({ms} ms a decision, {mb} MB): shrink the learners")
-    return min(ok, key=lambda b: blends[b]["val"]["mae"])
+    return min(ok, key=lambda b: blends[b]["val_wp"] if "val_wp" in blends[b] else blends[b]["val"]["mae"])
 
 
-def combine_rows(P: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """A blend's predictions: the members' predictions ``P`` (members, rows) averaged
-    with the weights ``w``, scaled to sum to one."""
+def combine_rows(P: np.ndarray, w: np.ndarray, space: str = "pawns") -> np.ndarray:
+    """A blend's predictions in pawns: the members' predictions ``P`` (members, rows, in
+    pawns) averaged in ``space`` (:func:`knights.evaluate.democracy.to_space`) with the
+    weights ``w``, scaled to sum to one."""
     w = np.asarray(w, dtype=np.float64)
-    combined: np.ndarray = (w / w.sum()) @ P
+    combined: np.ndarray = from_space((w / w.sum()) @ to_space(np.asarray(P, dtype=np.float64), space), space)
     return combined
 
 

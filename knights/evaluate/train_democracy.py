@@ -49,6 +49,7 @@ from knights.evaluate.democracy import (
     fit_weights,
     load_shipped,
     original_weights,
+    to_space,
     write_manifest,
 )
 from knights.evaluate.democracy_members import (
@@ -73,6 +74,7 @@ from knights.evaluate.timing import decision_batches, ms_per_decision, timed
 from knights.learn import learners as L
 from knights.learn import registry, store
 from knights.learn.metrics import regression_metrics
+from knights.learn.targets import win_probability
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,6 +96,9 @@ K_SWEEP_PNG = ENSEMBLE_DIR / "k_sweep.png"
 QUICK_ROOT = registry.REPO_ROOT / "runs" / "quick" / "ensemble"
 """Where a quick run (``--quick``) writes everything it makes, unless told otherwise."""
 MIN_WEIGHT = 0.01
+VOTE_SPACE = "win_probability"
+"""What the shipped democracy averages: its members' win probabilities
+(:func:`knights.evaluate.democracy.predict_cp_democracy`), fitted in that space too."""
 """Fitted weights below this are dropped (and the rest refitted): not worth a member's time."""
 
 
@@ -257,23 +262,31 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     weightings["original"] = (original_weights(names, networks),
                               "0.9 network + 0.1 x (0.5 RF + 0.25 SVR + 0.25 LR); the SVR is the LinearSVR, "
                               "as the original shipped" + ("" if networks else "; no network: classical part only"))
+    # the votes are win probabilities (VOTE_SPACE): the weights are fitted, and blends chosen, in that space
+    V_val, y_val = to_space(P_val, VOTE_SPACE), to_space(data.val.target.astype(np.float64), VOTE_SPACE)
     t0 = time.perf_counter()
-    w_mae = fit_weights(P_val, data.val.target, "mae", MIN_WEIGHT)
+    w_mae = fit_weights(V_val, y_val, "mae", MIN_WEIGHT)
     lp_s = time.perf_counter() - t0
     weightings["fitted"] = (dict(zip(names, w_mae.tolist(), strict=True)),
-                            f"non-negative weights summing to one that minimise the validation MAE (exact linear "
-                            f"programme, HiGHS, {lp_s:.1f}s; members under {MIN_WEIGHT} dropped and the rest refitted)")
-    w_mse = fit_weights(P_val, data.val.target, "mse", MIN_WEIGHT)
+                            f"non-negative weights summing to one that minimise the validation win-probability "
+                            f"error (exact linear programme, HiGHS, {lp_s:.1f}s; members under {MIN_WEIGHT} dropped "
+                            "and the rest refitted)")
+    w_mse = fit_weights(V_val, y_val, "mse", MIN_WEIGHT)
     weightings["fitted_mse"] = (dict(zip(names, w_mse.tolist(), strict=True)),
-                                "the same, minimising the validation MSE instead (SLSQP), for comparison")
+                                "the same, minimising the squared win-probability error (SLSQP), for comparison")
+
+    def wp_error(pred: np.ndarray, target: np.ndarray) -> float:
+        return float(np.mean(np.abs(win_probability(pred) - win_probability(target))))
 
     def blend_report(weights: dict[str, Any], how: str) -> dict[str, Any]:
         w = np.array([weights[n] for n in names])
         used = [n for n in names if weights[n] > 0]
-        dem = Democracy([members[n] for n in names], w)
+        dem = Democracy([members[n] for n in names], w, space=VOTE_SPACE)
+        val, test = combine_rows(P_val, w, VOTE_SPACE), combine_rows(P_test, w, VOTE_SPACE)
         return {"weights": {n: round(float(weights[n]), 6) for n in names}, "how": how,
-                "val": regression_metrics(combine_rows(P_val, w), data.val.target),
-                "test": regression_metrics(combine_rows(P_test, w), data.test.target),
+                "val": regression_metrics(val, data.val.target),
+                "test": regression_metrics(test, data.test.target),
+                "val_wp": wp_error(val, data.val.target), "test_wp": wp_error(test, data.test.target),
                 "ms_per_decision": round(ms_per_decision(dem.evaluate, batches, plan.timing_repeats), 3),
                 "mb": round(sum(sizes[n] for n in used if n not in networks), 3), "members": used}
 
@@ -292,7 +305,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
             pool.remove(max([n for n in used if n not in networks] or used,
                             key=lambda n: member_report[n]["ms_per_decision"] + member_report[n]["mb"]))
             idx = [names.index(n) for n in pool]
-            w = fit_weights(P_val[idx], data.val.target, "mae", MIN_WEIGHT)
+            w = fit_weights(V_val[idx], y_val, "mae", MIN_WEIGHT)
             weights = {n: 0.0 for n in names} | dict(zip(pool, w.tolist(), strict=True))
             cand = blend_report(weights, f"as fitted, over {', '.join(pool)} only: the costliest members "
                                          "dropped until the blend keeps to the budgets")
@@ -301,7 +314,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     best = select_shipped(blends, plan.decision_budget_ms, plan.size_budget_mb)
     _say(progress, "blends: " + "; ".join(f"{b} validation MAE {r['val']['mae']:.3f}, test {r['test']['mae']:.3f} "
                                          f"({r['ms_per_decision']:.1f} ms)" for b, r in blends.items())
-         + f" -> shipping {best} (lowest validation MAE within the budgets)")
+         + f" -> shipping {best} (lowest validation win-probability error within the budgets)")
 
     # -- ship
     chosen = blends[best]
@@ -322,7 +335,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
             entry |= {"kind": "learner", "file": f"{n}.json", "learner": L.TITLES[n]}
         manifest_members.append(entry)
     write_manifest(out_dir, manifest_members, {
-        "blend": best, "how": chosen["how"], "test": chosen["test"], "val": chosen["val"],
+        "blend": best, "how": chosen["how"], "test": chosen["test"], "val": chosen["val"], "space": VOTE_SPACE,
         "data": data.describe(), "quick": plan.quick,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")})
     shutil.rmtree(stage, ignore_errors=True)
