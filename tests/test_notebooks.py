@@ -50,7 +50,7 @@ def sample_rows():
 # ---------------------------------------------------------------------------- the committed notebooks
 def test_every_registered_version_and_learner_has_a_notebook():
     assert NAMES[:len(VERSIONS)] == [v.name for v in VERSIONS]
-    assert set(N.NOTEBOOKS) == {"knn", "random_forest", "svr", "linear", "ensemble"}
+    assert set(N.NOTEBOOKS) == {"knn", "random_forest", "svr", "linear", "ensemble", "inside_the_networks"}
     missing = [n for n in NAMES if not N.notebook_path(n).is_file()]
     assert not missing, f"build them: knights notebook --write --execute {' '.join(missing)}"
 
@@ -96,6 +96,70 @@ def test_committed_notebook_is_small_clean_and_shows_its_model(name):
         assert "MAE (pawns)" in text and "material count" in text and "|Stockfish|" in text
         tables = "\n".join(str(o["data"]["text/plain"]) for o in outputs if o.get("output_type") == "execute_result")
         assert not re.search(r"\d\.\d{5,}", tables), "unrounded numbers in the tables"
+
+
+def test_version_notebooks_show_what_makes_their_version():
+    """Each version notebook opens with its own library.py and what changed from the version before."""
+    for version in VERSIONS:
+        nb = nbformat.read(version.notebook, as_version=4)
+        card = next(o for c in nb.cells if c.cell_type == "code" and "version_card" in c.source for o in c.outputs)
+        text = card["data"]["text/plain"]
+        assert registry.repo_relative(version.library_path) in text and "def build_model" in text
+        before = f"{version.family}/v{version.number - 1}"
+        assert (f"changed from {before}:" in text) == (version.number > 1), version.name
+    cards = [teach.version_card(v.name).text for v in VERSIONS]
+    assert len(set(cards)) == len(cards)
+    v10 = teach.version_card("EL/v10").text
+    assert "INPUTS.attacks: False -> True" in v10 and "TRAIN.schedule: 'constant' -> 'cosine'" in v10
+    assert "+INPUTS = InputSpec(" in v10 and "-INPUTS = InputSpec(" in v10   # the line diff
+
+
+def test_inside_the_networks_checks_every_step_by_hand():
+    nb = nbformat.read(N.notebook_path("inside_the_networks"), as_version=4)
+    source = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    for step in ("register_forward_hook", "EvalTask(spec).loss", "WinProbTask(spec13).loss", "fit(theirs",
+                 "accumulate(", "sparse.feature_index"):
+        assert step in source, step
+    assert source.count("assert ") >= 8
+    text = "\n".join(_text(o) for o in _outputs(nb))
+    for shown in ("Conv2d      (256, 32, 8, 8)", "(flatten, cat)", "own knight on f3", "opponent knight on f3",
+                  "weights after the step by hand equal fit's", "every updated accumulator equals the recomputed one"):
+        assert shown in text, shown
+    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 2   # the planes, the accumulators
+
+
+@pytest.mark.slow   # a kernel start and two networks, about 15 s
+def test_inside_the_networks_runs(tmp_path):
+    executed = N.run_notebook(N.notebook_path("inside_the_networks"), tmp_path / "inside.ipynb", {}, progress=False)
+    outputs = _outputs(nbformat.read(executed, as_version=4))
+    assert not [o for o in outputs if o.get("output_type") == "error" or o.get("name") == "stderr"]
+
+
+def test_plots_say_what_they_show(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from knights.learn.learners import plot_k_sweep
+    from knights.learn.learners.knn import KSweep
+
+    h = History(train_loss=[4.6, 4.2, 4.1], val_loss=[5.0, 4.7, 4.5], epoch_seconds=[1.0] * 3,
+                rows_per_second=[1.0] * 3, best_epoch=3)
+    weights = tmp_path / "v12.pt"
+    fig = teach.plot_history(experiment.Result("EL/v12", None, h, {}, weights), tmp_path / "loss.png")  # type: ignore[arg-type]
+    assert len(fig.axes) == 2 and "cross-entropy" in fig.axes[0].get_ylabel() and "L1" in fig.axes[1].get_ylabel()
+    assert all(t == int(t) for ax in fig.axes for t in ax.get_xticks() if 1 <= t <= 3)
+    fig = teach.plot_history(experiment.Result("EL/v10", None, h, {}, weights), tmp_path / "loss10.png")  # type: ignore[arg-type]
+    assert len(fig.axes) == 1
+    fig = plot_k_sweep(KSweep(list(range(1, 41)), [1.0] * 40, 100, 50, 0.1))
+    assert len(fig.axes[0].get_xticklabels()) <= 12
+    fig = teach.plot_square_importance(np.random.default_rng(0).random(394))
+    maps = [ax for ax in fig.axes if ax.get_title() in ("pawn", "king")]
+    assert [t.get_text() for t in maps[0].get_xticklabels()] == list("abcdefgh")
+    assert [t.get_text() for t in maps[0].get_yticklabels()] == list("87654321")
+    assert any(ax.get_ylabel() == "importance" for ax in fig.axes)   # the colour bar
+    plt.close("all")
 
 
 # ---------------------------------------------------------------------------- knights notebook

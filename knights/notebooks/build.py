@@ -9,7 +9,10 @@ baselines) comes from :mod:`knights.notebooks.teach`. There are two kinds:
 * each version's ``source_EL/vN/train.ipynb`` / ``source_SL/vN/train.ipynb``: one
   call into :func:`knights.learn.experiment.run_version`, then the teaching cells;
 * the learner and ensemble notebooks ``notebooks/{knn,random_forest,svr,linear,ensemble}.ipynb``:
-  calls into :mod:`knights.learn.learners` and :mod:`knights.evaluate.train_democracy`.
+  calls into :mod:`knights.learn.learners` and :mod:`knights.evaluate.train_democracy`;
+* ``notebooks/inside_the_networks.ipynb`` (:mod:`knights.notebooks.inside`): a shipped dense
+  network and the NNUE-style one opened step by step, each step by hand asserted equal to
+  the library's.
 
 The committed notebooks hold the outputs of a *quick* run (the committed sample), so
 that they read on a repository page without running anything: papermill's
@@ -36,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from knights.learn import registry
-from knights.learn.experiment import FULL_DATA, SAMPLE_DATA
+from knights.learn.experiment import FULL_DATA, QUICK, SAMPLE_DATA
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -73,10 +76,10 @@ def build_notebook(title: str, intro: str, parameters: str, cells: Sequence[tupl
 # -- version notebooks --------------------------------------------------------------------
 PARAMETERS = '''version = "{name}"
 data_dir = None        # chunk folder; None: data/full (data/sample when quick)
-train_letters = None   # None: the version's own letters (library.py DATA)
-val_letters = None
-test_letters = None    # None: "j", held out of every run
-epochs = None          # None: the original's epoch count (library.py TRAIN); {epochs} when quick
+train_letters = None   # None: the version's own letters (library.py DATA); "{q_train}" when quick
+val_letters = None     # None: the version's own; "{q_val}" when quick
+test_letters = None    # None: "j", held out of every full run; "{q_test}" when quick
+epochs = None          # None: the version's epoch count (library.py TRAIN); {epochs} when quick
 batch_size = None
 quick = False          # True: the committed sample (data/sample), {epochs} epochs, written to runs/quick/{run}/
 out_dir = None         # None: {models}/ (runs/quick/{run}/ when quick)
@@ -93,11 +96,17 @@ DATA_MD = ("## The data: one row a position\n\nEach row is a position (its FEN) 
            "is clipped to +-9){target}. Five rows of the data's first chunk, from the 10th to the 90th percentile "
            "of the evaluation, and the last of them drawn:")
 
-DATA = '''from knights.notebooks import teach
-from knights.learn.experiment import plot_history, run_version
+CARD = '''from knights.notebooks import teach
+from knights.learn.experiment import run_version
 
 teach.setup()   # whole FENs in tables, figures at a modest resolution
-sample = teach.data_sample(data_dir, quick)
+teach.version_card(version)'''
+
+CARD_MD = ("## What makes {name}\n\nEvery version runs through the same code (`knights/learn/`); what one version "
+           "does differently is its `library.py`: its inputs (`INPUTS`), its training (`TRAIN`), its data letters "
+           "(`DATA`) and the network it builds (`build_model`). Below: that file, then {changes}.")
+
+DATA = '''sample = teach.data_sample(data_dir, quick)
 display(sample.board)
 sample.table'''
 
@@ -110,7 +119,7 @@ RUN = '''result = run_version(version, data_dir=data_dir, train=train_letters, v
                      quick=quick, out_dir=out_dir, device=device, progress=progress)
 teach.history_table(result.history)'''
 
-PLOT = '''fig = plot_history(result)'''
+PLOT = '''fig = teach.plot_history(result)'''
 
 COMPARE = '''cmp = teach.version_comparison(result)
 cmp.metrics()'''
@@ -153,8 +162,9 @@ def reproducibility_test(version: registry.Version) -> str:
 
 
 def version_notebook(version: registry.Version) -> NotebookNode:
-    """A version's ``train.ipynb``: its library's docstring, parameters, the data, the
-    network, the run, and how the trained network errs beside its baselines."""
+    """A version's ``train.ipynb``: its library's docstring, parameters, what makes the version
+    (its ``library.py`` and what changed from the one before), the data, the network, the run,
+    and how the trained network errs beside its baselines."""
     lib = version.library
     doc = (lib.__doc__ or version.name).strip()
     title, _, body = doc.partition("\n")
@@ -175,7 +185,12 @@ def version_notebook(version: registry.Version) -> NotebookNode:
             "in training, the cross-entropy between the predicted win-probability buckets and HL-Gauss targets "
             "(`knights/learn/buckets.py`); on validation, L1, the mean absolute error in pawns"
             if getattr(lib, "BUCKETS", None) is not None else "L1, the mean absolute error in pawns")
-    cells = [("markdown", DATA_MD.format(target=" and with the move played, the move network's target" if sl else "")),
+    before = f"{version.family}/v{version.number - 1}"
+    changes = (f"every setting that differs from {before}'s and the two files line by line"
+               if before in {v.name for v in registry.all_versions(version.family)} else
+               "nothing to compare it with: it is the first of its family")
+    cells = [("markdown", CARD_MD.format(name=version.name, changes=changes)), ("code", CARD),
+             ("markdown", DATA_MD.format(target=" and with the move played, the move network's target" if sl else "")),
              ("code", DATA),
              ("markdown", f"## The network\n\nAs `library.py` builds it, before training (random weights{start})."),
              ("code", MODEL),
@@ -185,7 +200,8 @@ def version_notebook(version: registry.Version) -> NotebookNode:
     for heading, code in SL_STEPS if sl else EL_STEPS:
         cells += [("markdown", heading)] if heading else []
         cells += [("code", code)]
-    parameters = PARAMETERS.format(name=version.name, models=models, run=run, epochs=QUICK_EPOCHS)
+    parameters = PARAMETERS.format(name=version.name, models=models, run=run, epochs=QUICK_EPOCHS,
+                                   q_train=QUICK["train"], q_val=QUICK["val"], q_test=QUICK["test"])
     return build_notebook(title, intro, parameters, cells)
 
 
@@ -199,15 +215,17 @@ quick = False          # True: the committed sample and small subsets'''
 LOAD = '''import matplotlib.pyplot as plt
 
 from knights.notebooks import teach
-from knights.evaluate import train_democracy as T
-from knights.learn import learners as L
+from knights.evaluate import train_democracy
+from knights.learn import learners
 
 teach.setup()   # whole FENs in tables, figures at a modest resolution
-plan = T.make_plan(quick, data_dir=data_dir, train=train_letters, val=val_letters, test=test_letters, {overrides})
-data = T.load_data(plan)
+plan = train_democracy.make_plan(quick, data_dir=data_dir, train=train_letters, val=val_letters, test=test_letters,
+                                 {overrides})
+data = train_democracy.load_data(plan)
 print(f"train {{len(data.train):,}} rows, validation {{len(data.val):,}}, test {{len(data.test):,}}")'''
 
-EVALUATE = '''pred = {{split: model.predict(L.features(getattr(data, split).squares)) for split in ("val", "test")}}
+EVALUATE = '''pred = {{split: model.predict(learners.features(getattr(data, split).squares))
+        for split in ("val", "test")}}
 print(teach.fit_summary(record))
 teach.metrics_table({{split: (pred[split], getattr(data, split).target) for split in pred}})'''
 
@@ -256,11 +274,11 @@ sweep_val_rows = None
 k_max = 40             # sweep K = 1..k_max''',
         "overrides": "knn_rows=rows, sweep_train_rows=sweep_train_rows, sweep_val_rows=sweep_val_rows, "
                      "ks=tuple(range(1, k_max + 1))",
-        "steps": [("## K sweep", '''sweep = T.run_k_sweep(data, plan)
-fig = L.plot_k_sweep(sweep)
+        "steps": [("## K sweep", '''sweep = train_democracy.run_k_sweep(data, plan)
+fig = learners.plot_k_sweep(sweep)
 print(f"best K = {sweep.best_k} (validation MAE {min(sweep.mae):.3f})")'''),
                   ("## The KNN with the chosen K",
-                   '''est, model, record = T.fit_learner("knn", data, plan, k=sweep.best_k)''')],
+                   '''est, model, record = train_democracy.fit_learner("knn", data, plan, k=sweep.best_k)''')],
     },
     "random_forest": {
         "title": "Random forest",
@@ -271,17 +289,10 @@ print(f"best K = {sweep.best_k} (validation MAE {min(sweep.mae):.3f})")'''),
         "params": '''rows = None            # training rows; None: the plan's rf_rows
 max_leaf_nodes = None  # None: the plan's (full: a cap for the size budget; quick: fully grown)''',
         "overrides": "rf_rows=rows, rf_max_leaf_nodes=max_leaf_nodes",
-        "steps": [("## Fit", '''est, model, record = T.fit_learner("random_forest", data, plan)
+        "steps": [("## Fit", '''est, model, record = train_democracy.fit_learner("random_forest", data, plan)
 print(f"{model.n_trees} trees, {model.n_nodes:,} nodes; own predict vs scikit-learn: "
       f"max |diff| {record.verify_max_abs_diff:.1e}")'''),
-                  ("## Which squares matter", '''imp = est.feature_importances_
-fig, ax = plt.subplots(1, 7, figsize=(14, 2.4))
-for i, piece in enumerate("PNBRQK"):
-    ax[i].imshow(imp[i * 64:(i + 1) * 64].reshape(8, 8), cmap="viridis")
-    ax[i].set_title(piece); ax[i].axis("off")
-ax[6].barh(range(10), imp[384:]); ax[6].set_yticks(range(10), [f"{s}{p}" for s in "WB" for p in "PNBRQ"])
-ax[6].set_title("counts")
-fig.tight_layout()''')],
+                  ("## Which squares matter", '''fig = teach.plot_square_importance(est.feature_importances_)''')],
     },
     "svr": {
         "title": "Kernel SVR (RBF)",
@@ -294,15 +305,15 @@ svr_budget_s = None    # fit-time budget in seconds for the "auto" size (default
 probe_rows = None      # sizes of the timed fits; None: (1000, 2000, 4000) (quick: 500, 1000, 2000)''',
         "overrides": "svr_rows=rows, svr_budget_s=svr_budget_s, svr_probe_rows=probe_rows",
         "steps": [("## Fit time against rows", '''probe = tuple(n for n in plan.svr_probe_rows if n <= len(data.train))
-times = T.svr_fit_seconds(data, probe, plan.svr_C)
-size, exponent = T.choose_svr_rows(times, plan.svr_budget_s, plan.svr_max_rows)
+times = train_democracy.svr_fit_seconds(data, probe, plan.svr_C)
+size, exponent = train_democracy.choose_svr_rows(times, plan.svr_budget_s, plan.svr_max_rows)
 fig, ax = plt.subplots(figsize=(5, 3.2))
 ax.loglog(list(times), list(times.values()), marker="o")
 ax.set_xlabel("training rows"); ax.set_ylabel("fit seconds"); ax.grid(alpha=0.3)
 print(f"fit time ~ rows^{exponent:.2f}: {size:,} rows for a {plan.svr_budget_s:.0f}s fit")
 if plan.svr_rows == "auto":
     plan = plan.replace(svr_rows=size)'''),
-                  ("## Fit", '''est, model, record = T.fit_learner("svr", data, plan)
+                  ("## Fit", '''est, model, record = train_democracy.fit_learner("svr", data, plan)
 print(f"{len(model.dual_coef):,} support vectors; own predict vs scikit-learn: "
       f"max |diff| {record.verify_max_abs_diff:.1e}")''')],
     },
@@ -313,11 +324,12 @@ print(f"{len(model.dual_coef):,} support vectors; own predict vs scikit-learn: "
                  "(epsilon-insensitive loss, so it aims at the absolute error), both on all training rows.",
         "params": '''rows = None            # training rows of both; None: all''',
         "overrides": "linear_rows=rows, linear_svr_rows=rows",
-        "steps": [("## Linear SVR", '''est, model, record = T.fit_learner("linear_svr", data, plan)
+        "steps": [("## Linear SVR", '''est, model, record = train_democracy.fit_learner("linear_svr", data, plan)
 svr_model = model'''),
-                  ("## Linear regression", '''est, model, record = T.fit_learner("linear", data, plan)'''),
+                  ("## Linear regression",
+                   '''est, model, record = train_democracy.fit_learner("linear", data, plan)'''),
                   ("## Both on the held-out test set",
-                   '''teach.metrics_table({name: (m.predict(L.features(data.test.squares)), data.test.target)
+                   '''teach.metrics_table({name: (m.predict(learners.features(data.test.squares)), data.test.target)
                      for name, m in (("linear_svr", svr_model), ("linear", model))})'''),
                   ("## What a piece is worth to each", '''labels = [f"{s}{p}" for s in "WB" for p in "PNBRQ"]
 fig, ax = plt.subplots(figsize=(7, 3))
@@ -343,20 +355,22 @@ sweep_train_rows = None
 sweep_val_rows = None''')
 
 ENSEMBLE_RUN = '''from knights.notebooks import teach
-from knights.evaluate import train_democracy as T
-from knights.learn import learners as L
+from knights.evaluate import train_democracy
+from knights.learn import learners
 
 teach.setup()   # whole FENs in tables, figures at a modest resolution
-plan = T.make_plan(quick, data_dir=data_dir, train=train_letters, val=val_letters, test=test_letters,
-                   knn_rows=knn_rows, rf_rows=rf_rows, svr_rows=svr_rows, linear_rows=linear_rows,
-                   linear_svr_rows=linear_rows, sweep_train_rows=sweep_train_rows, sweep_val_rows=sweep_val_rows)
-result = T.train_all(plan, networks=networks, models_dir=models_dir, quick_network=quick_network,
+plan = train_democracy.make_plan(
+    quick, data_dir=data_dir, train=train_letters, val=val_letters, test=test_letters, knn_rows=knn_rows,
+    rf_rows=rf_rows, svr_rows=svr_rows, linear_rows=linear_rows, linear_svr_rows=linear_rows,
+    sweep_train_rows=sweep_train_rows, sweep_val_rows=sweep_val_rows)
+result = train_democracy.train_all(plan, networks=networks, models_dir=models_dir, quick_network=quick_network,
                      out_dir=out_dir, results_md=results_md, results_json=results_json, progress=False)
 shipped = result.report["shipped"]
 print(f"shipped: {shipped['blend']}, {shipped['mb']:.2f} MB of files, loads in {shipped['load_seconds']:.2f} s, "
       f"{shipped['ms_per_decision']:.2f} ms a decision on one core")'''
 
-ENSEMBLE_ROWS = '''data = T.load_data(plan)   # the same chunks (from the cache): the test rows, position by position'''
+ENSEMBLE_ROWS = '''# the same chunks (from the cache): the test rows, position by position
+data = train_democracy.load_data(plan)'''
 
 
 LEARNER_QUICK = QUICK_NOTE.format(name="{name}", what="the learners fit small subsets",
@@ -390,17 +404,27 @@ def ensemble_notebook() -> NotebookNode:
     cells = [("code", ENSEMBLE_RUN),
              ("markdown", "## Every member and every blend on held-out data"),
              ("code", "teach.rounded(result.table())"),
-             ("markdown", "## Weights"), ("code", 'fig = T.plot_weights(result.report["blends"])'),
-             ("markdown", "## KNN's K sweep"), ("code", "fig = L.plot_k_sweep(result.sweep)"),
+             ("markdown", "## Weights"), ("code", 'fig = train_democracy.plot_weights(result.report["blends"])'),
+             ("markdown", "## KNN's K sweep"), ("code", "fig = learners.plot_k_sweep(result.sweep)"),
              ("markdown", "## The shipped blend, position by position"), ("code", ENSEMBLE_ROWS),
              *comparison_cells("democracy", "result.ensemble.evaluate(data.test)", "The shipped democracy")[1:]]
     return build_notebook("Democracy: the weighted ensemble", intro,
                           COMMON_PARAMETERS + "\n" + ENSEMBLE_PARAMETERS, cells)
 
 
+def inside_notebook() -> NotebookNode:
+    """``notebooks/inside_the_networks.ipynb``: EL/v10 and EL/v13 opened up, every step by hand
+    and asserted equal to the library's (:mod:`knights.notebooks.inside`)."""
+    from knights.notebooks import inside
+
+    return build_notebook(inside.TITLE, inside.INTRO, inside.PARAMETERS, inside.CELLS)
+
+
 NOTEBOOKS: dict[str, Callable[[], NotebookNode]] = {
-    **{name: partial(learner_notebook, name) for name in LEARNERS}, "ensemble": ensemble_notebook}
-"""The learner and ensemble notebooks by name (``notebooks/<name>.ipynb``)."""
+    **{name: partial(learner_notebook, name) for name in LEARNERS}, "ensemble": ensemble_notebook,
+    "inside_the_networks": inside_notebook}
+"""The notebooks of ``notebooks/`` by name (``notebooks/<name>.ipynb``): the learners, the
+ensemble, and the one that opens the networks."""
 
 
 def notebook_names() -> list[str]:

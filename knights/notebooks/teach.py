@@ -5,7 +5,8 @@ the learner notebooks read alike and a figure is drawn by one function, not copi
 
 * :func:`data_sample`: a few labelled rows of a chunk as a table, and one of them drawn;
 * :func:`describe_model`, :func:`parameter_table`: the network and where its parameters are;
-* :func:`history_table`: the loss per epoch as numbers (``experiment.plot_history`` draws it);
+* :func:`history_table`, :func:`plot_history`: the loss per epoch as numbers and drawn;
+* :func:`version_card`: what makes a version (its ``library.py``, what changed from the one before);
 * :class:`Comparison`: one evaluator (a network, a learner, the democracy) beside the
   baselines on the same held-out rows: :meth:`~Comparison.metrics` (MAE, median error,
   sign agreement), :meth:`~Comparison.buckets` (MAE by how lopsided the position is),
@@ -247,6 +248,72 @@ def history_table(history: History) -> pd.DataFrame:
     return df
 
 
+def plot_history(result: Result, path: str | Path | None = None) -> Figure:
+    """The loss per epoch, train and validation, on whole-number epoch ticks, saved beside
+    the weights as ``vN_loss.png`` (or to ``path``). When the two losses measure different
+    things (EL/v12: bucket cross-entropy in training, L1 in pawns on validation) each gets
+    its own panel and axis, never one scale for two units."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    from knights.learn.experiment import loss_names
+
+    h = result.history
+    names = loss_names(registry.get(result.name))
+    same = names["train"] == names["validation"]
+    fig, axes = plt.subplots(1, 1 if same else 2, figsize=(6.5 if same else 11, 3.6), squeeze=False)
+    epochs = np.arange(1, h.epochs + 1)
+    curves = [(axes[0, 0], [("train", h.train_loss, "o"), ("validation", h.val_loss, "s")], names["train"])]
+    if not same:
+        curves = [(axes[0, 0], [("train", h.train_loss, "o")], names["train"]),
+                  (axes[0, 1], [("validation", h.val_loss, "s")], names["validation"])]
+    for ax, lines, ylabel in curves:
+        for label, values, marker in lines:
+            ax.plot(epochs, values, marker=marker, label=label, color="tab:blue" if label == "train" else "tab:orange")
+        if h.best_epoch is not None:
+            ax.axvline(h.best_epoch, color="grey", ls=":", lw=1, label=f"kept epoch {h.best_epoch}")
+        ax.set_xlabel("epoch")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlim(0.5, h.epochs + 0.5)
+        ax.set_ylabel(ylabel if same else f"{lines[0][0]}: {ylabel}", fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"{result.name}: loss per epoch")
+    fig.tight_layout()
+    fig.savefig(Path(path) if path else result.weights.with_name(result.weights.stem + "_loss.png"), dpi=110)
+    return fig
+
+
+def plot_square_importance(importance: np.ndarray, title: str = "") -> Figure:
+    """A model's importance of each of the 394 flat features (six piece planes of 64
+    squares, then the ten piece counts) as six 8x8 maps on one colour scale, with files
+    and ranks, a colour bar, and the counts as bars."""
+    import matplotlib.pyplot as plt
+
+    imp = np.asarray(importance, dtype=np.float64)
+    fig = plt.figure(figsize=(14, 3.2))
+    grid = fig.add_gridspec(1, 9, width_ratios=[1] * 6 + [0.07, 0.55, 1.3], wspace=0.3)
+    top = float(imp[:384].max()) or 1.0
+    images = []
+    for i, piece in enumerate(("pawn", "knight", "bishop", "rook", "queen", "king")):
+        ax = fig.add_subplot(grid[0, i])
+        images.append(ax.imshow(imp[i * 64:(i + 1) * 64].reshape(8, 8), cmap="viridis", vmin=0, vmax=top))
+        ax.set_xticks(range(8), list("abcdefgh"), fontsize=7)
+        ax.set_yticks(range(8), [str(r) for r in range(8, 0, -1)], fontsize=7)
+        ax.set_title(piece, fontsize=10)
+    fig.colorbar(images[0], cax=fig.add_subplot(grid[0, 6]), label="importance")
+    bars = fig.add_subplot(grid[0, 8])
+    bars.barh(range(10), imp[384:])
+    bars.set_yticks(range(10), [f"{side} {p}" for side in ("White", "Black") for p in "PNBRQ"], fontsize=7)
+    bars.invert_yaxis()
+    bars.set_title("piece counts", fontsize=10)
+    bars.set_xlabel("importance")
+    fig.suptitle(title or "Which features the model splits on (each plane: one kind of piece, +1 White, -1 Black)",
+                 fontsize=10)
+    fig.subplots_adjust(left=0.03, right=0.98, bottom=0.14, top=0.82)
+    return fig
+
+
 def fit_summary(record: FitRecord) -> str:
     """A classical learner's fit in one line: rows, seconds, its settings, the shipped form's check."""
     params = ", ".join(f"{k} {v}" for k, v in record.params.items())
@@ -382,7 +449,10 @@ class Comparison:
         a.set(xlim=(-10.5, 10.5), ylim=(-10.5, 10.5), xlabel="Stockfish (pawns, White's side)",
               ylabel=f"{self.subject} (pawns)")
         h.hist(np.clip(pred - target, -6, 6), bins=60, color="tab:blue")
-        h.set(xlabel="error (pawns, clipped to +-6)", ylabel="positions")
+        h.axvline(0, color="tab:red", lw=1)
+        h.set(xlabel="error = prediction - Stockfish (pawns, clipped to +-6)", ylabel="positions",
+              title="right of 0: better for White than Stockfish says")
+        h.title.set_fontsize(9)
         table = self.buckets()
         names = list(self.predictions)
         width = 0.8 / len(names)
@@ -543,3 +613,112 @@ def version_comparison(result: Result, networks: Sequence[str] | None = None) ->
     train, _ = recipe_rows(result.meta["data"]["train"])
     return compare(rows, {label: predict(result.model, spec, rows)}, train_target=train.target, test_files=files,
                    networks=reference_networks(result) if networks is None else networks)
+
+
+# ---------------------------------------------------------------------------- what makes a version
+class Html(str):
+    """HTML that Jupyter shows rendered (``_repr_html_``); its text form (``text``) is
+    what a terminal, a test or a diff reads."""
+
+    text: str
+
+    def __new__(cls, html: str, text: str) -> Html:
+        out = super().__new__(cls, html)
+        out.text = text
+        return out
+
+    def _repr_html_(self) -> str:
+        return str(self)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def library_code(version: registry.Version) -> str:
+    """A version's ``library.py`` without its docstring (the notebook's introduction is
+    the docstring): the imports, INPUTS, TRAIN, DATA and the model."""
+    source = version.library_path.read_text()
+    import ast
+
+    tree = ast.parse(source)
+    first = tree.body[0] if tree.body else None
+    start = 0
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        start = first.end_lineno or 0
+    return "\n".join(source.splitlines()[start:]).strip() + "\n"
+
+
+def version_settings(version: registry.Version) -> dict[str, str]:
+    """Everything a version's ``library.py`` sets, one entry a setting: each field of its
+    INPUTS and TRAIN (``TRAIN.lr``), its other constants (DATA, PARENT, TARGET, ...), and the
+    network it builds (its class and parameter count)."""
+    import ast
+    import dataclasses
+
+    lib = version.library
+    names = [t.id for node in ast.parse(version.library_path.read_text()).body if isinstance(node, ast.Assign)
+             for t in node.targets if isinstance(t, ast.Name) and t.id.isupper()]
+    out: dict[str, str] = {}
+    for name in names:
+        value = getattr(lib, name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            out[name] = type(value).__name__
+            out.update({f"{name}.{f.name}": repr(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        elif isinstance(value, dict):
+            out.update({f"{name}[{k!r}]": repr(v) for k, v in value.items()})
+        else:
+            out[name] = repr(value)
+    net = version.build()
+    out["network"] = type(net).__name__
+    out["parameters"] = f"{parameter_count(net):,}"
+    return out
+
+
+def previous_version(version: registry.Version) -> registry.Version | None:
+    """The version before ``version`` in its family (None for v1)."""
+    known = {v.name: v for v in registry.all_versions(version.family)}
+    return known.get(f"{version.family}/v{version.number - 1}")
+
+
+def _highlight(code: str, lexer: str) -> str:
+    from pygments import highlight  # type: ignore[import-untyped]
+    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
+    from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
+
+    return highlight(code, get_lexer_by_name(lexer), HtmlFormatter(noclasses=True, style="default"))
+
+
+def version_card(name: str) -> Html:
+    """What makes version ``name``: its ``library.py`` (docstring left out), the settings
+    that differ from the version before (a table), and the line diff of the two files."""
+    import difflib
+    import html
+
+    version = registry.get(name)
+    path = registry.repo_relative(version.library_path)
+    code = library_code(version)
+    parts = [f"<p><b>{html.escape(path)}</b> (its docstring is the introduction above):</p>",
+             _highlight(code, "python")]
+    text = [f"{path}:\n\n{code}"]
+    before = previous_version(version)
+    if before is None:
+        parts.append(f"<p>{version.name} is the first {version.family} version: nothing before it to compare.</p>")
+        text.append(f"{version.name} is the first {version.family} version.")
+        return Html("\n".join(parts), "\n".join(text))
+    old, new = version_settings(before), version_settings(version)
+    changed = [k for k in dict.fromkeys([*old, *new]) if old.get(k) != new.get(k)]
+    rows = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{html.escape(old.get(k, '(not set)'))}</td>"
+                   f"<td>{html.escape(new.get(k, '(not set)'))}</td></tr>" for k in changed)
+    parts.append(f"<p><b>What changed from {before.name}</b>: {len(changed)} of {len(new)} settings "
+                 "(the rest are the same).</p>")
+    parts.append(f"<table><thead><tr><th>setting</th><th>{before.name}</th><th>{version.name}</th></tr></thead>"
+                 f"<tbody>{rows}</tbody></table>")
+    text.append(f"changed from {before.name}:\n" + "\n".join(
+        f"  {k}: {old.get(k, '(not set)')} -> {new.get(k, '(not set)')}" for k in changed))
+    diff = "".join(difflib.unified_diff(library_code(before).splitlines(keepends=True), code.splitlines(keepends=True),
+                                        registry.repo_relative(before.library_path), path, n=2))
+    parts.append("<p>The two files, line by line (<code>-</code> the previous version's line, "
+                 "<code>+</code> this version's):</p>")
+    parts.append(_highlight(diff or "(the code is the same; only the docstring differs)\n", "diff"))
+    text.append(diff)
+    return Html("\n".join(parts), "\n".join(text))
