@@ -1,0 +1,42 @@
+"""README.md for a first visit: what the project is, the two commands, how to run ``knights``,
+and no measured figure typed by hand outside the generated results block (those went stale
+and contradicted the block); the long material lives in docs/ and is linked."""
+
+from __future__ import annotations
+
+import re
+
+from knights.learn import registry
+
+ROOT = registry.REPO_ROOT
+README = (ROOT / "README.md").read_text()
+BLOCK = re.compile(r"<!-- results:begin.*?<!-- results:end -->", re.S)
+
+
+def test_readme_opens_with_what_the_project_is_then_the_two_commands():
+    lines = README.splitlines()
+    assert lines[0] == "# Knights and Kernels"
+    first_code = README.index("```sh")
+    intro = README[README.index("\n") : first_code]
+    assert len(re.findall(r"[.!?](?:\s|$)", intro.strip())) == 2   # two sentences, not a page
+    commands = README[first_code : README.index("```", first_code + 5)]
+    assert "make play" in commands and "make test" in commands
+    assert ".venv/bin/knights" in README and "source .venv/bin/activate" in README
+
+
+def test_no_measured_figure_is_typed_outside_the_generated_block():
+    assert len(BLOCK.findall(README)) == 1
+    outside = BLOCK.sub("", README)
+    outside = re.sub(r"[\w.-]+==[\d.]+|python3\.\d+|127\.0\.0\.1:\d+", "", outside)   # versions, addresses
+    decimals = re.findall(r"(?<![\w.])\d+\.\d+(?![\w.])", outside)
+    assert not decimals, f"README quotes {decimals} by hand: generate them or point to the results file"
+    ratings = re.findall(r"\b1[0-9]{3}\b(?! \()", outside)
+    assert not ratings, f"README quotes ratings {ratings} by hand"
+
+
+def test_every_linked_document_exists():
+    for text, base in ((README, ROOT), *(((ROOT / "docs" / d).read_text(), ROOT / "docs")
+                                        for d in ("usage.md", "architecture.md"))):
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+            if not target.startswith("http"):
+                assert (base / target).exists(), target
