@@ -29,6 +29,7 @@ several are drawn into one picture (:func:`board_grid`) that Jupyter shows as it
 from __future__ import annotations
 
 import math
+import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -275,7 +276,8 @@ def plot_history(result: Result, path: str | Path | None = None) -> Figure:
         ax.set_xlabel("epoch")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlim(0.5, h.epochs + 0.5)
-        ax.set_ylabel(ylabel if same else f"{lines[0][0]}: {ylabel}", fontsize=9)
+        ax.set_ylabel(textwrap.fill(ylabel if same else f"{lines[0][0]}: {ylabel}", 42, break_on_hyphens=False),
+                      fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle(f"{result.name}: loss per epoch")
