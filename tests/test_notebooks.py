@@ -295,6 +295,7 @@ def test_comparison_measures_what_it_is_given(sample_rows):
     assert boards.count("<svg") == len(table) + 1
     fig = cmp.plot("test")
     assert len(fig.axes) == 4   # hexbin, its colour bar, errors, buckets
+    assert "prediction - Stockfish" in fig.axes[1].get_xlabel()   # the error's sign, said
     import matplotlib.pyplot as plt
 
     plt.close(fig)
