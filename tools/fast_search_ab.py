@@ -29,11 +29,12 @@ from knights.play.search import SearchLimits
 class NodesPlayer:
     """A FastSearchEngine searching a fixed number of nodes a move, as an arena player."""
 
-    def __init__(self, engine: FastSearchEngine, nodes: int, name: str) -> None:
-        self.engine, self.nodes, self.name = engine, nodes, name
+    def __init__(self, engine: FastSearchEngine, nodes: int, name: str, movetime: float | None = None) -> None:
+        self.engine, self.nodes, self.name, self.movetime = engine, nodes, name, movetime
 
     def choose_move(self, board: chess.Board) -> chess.Move:
-        return self.engine.choose(board, limits=SearchLimits(nodes=self.nodes)).move
+        limits = SearchLimits.movetime(self.movetime) if self.movetime else SearchLimits(nodes=self.nodes)
+        return self.engine.choose(board, limits=limits).move
 
     def new_game(self) -> None:
         self.engine.new_game()
@@ -45,11 +46,11 @@ class NodesPlayer:
         pass
 
 
-def variant(off: str | None, nodes: int) -> NodesPlayer:
+def variant(off: str | None, nodes: int, movetime: float | None = None) -> NodesPlayer:
     features = {off: False} if off in FEATURES else None
     aspiration = 0 if off == "aspiration" else 40
     engine = FastSearchEngine(stochastic=False, features=features, aspiration=aspiration)
-    return NodesPlayer(engine, nodes, "full" if off is None else f"no-{off}")
+    return NodesPlayer(engine, nodes, "full" if off is None else f"no-{off}", movetime)
 
 
 def interval(scores: list[float]) -> tuple[float, float, float]:
@@ -64,13 +65,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=24)
     parser.add_argument("--nodes", type=int, default=6000)
+    parser.add_argument("--movetime", type=float, default=None,
+                        help="seconds a move instead of a node count (the parts that trade nodes for depth)")
     parser.add_argument("--parts", nargs="*", default=[*FEATURES, "aspiration"])
     parser.add_argument("--out", default="runs/fast/ab.json")
     args = parser.parse_args()
     settings = Settings(max_plies=240)
     results = {}
     for part in args.parts:
-        full, other = variant(None, args.nodes), variant(part, args.nodes)
+        full, other = variant(None, args.nodes, args.movetime), variant(part, args.nodes, args.movetime)
         scores, started = [], time.time()
         wins = draws = losses = 0
         for g in range(args.games):
@@ -83,7 +86,8 @@ def main() -> None:
             wins, draws, losses = wins + (s == 1.0), draws + (s == 0.5), losses + (s == 0.0)
         mean, low, high = interval(scores)
         results[part] = {"games": len(scores), "score_of_full": round(mean, 3), "ci95": [round(low, 3), round(high, 3)],
-                         "w_d_l": [wins, draws, losses], "nodes_per_move": args.nodes,
+                         "w_d_l": [wins, draws, losses],
+                         "per_move": f"{args.movetime} s" if args.movetime else f"{args.nodes} nodes",
                          "seconds": round(time.time() - started)}
         print(f"full vs no-{part}: {mean:.3f} [{low:.3f}, {high:.3f}] +{wins} ={draws} -{losses} "
               f"({time.time() - started:.0f} s)", flush=True)
