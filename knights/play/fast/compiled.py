@@ -66,10 +66,20 @@ matches can measure what each one is worth without recompiling.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections import namedtuple
+from pathlib import Path
 
 import numpy as np
-from numba import njit
+
+# numba keeps its compiled code beside this file; where that folder is not writable (an
+# installed copy, another user) and no cache folder was named, use one in the temp folder,
+# or numba refuses to compile ("no locator available")
+if "NUMBA_CACHE_DIR" not in os.environ and not os.access(Path(__file__).parent, os.W_OK):
+    os.environ["NUMBA_CACHE_DIR"] = str(Path(tempfile.gettempdir()) / f"knights-numba-{os.getuid()}")
+
+from numba import njit  # after the cache folder is settled
 
 PAWN_LOGIT = 0.368208
 """Win-probability slope per pawn (knights.learn.targets.PAWN_LOGIT; a test keeps them equal)."""
