@@ -1,26 +1,9 @@
-"""A compiled chess board: 64 squares in a numpy array, move generation, make/unmake, hashing.
+"""The compiled board's python-chess edges: :func:`from_chess` builds its arrays from a
+``chess.Board``, :func:`to_chess_move` turns its packed move back into a ``chess.Move``.
 
-The search's inner loop runs in numba-compiled code, so the board is plain numpy arrays and
-functions over them (:mod:`knights.play.fast.compiled`), no Python objects; this module
-holds its python-chess edges:
-
-* ``board``: ``int8[64]``, the signed piece codes of :mod:`knights.features.sparse`
-  (P=1 N=2 B=3 R=4 Q=5 K=6, negative for Black, 0 empty) on squares a8 = 0 ... h1 = 63,
-  so a piece's network feature is a table lookup. Move generation walks a 10x12 mailbox
-  (:data:`MAILBOX`: the board with a two-square border of "off" marks), so a ray stops at
-  the edge without any arithmetic on files and ranks.
-* ``st``: ``int64[N_STATE]``, the scalars: side to move, castling rights, en-passant
-  square, half-move clock, Zobrist hash, the stack height (ply) and the kings' squares.
-* ``undo``: ``int64[MAX_STACK, 6]``, what each move made on the stack changed (the move,
-  the captured piece, the castling rights, en-passant square, clock and hash before it).
-* ``hist``: the hashes of the game's positions since its last irreversible move, then of
-  the line being searched (repetitions).
-
-A move is an ``int32``: ``from | to << 6 | promotion piece type << 12 | flags << 16``.
-Move generation is pseudo-legal; :func:`make_move` refuses (and takes back) a move that
-leaves the mover's king attacked, which is how legality is decided everywhere (perft
-included). python-chess stays the format at the edges: :func:`from_chess` builds the
-arrays of a ``chess.Board``, :func:`to_chess_move` turns a move back into a ``chess.Move``.
+The arrays themselves (``board``, ``st``, ``undo``, ``hist``), the move encoding and how
+legality is decided are described once, in :mod:`knights.play.fast.compiled`, beside the
+code that reads and writes them.
 """
 
 
