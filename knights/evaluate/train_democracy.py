@@ -73,8 +73,7 @@ from knights.evaluate.learner import LearnerEvaluator
 from knights.evaluate.timing import decision_batches, ms_per_decision, timed
 from knights.learn import learners as L
 from knights.learn import registry, store
-from knights.learn.metrics import regression_metrics
-from knights.learn.targets import win_probability
+from knights.learn.metrics import regression_metrics, win_probability_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -275,9 +274,6 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     weightings["fitted_mse"] = (dict(zip(names, w_mse.tolist(), strict=True)),
                                 "the same, minimising the squared win-probability error (SLSQP), for comparison")
 
-    def wp_error(pred: np.ndarray, target: np.ndarray) -> float:
-        return float(np.mean(np.abs(win_probability(pred) - win_probability(target))))
-
     def blend_report(weights: dict[str, Any], how: str) -> dict[str, Any]:
         w = np.array([weights[n] for n in names])
         used = [n for n in names if weights[n] > 0]
@@ -286,7 +282,8 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
         return {"weights": {n: round(float(weights[n]), 6) for n in names}, "how": how,
                 "val": regression_metrics(val, data.val.target),
                 "test": regression_metrics(test, data.test.target),
-                "val_wp": wp_error(val, data.val.target), "test_wp": wp_error(test, data.test.target),
+                "val_wp": win_probability_error(val, data.val.target),
+                "test_wp": win_probability_error(test, data.test.target),
                 "ms_per_decision": round(ms_per_decision(dem.evaluate, batches, plan.timing_repeats), 3),
                 "mb": round(sum(sizes[n] for n in used if n not in networks), 3), "members": used}
 
