@@ -323,9 +323,10 @@ def plot_history(result: Result, path: str | Path | None = None) -> Figure:
     ax.set_xlabel("epoch")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     bucket = getattr(result.model, "head", None)
+    names = loss_names(registry.get(result.name)) if not result.name.startswith("SL") else {}
     ax.set_ylabel("loss" if result.name.startswith("SL") else
                   "train: bucket cross-entropy; validation: L1 (pawns)" if isinstance(bucket, BucketHead)
-                  else "L1 loss (pawns)")
+                  else names["train"] if names["train"] == names["validation"] else "loss")
     ax.set_title(result.name)
     ax.grid(alpha=0.3)
     ax.legend()
