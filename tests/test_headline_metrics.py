@@ -172,3 +172,18 @@ def test_the_readme_block_leads_with_what_play_needs(tmp_path: Path):
                        "network there, EL/v2", "0.60 / 0.70")
     assert rows[1][1] == "0.50 / 0.40" and rows[2][1] == "0.70 / 0.80"
     assert rows[4][1] == "EL/v2 40.0%, 60 cp; material 20.0%, 80 cp; stockfish depth 1 60.0%, 40 cp"
+
+
+def test_level_reference_scores_the_always_level_guess_on_the_headline_rows():
+    from knights.learn.results import LEVEL_PAWNS, headline_metrics, level_note, level_reference
+
+    target = np.array([0.8, -0.4, 0.0, 2.5, -1.0, 0.9])
+    calm = np.array([True, True, True, True, True, False])
+    ref = level_reference(target, calm)
+    # the rows are exactly the headline's rows: quiet and within LEVEL_PAWNS
+    assert ref["rows"] == headline_metrics(np.zeros(6), target, calm)["quiet_level_rows"] == 4
+    assert ref["always_level_mae"] == pytest.approx((0.8 + 0.4 + 0.0 + 1.0) / 4)
+    assert ref["always_level_mae"] == pytest.approx(headline_metrics(np.zeros(6), target, calm)["quiet_level_mae"])
+    assert LEVEL_PAWNS == 1.0
+    assert "0.550" in level_note(ref)[1] and "4 quiet" in level_note(ref)[1]
+    assert level_note(level_reference(target, np.zeros(6, bool))) == []

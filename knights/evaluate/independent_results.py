@@ -60,6 +60,8 @@ from knights.learn.results import (
     headline_markdown,
     letter_markdown,
     letter_table,
+    level_note,
+    level_reference,
     quiet_rows,
 )
 
@@ -186,7 +188,7 @@ def set_table(path: Path, measured: list[tuple[str, Evaluator]], dem: democracy.
         "generator": sidecar.get("generator"), "label_depth": (sidecar.get("label") or {}).get("depth"),
         "label_engine": (sidecar.get("label") or {}).get("engine"), "seed": (sidecar.get("recipe") or {}).get("seed"),
         "dropped": sidecar.get("dropped"), "build_time_s": sidecar.get("time_s"),
-        "quiet_rows": int(calm.sum()), "evaluation": rows}
+        "quiet_rows": int(calm.sum()), "quiet_level": level_reference(data.target, calm), "evaluation": rows}
     if quality is not None:
         table["move_quality"] = {k: v for k, v in quality.items() if k != "rows"}
     learned = [r for r in rows if r["kind"] != "baseline"]
@@ -232,7 +234,7 @@ def independent_markdown(table: dict[str, Any]) -> str:
                   "of level, the error in win probability"
                   + (", the one-ply move quality" if "move_quality" in table else "")
                   + " and the quiet positions' MAE by bucket.", ""]
-    lines += headline_markdown(table["evaluation"])
+    lines += headline_markdown(table["evaluation"]) + level_note(table.get("quiet_level"))
     mq = table.get("move_quality")
     if mq:
         lines += ["", f"Move quality: {mq['positions']:,} positions (every {mq['every']}th row); {mq['method']}. "

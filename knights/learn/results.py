@@ -114,6 +114,21 @@ def headline_metrics(pred: np.ndarray, target: np.ndarray, calm: np.ndarray) -> 
             "quiet_level_rows": n, "win_probability_error": win_probability_error(pred, target)}
 
 
+def level_reference(target: np.ndarray, calm: np.ndarray) -> dict[str, Any]:
+    """What the headline MAE means: the same quiet, level rows scored by a guess that every
+    position is exactly level (0 pawns). The rows are chosen by their label, so a guess that
+    stays near 0 is rewarded there; an evaluator that errs more than this on them reads
+    imbalances (mostly material) that Stockfish finds compensated.
+
+    >>> level_reference(np.array([0.5, -0.25, 3.0]), np.array([True, True, True]))
+    {'rows': 2, 'always_level_mae': 0.375}
+    """
+    target = np.asarray(target, dtype=np.float64)
+    level = np.asarray(calm, dtype=bool) & (np.abs(target) <= LEVEL_PAWNS)
+    return {"rows": int(level.sum()),
+            "always_level_mae": float(np.abs(target[level]).mean()) if level.any() else None}
+
+
 def evaluation_row(name: str, kind: str, pred: np.ndarray, target: np.ndarray, calm: np.ndarray | None = None,
                    **extra: Any) -> dict[str, Any]:
     """One row of a results table: ``name``, ``kind``, the headline figures when the quiet
@@ -172,7 +187,7 @@ def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, m
             moves.append({**entry, **held_out_metrics(version, model, data)})
     table: dict[str, Any] = {
         "data": {"folder": registry.repo_relative(folder), "test_letters": test, "rows": len(data)},
-        "evaluation": rows, "move_networks": moves}
+        "evaluation": rows, "move_networks": moves, "quiet_level": level_reference(data.target, calm)}
     table["seconds"] = round(time.perf_counter() - started, 1)
     best = min((r for r in rows if r["kind"] == "network"), key=lambda r: r["mae"], default=None)
     if best:
@@ -273,6 +288,14 @@ def headline_markdown(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def level_note(ref: dict[str, Any] | None) -> list[str]:
+    """The sentence under a headline table that gives :func:`level_reference`'s yardstick."""
+    if not ref or ref.get("always_level_mae") is None:
+        return []
+    return ["", f"Yardstick: calling every one of these {ref['rows']:,} quiet, level positions exactly level "
+                f"(0 pawns) errs {ref['always_level_mae']:.3f} pawns on them."]
+
+
 def _number(x: float | None, fmt: str) -> str:
     return "-" if x is None else format(x, fmt)
 
@@ -296,7 +319,7 @@ def letter_markdown(table: dict[str, Any], level: str = "##") -> str:
     if any("quiet_level_mae" in r for r in table["evaluation"]):
         lines += ["", "What play needs: the MAE on quiet positions within a pawn of level, the error in win "
                       "probability, and the quiet positions' MAE by bucket.", ""]
-        lines += headline_markdown(table["evaluation"])
+        lines += headline_markdown(table["evaluation"]) + level_note(table.get("quiet_level"))
     if table["move_networks"]:
         lines += ["", f"{level}# Move networks", "",
                   "| network | parameters | epochs | top move legal | top move = played |", "|---|---:|---:|---:|---:|"]
