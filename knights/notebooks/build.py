@@ -184,7 +184,10 @@ def version_notebook(version: registry.Version) -> NotebookNode:
             "illegal moves (`PENALTY` in library.py)" if sl else
             "in training, the cross-entropy between the predicted win-probability buckets and HL-Gauss targets "
             "(`knights/learn/buckets.py`); on validation, L1, the mean absolute error in pawns"
-            if getattr(lib, "BUCKETS", None) is not None else "L1, the mean absolute error in pawns")
+            if getattr(lib, "BUCKETS", None) is not None else
+            "the squared difference between the win probability of the network's answer and that of Stockfish's "
+            "(`knights/learn/targets.py`), on training and validation alike"
+            if getattr(lib, "TARGET", "pawns") == "win_probability" else "L1, the mean absolute error in pawns")
     before = f"{version.family}/v{version.number - 1}"
     changes = (f"every setting that differs from {before}'s and the two files line by line"
                if before in {v.name for v in registry.all_versions(version.family)} else
