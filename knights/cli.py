@@ -221,7 +221,8 @@ def _train(args: argparse.Namespace) -> int:
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise RuntimeError(f"{os.environ['WORLD_SIZE']} processes were started (torchrun): add --distributed, "
                            "or every process trains alone and writes the same files")
-    from knights.learn.experiment import plot_history, run_version
+    from knights.learn.experiment import run_version
+    from knights.notebooks.teach import plot_history
 
     result = run_version(args.name, data_dir=args.data_dir, more=args.more or (), train=args.train, val=args.val,
                          test=args.test, epochs=args.epochs, batch_size=args.batch_size,

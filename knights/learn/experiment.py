@@ -1,7 +1,7 @@
 """Run one version end to end: the few calls a version's notebook makes.
 
     result = run_version("EL/v8", quick=True)      # committed sample, 1 epoch, runs/quick/EL_v8/
-    plot_history(result)                           # loss curves
+    teach.plot_history(result)                     # loss curves (knights.notebooks.teach)
 
 A version's ``library.py`` declares ``INPUTS``, ``TRAIN`` (a TrainConfig), ``DATA``
 (train and validation letters of the full dataset), ``PARENT`` (a version whose
@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,7 +29,6 @@ from knights.data.chunks import Encoded, select_chunks
 from knights.features.attacks import quiet
 from knights.features.inputs import InputSpec
 from knights.learn import modelfile, registry
-from knights.learn.buckets import BucketHead
 from knights.learn.metrics import regression_metrics
 from knights.learn.nets import parameter_count
 from knights.learn.training import (
@@ -44,9 +43,6 @@ from knights.learn.training import (
     fit,
     seed_everything,
 )
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 FULL_DATA = "data/full"
 """Chunks of the full generated dataset (``make data``): letters a-j."""
@@ -308,29 +304,3 @@ def save_version(version: registry.Version, model: nn.Module, history: History, 
     if progress:
         print(f"{version.name}: wrote {weights} ({meta['parameters']:,} parameters); test {meta['test']}")
     return Result(version.name, model, history, meta, weights)
-
-
-def plot_history(result: Result, path: str | Path | None = None) -> Figure:
-    """Train and validation loss per epoch; saved beside the weights as ``vN_loss.png``."""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    h = result.history
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    epochs = range(1, h.epochs + 1)
-    ax.plot(epochs, h.train_loss, marker="o", label="train")
-    ax.plot(epochs, h.val_loss, marker="s", label="validation")
-    ax.set_xlabel("epoch")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    bucket = getattr(result.model, "head", None)
-    names = loss_names(registry.get(result.name)) if not result.name.startswith("SL") else {}
-    ax.set_ylabel("loss" if result.name.startswith("SL") else
-                  "train: bucket cross-entropy; validation: L1 (pawns)" if isinstance(bucket, BucketHead)
-                  else names["train"] if names["train"] == names["validation"] else "loss")
-    ax.set_title(result.name)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    target = Path(path) if path else result.weights.with_name(result.weights.stem + "_loss.png")
-    fig.savefig(target, dpi=110)
-    return fig
