@@ -32,3 +32,20 @@ def test_ablation_trains_measures_and_resumes(tmp_path, monkeypatch):
     assert again["quiet_wp"]["sets"] == table["quiet_wp"]["sets"]
     with pytest.raises(ValueError, match="unknown variants"):
         ablation.run(["nope"], out=out, progress=False)
+
+
+def test_a_variant_naming_a_shipped_version_reads_its_weights_and_record():
+    variant = ablation.Variant("quiet_wp_shipped", shipped="EL/v13")
+    model, record = ablation.shipped_record(variant)
+    meta = json.loads((ablation.registry.get("EL/v13").meta_path()).read_text())
+    assert record["train_rows"] == meta["data"]["train"]["rows"]
+    assert record["best_epoch"] == meta["history"]["best_epoch"]
+    assert record["epochs"] == len(meta["history"]["train_loss"]) and record["shipped"] == "EL/v13"
+    shipped, _ = ablation.registry.get("EL/v13").load()
+    assert all((a == b).all() for a, b in zip(model.state_dict().values(), shipped.state_dict().values(), strict=True))
+    assert ablation.shipped_record(ablation.Variant("plain")) is None
+    # the table's variant for the grown data is EL/v15's recipe: V13's settings, data/more added
+    more = next(v for v in ablation.VARIANTS if v.more)
+    lib15, lib13 = ablation.registry.get(more.shipped).library, ablation.registry.get(ablation.BASE).library
+    assert lib15.TRAIN == lib13.TRAIN and lib15.TRAIN_ON == lib13.TRAIN_ON == more.rows
+    assert lib15.TARGET == lib13.TARGET == more.target and lib15.MORE == (ablation.MORE_DATA,)

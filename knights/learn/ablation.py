@@ -12,7 +12,9 @@ the MAE on quiet positions within a pawn of level, the win-probability error, an
     knights ablation                       # every variant; resumes: a finished variant is reused
     knights ablation --only quiet_wp       # one of them
 
-Each variant's weights go to ``runs/ablation/<name>.pt`` (git ignores ``runs/``); the table
+A variant that is exactly a shipped version's recipe names it (``quiet_wp_more`` is
+EL/v15): its shipped weights are measured instead of training the same thing twice.
+Each other variant's weights go to ``runs/ablation/<name>.pt`` (git ignores ``runs/``); the table
 goes to ``report/results/ablation.json``, which the report reads. On 2 CPU cores a variant
 takes about 3-8 minutes; on one GPU well under one.
 """
@@ -58,6 +60,7 @@ class Variant:
     share: int = 1                    # every share-th training file (1: all of them)
     more: bool = False                # also data/more's training and validation letters
     says: str = ""
+    shipped: str = ""                 # the shipped version trained by exactly this recipe: measured, not retrained
 
 
 VARIANTS = (
@@ -67,7 +70,7 @@ VARIANTS = (
     Variant("quiet_l1", target="pawns", says="quiet rows, L1 in pawns"),
     Variant("quiet_wp_half", share=2, says="half the training files"),
     Variant("quiet_wp_quarter", share=4, says="a quarter of the training files"),
-    Variant("quiet_wp_more", more=True, says="data/full and data/more (when grown)"),
+    Variant("quiet_wp_more", more=True, shipped="EL/v15", says="data/full and data/more (when grown): EL/v15"),
 )
 
 
@@ -103,6 +106,27 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
               "best_epoch": history.best_epoch, "seconds": round(time.perf_counter() - t0, 1), "device": str(dev),
               "rows_per_second": round(float(np.median(history.rows_per_second)))}
     return model.cpu().eval(), record
+
+
+def shipped_record(variant: Variant) -> tuple[torch.nn.Module, dict[str, Any]] | None:
+    """The shipped version that ``variant`` names, and a training record from its metadata
+    (the rows are the run's own count); None when it names none or is not trained here."""
+    if not variant.shipped:
+        return None
+    version = registry.get(variant.shipped)
+    if not version.is_trained():
+        return None
+    model, meta = version.load()
+    history = meta.get("history", {})
+    data = meta.get("data", {})
+    record = {**asdict(variant), "train_rows": data.get("train", {}).get("rows"),
+              "val_rows": data.get("val", {}).get("rows"), "epochs": len(history.get("train_loss", [])),
+              "best_epoch": history.get("best_epoch"), "seconds": round(float(meta.get("train_seconds", 0.0)), 1),
+              "device": history.get("device"),
+              "rows_per_second": round(float(np.median(history["rows_per_second"])))
+              if history.get("rows_per_second") else None,
+              "from": f"{registry.repo_relative(version.meta_path())} (the shipped {version.name})"}
+    return model.eval(), record
 
 
 def test_sets(cache: ChunkCache) -> dict[str, Encoded]:
@@ -145,7 +169,11 @@ def run(only: list[str] | None = None, *, device: str | None = None, out: Path =
         weights = OUT_DIR / f"{variant.name}.pt"
         lib = registry.get(BASE)
         done = table.get(variant.name, {})
-        if (weights.exists() and done.get("recipe") == asdict(variant)
+        shipped = None if epochs else shipped_record(variant)
+        if shipped is not None:
+            model, record = shipped
+            record["epochs_asked"] = lib.library.TRAIN.epochs
+        elif (weights.exists() and done.get("recipe") == asdict(variant)
                 and done.get("training", {}).get("epochs_asked") == (epochs or lib.library.TRAIN.epochs)):
             model = modelfile.load_into(lib.build(), weights).eval()
             record = table[variant.name]["training"]

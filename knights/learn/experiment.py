@@ -106,7 +106,9 @@ def run_data(version: registry.Version, *, data_dir: str | None = None, more: Se
     """The chunk files of a run: training and validation letters from ``data_dir`` and from
     every folder in ``more`` (e.g. ``data/more``, the grown styles), test letters from
     ``data_dir`` alone, so a run on more data is measured on the same test rows as the others.
-    Defaults: the full dataset with the version's letters, or the committed sample when ``quick``."""
+    Defaults: the full dataset with the version's letters and the folders its library names
+    in ``MORE`` (when neither ``data_dir`` nor ``more`` is given), or the committed sample when
+    ``quick``."""
     lib = version.library
     defaults: dict[str, Any]
     if quick:
@@ -115,6 +117,12 @@ def run_data(version: registry.Version, *, data_dir: str | None = None, more: Se
         defaults = {"data_dir": FULL_DATA, "test": TEST_LETTERS, "epochs": lib.TRAIN.epochs,
                     "batch_size": lib.TRAIN.batch_size, **lib.DATA}
     folder = registry.repo_path(data_dir or defaults["data_dir"])
+    if not more and not quick and data_dir is None:
+        more = getattr(lib, "MORE", ())     # the version's own further folders (EL V15: data/more)
+        for m in more:
+            if not registry.repo_path(m).is_dir():
+                raise FileNotFoundError(f"{version.name} also trains on {m}, which is not here: `make more-data` "
+                                        f"grows it (about 3 h on 2 cores), or pass more=[...] / data_dir to choose")
     extra = [registry.repo_path(m) for m in more]
     letters = {"train": train or defaults["train"], "val": val or defaults["val"], "test": test or defaults["test"]}
     files = {k: select_chunks(folder, spec) for k, spec in letters.items()}
