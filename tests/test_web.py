@@ -29,7 +29,7 @@ from knights.web.games import GameStore, what_the_bot_saw
 from knights.web.server import build_server, start, url_of
 from knights.web.storage import DEFAULT_DB, MAX_SEEN, GameDatabase, StorageError
 
-FAST = {"evaluator": "material", "stochastic": False}
+FAST = {"evaluator": "material", "stochastic": False, "depth": 1}
 
 
 @pytest.fixture
@@ -370,6 +370,30 @@ def test_options_list_the_evaluators_and_the_default(client):
     options = client.get("/api/options").get_json()
     assert "material" in options["evaluators"] and options["default_evaluator"] in options["evaluators"]
     assert options["depths"][0] == 1
+
+
+def test_the_default_bot_is_the_one_every_route_plays():
+    """A request that names no evaluator and no depth gets the bot as the terminal, knights uci
+    and lichess-bot build it: the compiled search over EL/v13, a second a move; at depth 1 the
+    one-ply bot over the one-ply default; 'default' is what the page offers first."""
+    from knights.evaluate.names import resolve_name
+    from knights.play.engine import OnePlyEngine
+    from knights.play.fast.engine import FastSearchEngine, default_net_source
+    from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME
+
+    settings = EngineSettings.from_json({})
+    assert settings.evaluator == "default" and settings.depth == PLAY_DEPTH
+    engine = engines.engine_for(settings)
+    if default_net_source() is not None:
+        assert isinstance(engine, FastSearchEngine) and engine.net_label == "EL/v13"
+    assert engine.movetime == PLAY_MOVETIME and engine.depth == PLAY_DEPTH
+    one_ply = engines.build_engine(None, depth=1)
+    assert isinstance(one_ply, OnePlyEngine) and one_ply.evaluator.name == resolve_name(None)
+    options = engines.page_options()
+    assert options["evaluators"][0] == options["default_evaluator"] == "default"
+    assert options["default_depth"] == PLAY_DEPTH and PLAY_DEPTH in options["depths"]
+    decision = engine.choose(chess.Board())
+    assert decision.move in chess.Board().legal_moves and decision.depth >= 2
 
 
 def test_settings_round_trip():

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from knights.web.app import MAX_NESTING, create_app
 from knights.web.games import NEW_GAME_FIELDS, GameStore
 
-FAST = {"evaluator": "material", "stochastic": False}
+FAST = {"evaluator": "material", "stochastic": False, "depth": 1}
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 json_values = st.recursive(

@@ -2,18 +2,25 @@
 
 :class:`EngineSettings` reads and checks what the page sends (evaluator, stochastic
 opening, seed, search depth, movetime in seconds); :func:`build_engine` turns them into an
-engine with ``choose(board) -> Decision``: depth 1 is today's one-ply bot
-(:class:`~knights.play.engine.OnePlyEngine`), a deeper search comes from
-``knights.play.search.SearchEngine`` when that module exists, and is refused with a
-clear 4xx while it does not. Loaded evaluators are kept, one per name, so a new
+engine with ``choose(board) -> Decision``, built as every other route builds the bot
+(:func:`knights.play.fast.engine.bot_for`, the same as ``knights play``, ``knights uci`` and
+lichess-bot): the evaluator ``"default"`` (what a request that names none gets) is the
+one-ply bot's default at depth 1 and, deeper, EL/v13 searched by the compiled search
+(:class:`~knights.play.fast.engine.FastSearchEngine`); a request without a depth gets the
+bot's own (:data:`~knights.play.search.PLAY_DEPTH`: as deep as :data:`SEARCH_MOVETIME`
+allows, the terminal's second a move). A named evaluator at depth 1 is the paper's
+one-ply bot over it; deeper, EL/v13 is searched compiled and any other evaluator by the
+Python search (kept for comparison). Loaded evaluators are kept, one per name, so a new
 game does not load the same networks again.
 
 >>> EngineSettings.from_json({"evaluator": "material", "depth": 1}).as_json()["evaluator"]
 'material'
+>>> EngineSettings.from_json({}).as_json()["evaluator"]
+'default'
 >>> EngineSettings.from_json({"depth": "deep"})
 Traceback (most recent call last):
 ...
-knights.web.errors.RequestError: depth must be a whole number from 1 to 8, not 'deep'
+knights.web.errors.RequestError: depth must be a whole number from 1 to 64, not 'deep'
 """
 
 from __future__ import annotations
@@ -26,17 +33,22 @@ from typing import Any, Protocol
 import chess
 
 from knights.evaluate.base import Evaluator
-from knights.evaluate.names import EvaluatorError, available_evaluators, load_evaluator, resolve_name
+from knights.evaluate.names import EvaluatorError, available_evaluators, is_default, load_evaluator, resolve_name
 from knights.play.engine import Decision
-from knights.play.fast.engine import make_engine
+from knights.play.fast.engine import bot_for, make_engine
+from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME
 from knights.web.errors import RequestError
 
-MAX_DEPTH = 8
+DEFAULT = "default"
+"""The evaluator name that asks for the bot's own (as ``knights play`` and ``knights uci`` do)."""
+MAX_DEPTH = PLAY_DEPTH
 """The deepest search the API accepts (the page offers :data:`PAGE_DEPTHS`)."""
-PAGE_DEPTHS = (1, 2, 3, 4)
-"""Search depths the page's select offers; 1 is the one-ply bot."""
-SEARCH_MOVETIME = 2.0
-"""Seconds a deeper search may think when the page gives no movetime."""
+DEFAULT_DEPTH = PLAY_DEPTH
+"""The depth of a request that gives none: the bot's own, as deep as the time allows."""
+PAGE_DEPTHS = (1, 2, 3, 4, PLAY_DEPTH)
+"""Search depths the page's select offers; 1 is the one-ply bot, 64 the bot as it plays elsewhere."""
+SEARCH_MOVETIME = PLAY_MOVETIME
+"""Seconds a deeper search may think when the page gives no movetime (the terminal's)."""
 MAX_MOVETIME = 600.0
 """The longest movetime the API accepts, seconds (ten minutes)."""
 MAX_SEED = 2**32 - 1
@@ -67,25 +79,26 @@ def _seconds(value: Any, name: str, high: float) -> float:
 @dataclass(frozen=True)
 class EngineSettings:
     """The bot's settings for one game, checked. ``evaluator`` is a canonical name
-    (:func:`~knights.evaluate.names.resolve_name`); ``movetime`` is seconds per move
-    for a search (``None``: no limit; the one-ply bot ignores it)."""
+    (:func:`~knights.evaluate.names.resolve_name`) or :data:`DEFAULT`; ``movetime`` is
+    seconds per move for a search (``None``: :data:`SEARCH_MOVETIME`; the one-ply bot
+    ignores it)."""
 
     evaluator: str
     stochastic: bool = True
     seed: int | None = None
-    depth: int = 1
+    depth: int = DEFAULT_DEPTH
     movetime: float | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], available: list[str] | None = None) -> EngineSettings:
-        """Settings from a request's fields (missing ones take their defaults; the
-        evaluator's default is the bot's, see :func:`~knights.evaluate.names.resolve_name`).
+        """Settings from a request's fields (missing ones take their defaults: the bot's own
+        evaluator, :data:`DEFAULT`, and depth, :data:`DEFAULT_DEPTH`).
         :class:`~knights.web.errors.RequestError` (400) names the first bad field."""
         name = data.get("evaluator")
         if name is not None and not isinstance(name, str):
             raise RequestError(f"evaluator must be a name such as 'material', not {name!r}")
         try:
-            evaluator = resolve_name(name, available)
+            evaluator = DEFAULT if is_default(name) else resolve_name(name, available)
         except EvaluatorError as exc:
             raise RequestError(str(exc)) from None
         stochastic = data.get("stochastic", True)
@@ -93,7 +106,7 @@ class EngineSettings:
             raise RequestError(f"stochastic must be true or false, not {stochastic!r}")
         seed = data.get("seed")
         seed = None if seed is None else _whole(seed, "seed", 0, MAX_SEED)
-        depth = _whole(data.get("depth", 1), "depth", 1, MAX_DEPTH)
+        depth = _whole(data.get("depth", DEFAULT_DEPTH), "depth", 1, MAX_DEPTH)
         movetime = data.get("movetime")
         movetime = None if movetime is None else _seconds(movetime, "movetime", MAX_MOVETIME)
         return cls(evaluator, stochastic, seed, depth, movetime)
@@ -117,22 +130,27 @@ def cached_evaluator(name: str) -> Evaluator:
 
 
 def build_engine(evaluator_name: str | None, stochastic: bool = True, seed: int | None = None,
-                 depth: int = 1, movetime: float | None = None) -> Engine:
+                 depth: int = DEFAULT_DEPTH, movetime: float | None = None) -> Engine:
     """The bot for one game: every engine the web app plays with is built here.
 
     ``evaluator_name``: any name :func:`~knights.evaluate.names.available_evaluators`
-    lists (``None``: the bot's default); ``depth`` 1 is the one-ply
+    lists, or ``None`` / :data:`DEFAULT` for the bot's own (as every route builds it:
+    :func:`~knights.play.fast.engine.bot_for`); ``depth`` 1 is the one-ply
     :class:`~knights.play.engine.OnePlyEngine` (``movetime`` unused); a deeper depth is a
-    :class:`~knights.play.search.SearchEngine` that stops at that depth or after
-    ``movetime`` seconds (default :data:`SEARCH_MOVETIME`), whichever comes first."""
+    search (compiled for EL/v13, :class:`~knights.play.fast.engine.FastSearchEngine`) that
+    stops at that depth or after ``movetime`` seconds (default :data:`SEARCH_MOVETIME`),
+    whichever comes first."""
+    depth = _whole(depth, "depth", 1, MAX_DEPTH)
+    seconds = movetime or SEARCH_MOVETIME
+    if is_default(evaluator_name):
+        if depth <= 1:      # the one-ply bot's default evaluator, loaded once
+            return make_engine(cached_evaluator(resolve_name(None)), depth=1, stochastic=stochastic, seed=seed)
+        return bot_for(None, depth=depth, movetime=seconds, stochastic=stochastic, seed=seed)
     try:
         name = resolve_name(evaluator_name)
     except EvaluatorError as exc:
         raise RequestError(str(exc)) from None
-    depth = _whole(depth, "depth", 1, MAX_DEPTH)
-    evaluator = cached_evaluator(name)
-    return make_engine(evaluator, depth=depth, movetime=movetime or SEARCH_MOVETIME, stochastic=stochastic,
-                       seed=seed)
+    return make_engine(cached_evaluator(name), depth=depth, movetime=seconds, stochastic=stochastic, seed=seed)
 
 
 def engine_for(settings: EngineSettings) -> Engine:
@@ -141,9 +159,17 @@ def engine_for(settings: EngineSettings) -> Engine:
 
 
 def page_options() -> dict[str, Any]:
-    """What the page's settings offer: the evaluators on disk (and the default one),
-    the search depths, and whether search exists yet."""
+    """What the page's settings offer: the evaluators on disk after :data:`DEFAULT` (the
+    bot's own, the default), the search depths and the default one, the default movetime."""
     names = available_evaluators()
-    return {"evaluators": names, "default_evaluator": resolve_name(None, names),
-            "depths": list(PAGE_DEPTHS), "search_available": True,
-            "max_movetime": MAX_MOVETIME}
+    return {"evaluators": [DEFAULT, *names], "default_evaluator": DEFAULT, "default_evaluator_is": {
+                "1": resolve_name(None, names), "search": bot_name(names)},
+            "depths": list(PAGE_DEPTHS), "default_depth": DEFAULT_DEPTH, "search_available": True,
+            "default_movetime": SEARCH_MOVETIME, "max_movetime": MAX_MOVETIME}
+
+
+def bot_name(names: list[str]) -> str:
+    """The evaluator the default searching bot uses here."""
+    from knights.play.search import evaluator_for_depth
+
+    return evaluator_for_depth(None, PLAY_DEPTH) or resolve_name(None, names)
