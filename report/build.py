@@ -1,14 +1,35 @@
 #!/usr/bin/env python3
-"""Make the report's figures, tables and numbers: ``python report/build.py --help``.
+"""Fill the report from the results: ``python report/build.py [--readme] [--out DIR]``.
 
-``make report`` runs this, then LaTeX. See reportgen/__init__.py for the modules.
+Writes DIR/report.tex (default report/build/) from report/report.tex.j2 and its figures,
+or fails naming every value that is not measured or that the results contradict
+(reportgen/render.py says how). ``make report`` runs this, then LaTeX.
 """
+import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 
-from reportgen.build import main
+from reportgen.render import BuildError, build  # noqa: E402
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, default=HERE / "build")
+    p.add_argument("--readme", action="store_true", help="also rewrite README.md's generated results block")
+    args = p.parse_args()
+    try:
+        tex = build(args.out, readme_path=HERE.parent / "README.md" if args.readme else None)
+    except BuildError as exc:
+        print("report/build.py: the report cannot be built:", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"  - {line}", file=sys.stderr)
+        return 1
+    print(tex.relative_to(HERE.parent) if tex.is_relative_to(HERE.parent) else tex)
+    return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())
