@@ -1,13 +1,21 @@
 """Shared fixtures. Tests that need Stockfish use the real binary: on a user's machine
-without it they skip with the install hint; under CI (CI=true) that is a failure."""
+without it they skip with the install hint; under CI (CI=true) that is a failure.
+
+The suite's tensors are small (a batch of children, a few thousand sample rows): one
+intra-op thread, as the engine itself uses for one ply (knights.play.worker). With two,
+on the two cores this suite shares with matches and training runs, each operation waits
+for a thread that is not running: test_golden's democracy took 42 s instead of 1 s."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+import torch
 
 from knights.data.stockfish import INSTALL_HINT, StockfishMissing, find_stockfish
+
+torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="session")

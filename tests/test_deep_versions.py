@@ -81,6 +81,23 @@ def test_deep_versions_answer_in_pawns_for_any_batch(name):
 
 
 @pytest.mark.parametrize("name", ["EL/v11", "EL/v12"])
+def test_deep_versions_save_and_load(name, tmp_path):
+    """A run on one chunk of the sample, one epoch: the saved file loads (weights_only)
+    into an evaluator that reproduces the test metrics the run recorded. (That the
+    networks learn is the slow test below: it needs the whole quick run.)"""
+    result = run_version(name, quick=True, train="a", epochs=1, out_dir=tmp_path, progress=False)
+    meta = result.meta
+    assert len(meta["history"]["val_loss"]) == 1 and meta["data"]["train"]["rows"] == len(
+        load_encoded(select_chunks(SAMPLE, "a"), ChunkCache()))
+    test = load_encoded(select_chunks(SAMPLE, "k-m"), ChunkCache())
+    assert meta["test"]["rows"] == len(test)
+    ev = network_evaluator(name, tmp_path)
+    pred = ev.evaluate(test)
+    assert abs(float(np.mean(np.abs(pred - test.target))) - meta["test"]["mae"]) < 1e-3
+
+
+@pytest.mark.slow   # two epochs of the whole quick run: 10-20 s a version on 2 cores, more under load
+@pytest.mark.parametrize("name", ["EL/v11", "EL/v12"])
 def test_deep_versions_learn_save_and_load(name, tmp_path):
     """A quick run on the sample: the validation error falls below predicting zero, and
     the saved file loads (weights_only) into an evaluator that reproduces the metrics."""

@@ -80,6 +80,7 @@ def test_outside_torchrun_the_error_says_how_to_start(monkeypatch, capsys):
     assert "add --distributed" in capsys.readouterr().err
 
 
+@pytest.mark.slow   # torchrun starts two more processes that import torch and train: seconds, more under load
 def test_two_gloo_processes_train_the_weights_of_one(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("KNIGHTS_CACHE", str(cache))

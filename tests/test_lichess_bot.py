@@ -135,7 +135,7 @@ def make(homemade, **options):
                                    **{k: "." for k in passes["keywords"]})
 
 
-CLOCK = chess.engine.Limit(white_clock=60, black_clock=60, white_inc=0, black_inc=0)
+CLOCK = chess.engine.Limit(white_clock=9, black_clock=9, white_inc=0, black_inc=0)   # 0.3 s a move
 NO_MOVE = chess.engine.PlayResult(None, None)   # what lichess-bot passes when no book/tablebase move
 
 
@@ -161,7 +161,8 @@ def test_the_record_matches_a_checkout():
     assert described == recorded
 
 
-@pytest.mark.parametrize("depth", [1, 64])
+# the searched game (about 40 moves of 0.1 s) is an end-to-end run: make test plays it
+@pytest.mark.parametrize("depth", [1, pytest.param(64, marks=pytest.mark.slow)])
 def test_search_plays_legal_moves_for_whole_games(homemade, depth):
     """Depth 1: the one-ply bot (every answer at depth 1); 64: the search, on a clock."""
     bot = make(homemade, Seed=1, Depth=depth)
@@ -187,7 +188,7 @@ def test_root_moves_are_honoured(homemade):
     board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
     only = [chess.Move.from_uci("h2h3"), chess.Move.from_uci("g2g3")]
     for _ in range(10):
-        assert bot.search(board, chess.engine.Limit(time=1), False, False, list(only)).move in only
+        assert bot.search(board, chess.engine.Limit(time=0.2), False, False, list(only)).move in only
     # no list (a PlayResult without a move, or an empty list): all moves; the mate is found
     assert bot.search(board, CLOCK, False, False, NO_MOVE).move == chess.Move.from_uci("a1a8")
     result = bot.search(board, CLOCK, False, False, [])

@@ -16,12 +16,12 @@ from knights.play.zobrist import hash_after, zobrist
 
 # -- Zobrist --------------------------------------------------------------------------------------
 def test_incremental_hash_equals_polyglot_on_every_move_of_random_games():
-    """Every legal move of 60 random games (castling, en passant, promotions, captures of
-    rooks on their corners all happen), against python-chess's Polyglot hash."""
+    """Every legal move of 15 random games, over 100,000 (castling, en passant, promotions,
+    captures of rooks on their corners all happen), against python-chess's Polyglot hash."""
     rng = random.Random(3)
     checked = kinds = 0
     seen = set()
-    for _ in range(60):
+    for _ in range(15):
         board = chess.Board()
         h = zobrist(board)
         while not board.is_game_over() and board.ply() < 300:
@@ -42,7 +42,7 @@ def test_incremental_hash_equals_polyglot_on_every_move_of_random_games():
             h = hash_after(board, h, move)
             board.push(move)
         kinds = len(seen)
-    assert checked > 50_000 and kinds == 3
+    assert checked > 100_000 and kinds == 3
 
 
 def test_en_passant_counts_only_when_a_pawn_can_take():

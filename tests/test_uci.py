@@ -41,11 +41,12 @@ def test_identity_and_options(uci_engine):
 
 
 LIMITS = [chess.engine.Limit(time=0.05), chess.engine.Limit(depth=5), chess.engine.Limit(nodes=1000),
-          chess.engine.Limit(white_clock=30, black_clock=30, white_inc=1, black_inc=1),
+          chess.engine.Limit(white_clock=3, black_clock=3, white_inc=0.1, black_inc=0.1),   # 0.18 s a move
           chess.engine.Limit(white_clock=2, black_clock=2, remaining_moves=10), chess.engine.Limit(mate=2)]
 
 
-@pytest.mark.parametrize("seed", range(3))
+# game 2, the bot against itself, is 160 searched moves: make test plays it
+@pytest.mark.parametrize("seed", [0, 1, pytest.param(2, marks=pytest.mark.slow)])
 def test_whole_games_against_random_and_itself(uci_engine, seed):
     """Game 0 at Depth 1 (the one-ply bot: every answer is depth 1), games 1 and 2 searching."""
     one_ply = seed == 0
@@ -300,6 +301,7 @@ def test_uciok_comes_before_torch_is_imported():
     assert b"uciok" in proc.stdout and b"readyok" in proc.stdout
 
 
+@pytest.mark.slow   # two real processes timed from go to bestmove, seconds each
 @pytest.mark.parametrize("movetime", [100, 300])
 def test_go_before_isready_honours_movetime(movetime):
     """The default evaluator (the democracy) takes seconds to load; a ``go``
