@@ -28,7 +28,9 @@ The class is thin: every decision is :meth:`knights.play.search.SearchEngine.cho
 searched by the compiled search (no torch call per move). The
 search takes its time from lichess-bot's ``time_limit`` as ``knights uci`` takes it from
 ``go`` (:func:`knights.play.clock.move_budget`: a share of the clock plus most of the
-increment); ``ponder`` is ignored; a non-empty ``root_moves`` list (moves suggested by
+increment); when that share is less than the last one-ply decision cost, the move is
+:func:`knights.play.clock.quick_move`'s static choice (``info["depth"]`` 0), as ``knights
+uci`` answers; ``ponder`` is ignored; a non-empty ``root_moves`` list (moves suggested by
 lichess-bot's endgame tablebase sources) restricts the candidates.
 Draws and resignation are lichess-bot's: every move returns its score (``info["score"]``),
 and the configured ``draw_or_resign`` rules decide, exactly as for a UCI engine; the
@@ -52,7 +54,7 @@ if _HOME and _HOME not in sys.path:
     sys.path.insert(0, _HOME)
 
 try:
-    from knights.play.clock import GoLimits, move_budget, search_deadlines
+    from knights.play.clock import ONE_PLY_FLOOR, GoLimits, move_budget, quick_move, search_deadlines
     from knights.play.fast.engine import searcher_for
     from knights.play.search import PLAY_DEPTH, SearchLimits
 except ImportError as exc:  # a setup problem, said clearly (with the import that failed)
@@ -76,8 +78,15 @@ def _option(options: Any, name: str, default: Any) -> Any:
     return default
 
 
-def _limits(limit: Limit, turn: chess.Color) -> SearchLimits:
-    """lichess-bot's ``time_limit`` (python-chess seconds) as the search's limits."""
+COST_MARGIN = 1.5
+"""A one-ply decision is started only when the move's budget exceeds this times its last cost
+(``knights uci`` keeps the same rule); below, the static quick move answers."""
+
+
+def _limits(limit: Limit, turn: chess.Color, cost: float = 0.0) -> SearchLimits | None:
+    """lichess-bot's ``time_limit`` (python-chess seconds) as the search's limits; ``None``
+    when the clock leaves less than a one-ply decision costs (``cost``, seconds): then the
+    quick move must answer."""
     def ms(seconds: float | None) -> int | None:
         return None if seconds is None else round(seconds * 1000)
 
@@ -87,6 +96,8 @@ def _limits(limit: Limit, turn: chess.Color) -> SearchLimits:
     if budget is None:
         return SearchLimits(depth=limit.depth, nodes=limit.nodes, soft=None if limit.depth or limit.nodes else 0.5,
                             hard=None if limit.depth or limit.nodes else 1.0)
+    if budget < COST_MARGIN * cost:
+        return None if COST_MARGIN * cost > ONE_PLY_FLOOR or budget < cost else SearchLimits(depth=1)
     soft, hard = search_deadlines(budget, now=0.0)
     return SearchLimits(depth=limit.depth, nodes=limit.nodes, soft=soft, hard=hard)
 
@@ -117,7 +128,11 @@ class KnightsKernels(MinimalEngine):
         """Search within ``time_limit``; ``ponder`` and ``draw_offered`` need nothing here
         (draws are decided by lichess-bot's rules)."""
         restrict = root_moves if isinstance(root_moves, list) and root_moves else None
-        decision = self.knights.choose(board, root_moves=restrict, limits=_limits(time_limit, board.turn))
+        limits = _limits(time_limit, board.turn, getattr(self.knights, "one_ply_seconds", 0.0) or 0.0)
+        if limits is None:     # no time for a decision: the static material move, as knights uci answers
+            move = quick_move(board, restrict)
+            return PlayResult(move, None, {"depth": 0, "pv": [move]})
+        decision = self.knights.choose(board, root_moves=restrict, limits=limits)
         own = decision.score_for(board.turn)
         if decision.mate_in is not None:
             score = PovScore(Mate(decision.mate_in), board.turn)

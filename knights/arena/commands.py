@@ -5,6 +5,7 @@ each ``*_main`` takes the parsed arguments and returns the exit code::
 
     knights match ours:material random greedy --games 20     # PGNs and scores
     knights strength --quick                                 # the rating ladder
+    knights strength --search --times 100 1000               # the searching bot's ratings
     knights quality results_pgn/matches/ours_material-...    # Stockfish judges the moves
 """
 
@@ -53,7 +54,9 @@ def match_main(args) -> int:
 
 
 def strength_main(args) -> int:
-    """``knights strength [--quick]``."""
+    """``knights strength [--quick]``; ``knights strength --search`` rates the searching bot."""
+    if args.search:
+        return search_strength_main(args)
     plan = strength_plan(quick=args.quick, engines=args.engines or None, games=args.games,
                          chain_games=args.chain_games, version_games=args.version_games, seed=args.seed)
     if args.quality_games is not None:
@@ -67,6 +70,28 @@ def strength_main(args) -> int:
     pgns = args.pgn_dir or (base / "pgn" if base else Path("results_pgn/strength"))
     run_strength(plan, results_dir=results, figures_dir=figures, pgn_dir=pgns, workers=args.workers,
                  progress=not args.quiet, quality=not args.no_quality)
+    return 0
+
+
+def search_strength_main(args) -> int:
+    """``knights strength --search [--times 100 1000] [--anchors ...] [--games N] [--sunfish-games N]``."""
+    import shlex
+    import sys
+
+    from knights.arena.search_strength import ANCHORS, GAMES, PGNS, RESULTS, TIMES_MS, run_search_strength
+
+    if args.quick or args.engines or args.dry_run:
+        raise ValueError("--search plays its own players: --quick, --engines and --dry-run do not apply")
+    anchors = args.anchors or list(ANCHORS)
+    if any(e < 1350 or e > 2850 for e in anchors):
+        raise ValueError(f"--anchors: Stockfish's UCI_Elo (15.1) is from 1350 to 2850, not {anchors}")
+    command = "knights " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    results = Path(args.results_dir) / "search_strength.json" if args.results_dir else RESULTS
+    run_search_strength(args.times or list(TIMES_MS), anchors, args.games or GAMES, args.sunfish_games,
+                        results=results, pgn_dir=Path(args.pgn_dir) if args.pgn_dir else PGNS,
+                        workers=args.workers, progress=not args.quiet, seed=args.seed,
+                        sunfish=not args.no_sunfish, command=command)
+    print(f"wrote {results}")
     return 0
 
 
@@ -104,7 +129,7 @@ def quality_main(args) -> int:
 
 
 def add_arguments(sub) -> None:
-    """The ``match``, ``strength`` and ``quality`` subcommands (for :mod:`knights.cli`)."""
+    """The ``match``, ``strength``, ``soak`` and ``quality`` subcommands (for :mod:`knights.cli`)."""
     m = sub.add_parser("match", help="play an engine against opponents; PGNs and scores",
                        description=f"Players: {SPEC_HELP}.")
     m.add_argument("players", nargs="+", help="the engine under test, then its opponents")
@@ -120,9 +145,19 @@ def add_arguments(sub) -> None:
 
     s = sub.add_parser("strength", help="the rating ladder: Elo table, plot, PGNs, move quality")
     s.add_argument("--quick", action="store_true", help="a few games, material evaluator (smoke test)")
+    s.add_argument("--search", action="store_true",
+                   help="rate the default searching bot instead: a fixed time a move against sunfish and "
+                        "Stockfish UCI_Elo anchors; writes report/results/search_strength.json (resumes)")
+    s.add_argument("--times", type=int, nargs="+", default=None,
+                   help="--search: milliseconds a move, one run each (default 100 1000)")
+    s.add_argument("--anchors", type=int, nargs="+", default=None,
+                   help="--search: Stockfish UCI_Elo anchors (default 1350 1500 1800 2000)")
+    s.add_argument("--sunfish-games", type=int, default=None,
+                   help="--search: games against sunfish (default: --games)")
+    s.add_argument("--no-sunfish", action="store_true", help="--search: play the anchors only")
     s.add_argument("--engines", nargs="*", default=None,
                    help="our players to rate (first = the shipped bot); default: ours:default + trained EL")
-    s.add_argument("--games", type=int, default=None, help="games of the shipped bot per opponent (80)")
+    s.add_argument("--games", type=int, default=None, help="games of the shipped bot per opponent (80; --search: 20)")
     s.add_argument("--version-games", type=int, default=None, help="games of other versions per opponent (40)")
     s.add_argument("--chain-games", type=int, default=None, help="games per ladder pairing (40)")
     s.add_argument("--quality-games", type=int, default=None, help="shipped-bot games analysed per opponent (10)")
@@ -135,6 +170,10 @@ def add_arguments(sub) -> None:
     s.add_argument("--pgn-dir", default=None)
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=strength_main)
+
+    from knights.arena import soak
+
+    soak.add_arguments(sub)
 
     q = sub.add_parser("quality", help="Stockfish judges every move: ACPL, accuracy, blunders")
     q.add_argument("path", help="a PGN file (one report per game) or a match folder (summary)")

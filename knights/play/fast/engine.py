@@ -13,9 +13,11 @@ The compiled code cannot read a clock, so a watcher thread does: it raises the s
 stop flag at the hard deadline or when the control asks (the compiled search releases the
 interpreter lock and looks at the flag at every node). The best move of the deepest
 finished iteration is played; a stopped iteration counts when it has searched the last
-best move again (it is searched first), as in the Python search. The first iteration
-after the one-ply decision (depth 2) is never cut short by the clock, so a legal,
-searched move is always there; a node limit still applies.
+best move again (it is searched first), as in the Python search. Every iteration after
+the one-ply decision, depth 2 included, stops at the hard deadline: the one-ply move is
+legal and evaluated, so a move is always there, and a depth 2 that overran a short clock
+(a crowded middlegame under quiescence, a busy machine) lost games on time in the soak
+(``knights soak``); a node limit still applies.
 
 The network is packed once (NaN weights are refused then) and the compiled functions are
 cached on disk by numba (:func:`warm_up` compiles or loads them).
@@ -222,13 +224,12 @@ class FastSearchEngine(SearchEngine):
         best_move, best = first.move, scores[first.move]
         pool = set(moves)
         done = threading.Event()
-        armed = threading.Event()            # the clock may stop the search from depth 3 on
+        armed = threading.Event()            # the clock may stop every iteration after the one-ply one
         watcher = threading.Thread(target=self._watch, args=(t, control, hard, done, armed), daemon=True)
         watcher.start()
         try:
+            armed.set()
             for depth in range(2, max_depth + 1):
-                if depth == 3:
-                    armed.set()
                 order = sorted(moves, key=lambda m: (m != best_move, -scores[m]))
                 alpha, beta = -INF, INF
                 if self.aspiration and margin < 0 and depth >= 4 and abs(best) < MATE_BOUND:
