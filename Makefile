@@ -37,7 +37,7 @@ help:
 	@echo "make check                ruff, mypy and the import-graph test (tests/test_architecture.py)"
 	@echo "make test-fast            every test not marked slow: the quick loop"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
-	@echo "make bench | strength | data | more-data | sample | models | report"
+	@echo "make bench | strength | search-strength | soak | data | more-data | sample | models | report"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
 	@echo "make lab                  JupyterLab on the project (prints its URL; Ctrl-C stops it)"
 	@echo "make clean                remove the virtual environment and caches"
@@ -126,6 +126,22 @@ bench: setup
 # records its own time in report/results/elo.json: seconds_games, seconds_quality).
 strength: setup
 	$(KNIGHTS) strength --workers $(WORKERS) $(ARGS)
+
+# Rate the default searching bot (compiled search, EL/v13) at 0.1 s and 1 s a move against
+# sunfish and Stockfish UCI_Elo 1350/1500/1800/2000: report/results/search_strength.json, PGNs
+# in results_pgn/search_strength/ (resumes an interrupted run). 20 games an opponent: about
+# 7 min at 0.1 s and an hour at 1 s on 2 shared cores; ARGS="--times 1000 --anchors 2000
+# --sunfish-games 40" plays one part.
+.PHONY: search-strength soak
+search-strength: setup
+	$(KNIGHTS) strength --search --workers $(WORKERS) $(ARGS)
+
+# The bot on real clocks (lichess's 1+0 and 3+2 twenty times shorter: 3 s + 0 and 9 s + 0.1 s)
+# through knights uci and lichess-bot's homemade route, 125 games each: illegal moves, errors,
+# losses on time, NaN scores into report/results/soak.json (resumes from runs/soak/). The
+# homemade route needs a lichess-bot checkout: LICHESS_BOT_DIR=/path/to/lichess-bot.
+soak: setup
+	$(KNIGHTS) soak $(ARGS)
 
 # Generate the full labelled dataset with real Stockfish, then split it into chunks.
 data: setup
