@@ -217,5 +217,15 @@ models: setup
 	$(KNIGHTS) ship-models
 	$(KNIGHTS) results
 
+# Fair version comparisons: retrain SEED_VERSIONS with the extra SEEDS by the shipped recipe
+# (runs/seeds/, resumable; the shipped network is seed 0), measure every seed as `knights results`
+# does, and compare every shipped EL version at its best validation epoch, differences smaller than
+# the seed spread called ties: report/results/seeds.json (about 25 min on 2 shared cores).
+SEED_VERSIONS ?= EL/v1,EL/v5,EL/v13
+SEEDS ?= 1,2
+.PHONY: seeds
+seeds: setup
+	nice -n 10 $(PY) -m knights.learn.seeds --versions $(SEED_VERSIONS) --seeds $(SEEDS) $(ARGS)
+
 clean:
 	rm -rf $(VENV) data/cache .pytest_cache .mypy_cache .ruff_cache
