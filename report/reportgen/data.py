@@ -156,13 +156,19 @@ def derive(ctx: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
         })
         before = s
     el = [v for v in versions if v["epochs"]]
+    ours = {p["label"].split(" (")[0]: p for p in need(ctx, "elo").plain()["players"] if p["kind"] == "ours"}
+    rated = [n for n in nets if n in ours]
     return {
+        "rated_lowest_error": min(rated, key=lambda n: mean(n, "mae")),
+        "rated_strongest": max(rated, key=lambda n: ours[n]["rating"]),
+        "mean_mae": Rec({n: mean(n, "mae") for n in nets}, "independent.json: mean MAE over the sets"),
         "epochs_range": (min(v["epochs"] for v in el), max(v["epochs"] for v in el)),
         "seeds": sorted({v["seed"] for v in el if v["seed"] is not None}),
         "several_changes": [v["name"] for v in versions[1:] if len(v["changed"]) > 1],
         "result_files": [{"file": f"{k}.json", "generated": ctx[k].plain().get("generated"),
                           "command": ctx[k].plain().get("command") or ctx[k].plain().get("written_by")}
                          for k in sorted(ctx) if k != "meta" and isinstance(ctx[k].plain(), dict)],
+        "elo_ours": Rec(ours, "results/elo.json: players (ours, by evaluator)"),
         "by_model": Rec(by_model, "results/independent.json + networks.json (by model)"),
         "versions": Rec({v["name"]: v for v in versions}, "models_EL/vN.json + settings.json"),
         "networks_ind": nets,

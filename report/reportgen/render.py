@@ -11,7 +11,7 @@ escaped for LaTeX. The build fails, naming the value, when
 
 * a results file or key is missing (:class:`reportgen.data.Missing`) or the template names
   a variable that does not exist (``StrictUndefined``);
-* a ``claim(condition, "what the text says")`` in the template is false: the prose says
+* a ``\\BLOCK{do claim(condition, "what the text says")}`` in the template is false: the prose says
   something the results contradict;
 * a number taken from one model's record sits in a sentence (or table row) that does not
   name that model (:func:`model_mismatches`).
@@ -80,11 +80,13 @@ def environment(tex: bool = True, folder: Path = HERE) -> jinja2.Environment:
                                 line_comment_prefix="%#", trim_blocks=True, lstrip_blocks=True) if tex else \
         {"trim_blocks": True, "lstrip_blocks": True}
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(folder), undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True, autoescape=False, finalize=_finalize if tex else _plain,
+                             keep_trailing_newline=True, autoescape=False, extensions=["jinja2.ext.do"],
+                             finalize=_finalize if tex else _plain,
                              **opts)
     for name, fmt in FORMATS.items():
         env.filters[name] = number(fmt, tex)
     env.filters["tex"] = esc
+    env.filters["raw"] = Tex            # text the template itself wrote as LaTeX
     env.tests["startingwith"] = lambda s, prefix: str(s).startswith(prefix)
     return env
 
