@@ -185,3 +185,27 @@ def test_the_committed_pdf_reads_like_a_build_now(tmp_path):
     committed = check_pdf.pdf_text(REPORT / "report.pdf")
     diff = check_pdf.text_difference(committed, built)
     assert not diff, "report/report.pdf is stale: run `make report` and commit it\n" + "\n".join(diff)
+
+
+def test_the_seed_spread_and_the_soak_fill_their_parts_when_measured(tmp_path):
+    """seeds.json (make seeds) and soak.json (make soak) are optional: the report says a spread was
+    not measured until it is, then shows it, calls ties, and lists both commands' times."""
+    results = copy_results(tmp_path)
+    for name in ("seeds.json", "soak.json"):
+        (results / name).unlink(missing_ok=True)
+    without = render.build(tmp_path / "a", results=results, draw=False).read_text()
+    assert "No seed-to-seed spread was measured" in without and "make seeds" not in without
+    spread = {"test_mae": {"min": 0.771, "max": 0.789, "range": 0.018}}
+    (results / "seeds.json").write_text(json.dumps({
+        "quick": False, "seconds": 5400.0,
+        "seeds": {"EL/v10": {"seeds": [{}, {}, {}], "spread": spread}},
+        "comparison": {"pairs": [{"from": "EL/v9", "to": "EL/v10", "test_mae": {"label": "tie"}},
+                                 {"from": "EL/v10", "to": "EL/v11", "test_mae": {"label": "EL/v11 better"}}]}}))
+    (results / "soak.json").write_text(json.dumps({
+        "clocks": ["3s+0s"], "opponent": "sf-elo:1350", "rows": [{"seconds": 60.0}, {"seconds": 30.0}],
+        "totals": {"games": 250, "illegal": 0, "errors": 1, "time_losses": 0}}))
+    text = render.build(tmp_path / "b", results=results, draw=False).read_text()
+    assert "No seed-to-seed spread" not in text
+    assert "\\val{EL/v10}{0.018}" in text and "are ties on the\ntest MAE: EL/v10." in text
+    assert "played 250 games\nwith 0 illegal moves, 1 errors" in text
+    assert "\\cmd{make seeds} & the seed spread" in text and "90 s" in text

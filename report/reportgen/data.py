@@ -163,7 +163,7 @@ def derive(ctx: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
         "rated_strongest": max(rated, key=lambda n: ours[n]["rating"]),
         "mean_mae": Rec({n: mean(n, "mae") for n in nets}, "independent.json: mean MAE over the sets"),
         "epochs_range": (min(v["epochs"] for v in el), max(v["epochs"] for v in el)),
-        "seeds": sorted({v["seed"] for v in el if v["seed"] is not None}),
+        "train_seeds": sorted({v["seed"] for v in el if v["seed"] is not None}),
         "several_changes": [v["name"] for v in versions[1:] if len(v["changed"]) > 1],
         "result_files": [{"file": f"{k}.json", "generated": ctx[k].plain().get("generated"),
                           "command": ctx[k].plain().get("command") or ctx[k].plain().get("written_by")}
@@ -232,7 +232,7 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
         search_s = float(search["seconds"])
     else:
         search_s = sum(float(r.get("seconds") or r["games"] * r["seconds_per_game"]) for r in runs)
-    search_cmd = " ".join((runs[0]["command"] or "knights match").split()[:3])
+
     rows = [
         ("make data", sec("dataset", "seconds"), "dataset.json", "the labelled dataset"),
         ("make more-data", sec("dataset_more", "seconds_all_runs"), "dataset_more.json", "the grown dataset"),
@@ -243,8 +243,15 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
         ("knights ensemble", sec("ensemble", "total_seconds"), "ensemble.json", "the democracy"),
         ("knights ablation", ablation, "ablation.json", "the ablation table"),
         ("make strength", sec("elo", "seconds_games") + sec("elo", "seconds_quality"), "elo.json", "the ladder"),
-        (search_cmd, search_s, "search_strength.json", "the search's ratings"),
+        ("make search-strength", search_s, "search_strength.json", "the search's ratings"),
         ("make bench", bench, "bench.json", "the speed table"),
+    ]
+    if "soak" in ctx:
+        rows.append(("make soak", sum(float(r["seconds"]) for r in ctx["soak"].plain()["rows"]), "soak.json",
+                     "the real-clock soak"))
+    if "seeds" in ctx:
+        rows.append(("make seeds", sec("seeds", "seconds"), "seeds.json", "the seed spread"))
+    rows += [
         ("make test", sec("ci", "make_test_seconds"), "ci.json", "the test suite"),
         ("make report", sec("ci", "make_report_seconds"), "ci.json", "this report"),
     ]
