@@ -158,7 +158,16 @@ def derive(ctx: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
     el = [v for v in versions if v["epochs"]]
     ours = {p["label"].split(" (")[0]: p for p in need(ctx, "elo").plain()["players"] if p["kind"] == "ours"}
     rated = [n for n in nets if n in ours]
+    def best(st: str, key: str) -> str:
+        """The EL network with the lowest ``key`` on set ``st`` (``j``: the test letter)."""
+        return min((n for n, sets in by_model.items() if n.startswith("EL/") and st in sets
+                    and sets[st].get(key) is not None), key=lambda n: by_model[n][st][key])
+
     return {
+        "best": best,
+        "quiet_nets": [v["name"] for v in versions if v["rows"] == "quiet"],
+        "always_level": Rec({st["set"]: st["quiet_level"]["always_level_mae"] for st in ind["sets"]},
+                            "results/independent.json: sets[].quiet_level.always_level_mae"),
         "rated_lowest_error": min(rated, key=lambda n: mean(n, "mae")),
         "rated_strongest": max(rated, key=lambda n: ours[n]["rating"]),
         "mean_mae": Rec({n: mean(n, "mae") for n in nets}, "independent.json: mean MAE over the sets"),

@@ -69,7 +69,7 @@ FORMATS = {
     "n0": lambda x: f"{x:,.0f}",
     "pct": lambda x, d=1: f"{100 * x:.{d}f}\\%",
     "dur": duration,
-    "sig": lambda x, d=2: f"{x:.{d}g}",
+    "rate": lambda x: f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}",
 }
 
 
