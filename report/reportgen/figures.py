@@ -50,7 +50,12 @@ def quiet(by_model: dict[str, Any], nets: list[str], path: Path) -> None:
     fig, axes = plt.subplots(1, 3, figsize=(7.2, 2.3), sharey=True)
     for ax, st in zip(axes, SETS, strict=True):
         vals = [by_model[n][st]["quiet_level_mae"] for n in nets]
-        ax.bar(range(len(nets)), vals, color="C0")
+        top = 2.5 * sorted(vals)[len(vals) // 2]          # a diverged version would flatten the rest
+        ax.bar(range(len(nets)), [min(v, top) for v in vals], color="C0")
+        for i, v in enumerate(vals):
+            if v > top:
+                ax.text(i, top, f"{v:.1f}", ha="center", va="bottom", fontsize=5, rotation=90)
+        ax.set_ylim(0, top * 1.15)
         for base, style in (("material", "--"), ("stockfish depth 1", ":")):
             ax.axhline(by_model[base][st]["quiet_level_mae"], color="C3", ls=style, lw=1, label=base)
         ax.set_xticks(range(len(nets)), [n.removeprefix("EL/") for n in nets], rotation=90, fontsize=6)
