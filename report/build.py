@@ -19,9 +19,13 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=HERE / "build")
     p.add_argument("--readme", action="store_true", help="also rewrite README.md's generated results block")
+    p.add_argument("--results", type=Path, default=HERE / "results", help="the results folder (default report/results)")
+    p.add_argument("--models", type=Path, default=HERE.parent,
+                   help="the folder holding models_EL/ and models_SL/ (default: the repository)")
     args = p.parse_args()
     try:
-        tex = build(args.out, readme_path=HERE.parent / "README.md" if args.readme else None)
+        tex = build(args.out, results=args.results, models=args.models,
+                    readme_path=HERE.parent / "README.md" if args.readme else None)
     except BuildError as exc:
         print("report/build.py: the report cannot be built:", file=sys.stderr)
         for line in str(exc).splitlines():

@@ -206,6 +206,6 @@ def test_the_seed_spread_and_the_soak_fill_their_parts_when_measured(tmp_path):
         "totals": {"games": 250, "illegal": 0, "errors": 1, "time_losses": 0}}))
     text = render.build(tmp_path / "b", results=results, draw=False).read_text()
     assert "No seed-to-seed spread" not in text
-    assert "\\val{EL/v10}{0.018}" in text and "are ties on the\ntest MAE: EL/v10." in text
+    assert "\\val{EL/v10}{0.018}" in text and "are ties on the\ntest MAE, the steps to EL/v10." in text
     assert "played 250 games\nwith 0 illegal moves, 1 errors" in text
     assert "\\cmd{make seeds} & the seed spread" in text and "90 s" in text
