@@ -43,7 +43,8 @@ def esc(s: Any) -> Tex:
     if isinstance(s, Tex):
         return s
     table = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-             "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+             "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+             "<": r"\textless{}", ">": r"\textgreater{}"}
     return Tex("".join(table.get(c, c) for c in str(s)))
 
 
