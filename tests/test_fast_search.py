@@ -251,3 +251,17 @@ def test_routes_build_the_compiled_search_for_el_v13_only() -> None:
         assert isinstance(search_engine("EL/v13", depth=5), FastSearchEngine)
         assert isinstance(searcher_for(None, depth=1), SearchEngine)     # the one-ply bot's decision
         assert not isinstance(searcher_for(None, depth=1), FastSearchEngine)
+
+
+def test_the_compiled_module_takes_the_networks_constants_without_torch():
+    """compiled.py reads PAWN_LOGIT and MAX_PAWNS from knights.learn.targets (one value each)
+    and importing it loads no torch (the UCI front end and lichess-bot stay light)."""
+    import subprocess
+    import sys
+
+    from knights.play.fast import compiled
+
+    assert compiled.PAWN_LOGIT is PAWN_LOGIT and compiled.MAX_PAWNS is MAX_PAWNS
+    code = "import sys, knights.play.fast.compiled; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -153,8 +153,19 @@ def test_soak_self_play_under_real_clocks():
     client: 3 s + 0.02 s and 1 s + 0 a game. Before time management the engine spent ~20 ms
     a move whatever the clock and lost 2 of 45 three-second games on time; now: no illegal
     move, no error, no loss on time. The third clock (0.3 s a game) is so short that most
-    moves must be quick ones."""
-    rows = soak([(3.0, 0.02, 10), (1.0, 0.0, 15), (0.3, 0.0, 10)], max_plies=240)
+    moves must be quick ones.
+
+    The compiled search is compiled (or loaded from numba's cache) here first, so that the
+    two engine processes load it from the cache instead of compiling it at once (~40 s of
+    CPU each, cold) while the rest of the suite runs beside them. The 0.3 s games stop at
+    80 plies: 120 moves a side is 2.5 ms a move, less than a python-chess round trip through
+    two processes takes on a busy machine (5 to 13 ms a quick move measured under load by
+    ``knights soak``), so that clock's flag could fall whatever the engine did.
+    """
+    from knights.play.fast.engine import warm_up
+
+    warm_up()
+    rows = soak([(3.0, 0.02, 10), (1.0, 0.0, 15)], max_plies=240) + soak([(0.3, 0.0, 10)], max_plies=80)
     for row in rows:
         print("soak:", row)
     assert all(row["illegal"] == 0 and row["errors"] == 0 and row["time_losses"] == 0 for row in rows), rows

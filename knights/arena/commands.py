@@ -87,7 +87,8 @@ def search_strength_main(args) -> int:
         raise ValueError(f"--anchors: Stockfish's UCI_Elo (15.1) is from 1350 to 2850, not {anchors}")
     command = "knights " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     results = Path(args.results_dir) / "search_strength.json" if args.results_dir else RESULTS
-    run_search_strength(args.times or list(TIMES_MS), anchors, args.games or GAMES, args.sunfish_games,
+    run_search_strength(args.times or list(TIMES_MS), anchors, GAMES if args.games is None else args.games,
+                        args.sunfish_games,
                         results=results, pgn_dir=Path(args.pgn_dir) if args.pgn_dir else PGNS,
                         workers=args.workers, progress=not args.quiet, seed=args.seed,
                         sunfish=not args.no_sunfish, command=command)

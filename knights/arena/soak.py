@@ -236,8 +236,10 @@ def _finite_score(info: dict) -> bool:
     return value is not None and math.isfinite(value)
 
 
-def play_one(route: Any, opponent: chess.engine.SimpleEngine, base: float, inc: float, index: int) -> dict:
-    """One game of the bot (White when ``index`` is even) on a ``base`` + ``inc`` clock."""
+def play_one(route: Any, opponent: chess.engine.SimpleEngine, base: float, inc: float, index: int,
+             max_plies: int = MAX_PLIES) -> dict:
+    """One game of the bot (White when ``index`` is even) on a ``base`` + ``inc`` clock,
+    from opening ``index // 2``; stopped (a draw) after ``max_plies`` plies."""
     ours = chess.WHITE if index % 2 == 0 else chess.BLACK
     board = OPENINGS[(index // 2) % len(OPENINGS)].board()
     clocks = {chess.WHITE: base, chess.BLACK: base}
@@ -253,7 +255,7 @@ def play_one(route: Any, opponent: chess.engine.SimpleEngine, base: float, inc: 
         row["error"] = f"new game: {type(exc).__name__}: {exc}"
         route.close()
         return {**row, "games": 1, "result": result, "seconds": round(time.perf_counter() - started, 2)}
-    while not board.is_game_over(claim_draw=True) and len(board.move_stack) < MAX_PLIES:
+    while not board.is_game_over(claim_draw=True) and len(board.move_stack) < max_plies:
         if board.turn != ours:
             reply = opponent.play(board, chess.engine.Limit(nodes=OPPONENT_NODES)).move
             if reply is None:
@@ -318,8 +320,8 @@ def play_route(route_name: str, clocks: Sequence[tuple[float, float]], games: in
         if checkout is None:
             raise ValueError("the homemade route needs a lichess-bot checkout: --lichess-bot DIR "
                              "(or $LICHESS_BOT_DIR)")
+        route: Any = HomemadeRoute(seed, checkout, deps)     # checks the checkout first
         _install(checkout)
-        route: Any = HomemadeRoute(seed, checkout, deps)
     else:
         route = UciRoute(seed)
     out.mkdir(parents=True, exist_ok=True)

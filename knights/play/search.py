@@ -576,13 +576,13 @@ class SearchEngine:
             self._root_best = (best_move, best)
         return best_move, best
 
-    def choose(self, board: chess.Board, root_moves: Sequence[chess.Move] | None = None, *,
-               limits: SearchLimits | None = None, control: Control | None = None,
-               on_iteration: Callable[[Iteration], None] | None = None) -> Decision:
-        """The move to play on ``board`` (not modified), searched within ``limits``
-        (default: :attr:`movetime` seconds if set). :attr:`depth` is the engine's own
-        ceiling: ``limits.depth`` may ask for less, never for more (so ``depth=1`` stays the
-        one-ply bot whatever a ``go depth`` says)."""
+    def _one_ply_iteration(self, board: chess.Board, root_moves: Sequence[chess.Move] | None,
+                           limits: SearchLimits | None, on_iteration: Callable[[Iteration], None] | None,
+                           ) -> tuple[SearchLimits, int, float, float, Decision, Iteration]:
+        """What every search (this one and the compiled :mod:`knights.play.fast`) starts
+        with: the limits (default :attr:`movetime`), the deepest iteration allowed, the
+        start times (``perf_counter``, ``monotonic``), the one-ply bot's decision and its
+        iteration (kept as :attr:`last` and reported)."""
         if limits is None:
             limits = SearchLimits.movetime(self.movetime) if self.movetime else SearchLimits()
         max_depth = self.depth if limits.depth is None else min(self.depth, limits.depth)
@@ -595,8 +595,20 @@ class SearchEngine:
         self.last = iteration
         if on_iteration is not None:
             on_iteration(iteration)
+        return limits, max_depth, started, clock, first, iteration
+
+    def choose(self, board: chess.Board, root_moves: Sequence[chess.Move] | None = None, *,
+               limits: SearchLimits | None = None, control: Control | None = None,
+               on_iteration: Callable[[Iteration], None] | None = None) -> Decision:
+        """The move to play on ``board`` (not modified), searched within ``limits``
+        (default: :attr:`movetime` seconds if set). :attr:`depth` is the engine's own
+        ceiling: ``limits.depth`` may ask for less, never for more (so ``depth=1`` stays the
+        one-ply bot whatever a ``go depth`` says)."""
+        limits, max_depth, started, clock, first, iteration = self._one_ply_iteration(board, root_moves, limits,
+                                                                                      on_iteration)
         if max_depth <= 1 or len(first.candidates) == 1 or first.mates:
             return first
+        sign = 1 if board.turn == chess.WHITE else -1
         self.counters = Counters()
         self._control = control or Control()
         self._node_limit = limits.nodes

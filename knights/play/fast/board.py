@@ -82,20 +82,9 @@ def set_from_chess(pos: Position, board: chess.Board) -> None:
     game's positions since its last irreversible move (python-chess's move stack)."""
     if not standard(board):
         raise ValueError(f"the compiled board plays standard chess only, not {board.fen()}")
-    squares = np.zeros(64, np.int8)
-    for sq, piece in board.piece_map().items():
-        code = piece.piece_type if piece.color == chess.WHITE else -piece.piece_type
-        squares[sq ^ 56] = code
-    pos.board[:] = squares
-    st = pos.st
+    squares, st = pos.board, pos.st
     st[:] = 0
-    st[SIDE] = 0 if board.turn == chess.WHITE else 1
-    rights = 0
-    for flag, sq in ((WK, chess.H1), (WQ, chess.A1), (BK, chess.H8), (BQ, chess.A8)):
-        if board.castling_rights & chess.BB_SQUARES[sq]:
-            rights |= flag
-    st[CASTLE] = rights
-    st[EP] = board.ep_square ^ 56 if board.ep_square is not None else -1
+    _squares_and_state(board, squares, st)
     st[HALFMOVE] = board.halfmove_clock
     st[WKING] = int(board.king(chess.WHITE)) ^ 56  # type: ignore[arg-type]
     st[BKING] = int(board.king(chess.BLACK)) ^ 56  # type: ignore[arg-type]
@@ -114,11 +103,12 @@ def set_from_chess(pos: Position, board: chess.Board) -> None:
     st[HLEN] = len(earlier) + 1
 
 
-def _hash_of(board: chess.Board) -> int:
-    squares = np.zeros(64, np.int8)
+def _squares_and_state(board: chess.Board, squares: np.ndarray, st: np.ndarray) -> None:
+    """``board``'s pieces into ``squares`` (the compiled board's codes and square order) and
+    its side to move, castling rights and en-passant square into ``st``."""
+    squares[:] = 0
     for sq, piece in board.piece_map().items():
         squares[sq ^ 56] = piece.piece_type if piece.color == chess.WHITE else -piece.piece_type
-    st = np.zeros(N_STATE, np.int64)
     st[SIDE] = 0 if board.turn == chess.WHITE else 1
     rights = 0
     for flag, sq in ((WK, chess.H1), (WQ, chess.A1), (BK, chess.H8), (BQ, chess.A8)):
@@ -126,6 +116,12 @@ def _hash_of(board: chess.Board) -> int:
             rights |= flag
     st[CASTLE] = rights
     st[EP] = board.ep_square ^ 56 if board.ep_square is not None else -1
+
+
+def _hash_of(board: chess.Board) -> int:
+    squares = np.zeros(64, np.int8)
+    st = np.zeros(N_STATE, np.int64)
+    _squares_and_state(board, squares, st)
     return int(full_hash(squares, st))
 
 

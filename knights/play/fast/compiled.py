@@ -73,6 +73,8 @@ from pathlib import Path
 
 import numpy as np
 
+from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT  # the network's own constants (numpy only, no torch)
+
 # numba keeps its compiled code beside this file; where that folder is not writable (an
 # installed copy, another user) and no cache folder was named, use one in the temp folder,
 # or numba refuses to compile ("no locator available")
@@ -80,10 +82,6 @@ if "NUMBA_CACHE_DIR" not in os.environ and not os.access(Path(__file__).parent, 
     os.environ["NUMBA_CACHE_DIR"] = str(Path(tempfile.gettempdir()) / f"knights-numba-{os.getuid()}")
 
 from numba import njit  # after the cache folder is settled
-
-PAWN_LOGIT = 0.368208
-"""Win-probability slope per pawn (knights.learn.targets.PAWN_LOGIT; a test keeps them equal)."""
-MAX_PAWNS = 10.0
 
 # -- the state vector ------------------------------------------------------------------------
 SIDE, CASTLE, EP, HALFMOVE, HASH, PLY, WKING, BKING, HLEN, N_STATE = range(10)

@@ -189,20 +189,11 @@ class FastSearchEngine(SearchEngine):
         """As :meth:`SearchEngine.choose`; the iterations from depth 2 run compiled."""
         if not standard(board):                      # Chess960 and odd boards: the Python search
             return super().choose(board, root_moves, limits=limits, control=control, on_iteration=on_iteration)
-        if limits is None:
-            limits = SearchLimits.movetime(self.movetime) if self.movetime else SearchLimits()
-        max_depth = self.depth if limits.depth is None else min(self.depth, limits.depth)
-        started, clock = time.perf_counter(), time.monotonic()
-        first = self.one_ply.choose(board, root_moves)
-        self.one_ply_seconds = time.perf_counter() - started
-        sign = 1 if board.turn == chess.WHITE else -1
-        iteration = Iteration(1, 1, MATE - 1 if first.mates else round(first.score * 100 * sign),
-                              len(first.candidates), self.one_ply_seconds, (first.move,))
-        self.last = iteration
-        if on_iteration is not None:
-            on_iteration(iteration)
+        limits, max_depth, started, clock, first, iteration = self._one_ply_iteration(board, root_moves, limits,
+                                                                                      on_iteration)
         if max_depth <= 1 or len(first.candidates) == 1 or first.mates:
             return first
+        sign = 1 if board.turn == chess.WHITE else -1
         control = control or Control()
         self.counters = Counters()
         fast = self.core

@@ -1,0 +1,62 @@
+"""``knights strength --search`` (knights.arena.search_strength): its arguments checked, and
+a small real run (the compiled search against sunfish and Stockfish at 50 ms a move) fitted
+and merged into the results file with the previous runs kept."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from knights.arena import search_strength as ss
+from knights.cli import build_parser
+
+
+def _run(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+def test_keys_and_game_counts():
+    assert ss.run_key(100) == "0.1s" and ss.run_key(1000) == "1s" and ss.run_key(2500) == "2.5s"
+    assert ss.opponents_for(100, [1350, 2000]) == ["sunfish@100", "sf-elo:1350", "sf-elo:2000"]
+    assert ss.opponents_for(100, [1350], sunfish=False) == ["sf-elo:1350"]
+    assert ss.games_against("sunfish@1000", 20, 40) == 40
+    assert ss.games_against("sf-elo:2000", 20, 40) == 20
+    assert ss.games_against("sunfish@1000", 20, None) == 20
+
+
+def test_bad_arguments_are_refused(tmp_path):
+    where = ["--results-dir", str(tmp_path), "--pgn-dir", str(tmp_path / "pgn")]
+    with pytest.raises(ValueError, match="too short"):
+        _run(["strength", "--search", "--times", "5", *where])
+    with pytest.raises(ValueError, match="UCI_Elo"):
+        _run(["strength", "--search", "--anchors", "100", *where])
+    with pytest.raises(ValueError, match="at least 1"):
+        _run(["strength", "--search", "--games", "0", *where])
+    with pytest.raises(ValueError, match="--quick"):
+        _run(["strength", "--search", "--quick", *where])
+    assert not (tmp_path / "search_strength.json").exists()
+
+
+@pytest.mark.slow
+def test_a_small_run_is_played_fitted_and_merged(tmp_path):
+    results = tmp_path / "search_strength.json"
+    old = {"note": "the old search", "runs": {"1s": {"player": "search:EL/v10@1000", "rating": 1660,
+                                                   "interval": [1545, 1775], "games": 40, "vs": {}}}}
+    results.write_text(json.dumps(old))
+    doc = ss.run_search_strength([50], [1350], 2, results=results, pgn_dir=tmp_path / "pgn", workers=1,
+                                 progress=False, command="test")
+    run = doc["runs"]["0.05s"]
+    assert run["player"] == "search:EL/v13@50" and run["games"] == 4
+    assert set(run["vs"]) == {"sunfish@50", "sf-elo:1350"}
+    for st in run["vs"].values():
+        assert st["games"] == 2 and st["wins"] + st["draws"] + st["losses"] == 2
+    low, high = run["interval"]
+    assert low <= run["rating"] <= high and run["seconds_per_game"] > 0 and run["seconds"] > 0
+    assert doc["previous"]["1s"]["player"] == "search:EL/v10@1000"     # the old runs are kept apart
+    assert list(doc["runs"]) == ["0.05s"] and json.loads(results.read_text())["runs"]["0.05s"] == run
+    # a second sitting plays nothing new: every game is in the folder already
+    again = ss.run_search_strength([50], [1350], 2, results=results, pgn_dir=tmp_path / "pgn", workers=1,
+                                   progress=False, command="test")
+    assert again["runs"]["0.05s"]["games"] == 4 and again["runs"]["0.05s"]["vs"] == run["vs"]

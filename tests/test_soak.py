@@ -1,0 +1,96 @@
+"""``knights soak`` (knights.arena.soak): clocks parsed, bad input refused, and real games on
+a real clock through ``knights uci`` (and lichess-bot's homemade route when a lichess-bot
+checkout is named by ``LICHESS_BOT_DIR``), tallied into the results file."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import chess
+import pytest
+
+from knights.arena import soak
+from knights.cli import build_parser
+
+
+def test_clocks_are_base_plus_increment_in_seconds():
+    assert soak.parse_clock("3+0") == (3.0, 0.0)
+    assert soak.parse_clock("9+0.1") == (9.0, 0.1)
+    assert soak.parse_clock("5") == (5.0, 0.0)
+    assert soak.clock_name(9.0, 0.1) == "9s+0.1s"
+    for bad in ("", "fast", "0+0", "-1+0", "3+-1", "nan+0", "3+x", "9999+0"):
+        with pytest.raises(ValueError, match="clock"):
+            soak.parse_clock(bad)
+
+
+def _run(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+def test_bad_requests_are_refused_before_any_game(tmp_path, monkeypatch):
+    monkeypatch.delenv("LICHESS_BOT_DIR", raising=False)
+    out = ["--out", str(tmp_path / "games"), "--results", str(tmp_path / "soak.json")]
+    with pytest.raises(ValueError, match="unknown route"):
+        _run(["soak", "--routes", "xboard", *out])
+    with pytest.raises(ValueError, match="--games"):
+        _run(["soak", "--games", "0", *out])
+    with pytest.raises(ValueError, match="lichess-bot checkout"):
+        _run(["soak", "--routes", "homemade", "--games", "1", *out])
+    with pytest.raises(FileNotFoundError, match="not a lichess-bot checkout"):
+        _run(["soak", "--routes", "homemade", "--games", "1", "--lichess-bot", str(tmp_path), *out])
+    assert not (tmp_path / "soak.json").exists()
+
+
+def _check_game(row: dict, max_plies: int) -> None:
+    assert row["games"] == 1 and row["illegal"] == 0 and row["errors"] == 0 and row["time_losses"] == 0, row
+    assert row["nan_scores"] == 0 and row["wins"] + row["draws"] + row["losses"] == 1
+    board = chess.Board()
+    for move in row["line"].split():       # the recorded game replays legally
+        board.push_uci(move)
+    assert len(board.move_stack) == row["plies"] <= max_plies
+    assert row["moves"] >= 1 and row["least_left_ms"] > 0
+
+
+@pytest.mark.slow
+def test_a_uci_game_on_a_real_clock_is_clean_and_tallied(tmp_path):
+    """Two short games through ``knights uci`` on a 20 s + 0.2 s clock (the second resumes
+    the log), then the results file from the log."""
+    route = soak.UciRoute(seed=5)
+    opponent = soak.start_opponent()
+    log = soak.log_path(tmp_path, "uci", 20.0, 0.2)
+    try:
+        route.start()
+        for index in range(2):
+            row = soak.play_one(route, opponent, 20.0, 0.2, index, max_plies=30)
+            _check_game(row, 30)
+            assert row["ours"] == ("white" if index == 0 else "black")
+            log.write_text(log.read_text() + json.dumps(row) + "\n" if log.exists() else json.dumps(row) + "\n")
+    finally:
+        route.close()
+        opponent.quit()
+    doc = soak.summarise(tmp_path, ["uci"], [(20.0, 0.2)], "test")
+    assert doc["totals"]["games"] == 2 and doc["totals"]["time_losses"] == 0
+    (row,) = doc["rows"]
+    assert row["route"] == "uci" and row["clock"] == "20s+0.2s" and row["moves"] >= 2
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("LICHESS_BOT_DIR"), reason="LICHESS_BOT_DIR (a lichess-bot checkout) not set")
+def test_a_homemade_game_through_lichess_bots_own_code(tmp_path):
+    checkout = Path(os.environ["LICHESS_BOT_DIR"]).resolve()
+    soak._install(checkout)
+    route = soak.HomemadeRoute(7, checkout, None)
+    opponent = soak.start_opponent()
+    try:
+        route.start()
+        _check_game(soak.play_one(route, opponent, 20.0, 0.2, 0, max_plies=30), 30)
+        # a clock too short for a decision: the static quick move, still legal, still in time
+        board = chess.Board()
+        move, info = route.move(board, {chess.WHITE: 0.002, chess.BLACK: 10.0}, 0.0)
+        assert move in board.legal_moves and info["depth"] == 0
+    finally:
+        route.close()
+        opponent.quit()
