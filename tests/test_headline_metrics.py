@@ -187,3 +187,27 @@ def test_level_reference_scores_the_always_level_guess_on_the_headline_rows():
     assert LEVEL_PAWNS == 1.0
     assert "0.550" in level_note(ref)[1] and "4 quiet" in level_note(ref)[1]
     assert level_note(level_reference(target, np.zeros(6, bool))) == []
+
+
+def test_the_quiet_win_probability_error_is_chosen_by_the_position_not_its_label():
+    from knights.learn.metrics import win_probability_error
+    from knights.learn.results import headline_metrics
+
+    target = np.array([0.5, 4.0, -6.0, 0.2])
+    pred = np.array([0.0, 0.0, 0.0, 3.0])
+    calm = np.array([True, True, True, False])
+    h = headline_metrics(pred, target, calm)
+    # every quiet row counts, the lopsided ones too: always 0 is punished there
+    assert h["quiet_win_probability_error"] == pytest.approx(win_probability_error(pred[:3], target[:3]))
+    assert h["quiet_win_probability_error"] > 0.2     # (0.05 + 0.31 + 0.40) / 3
+    assert headline_metrics(pred, target, np.zeros(4, bool))["quiet_win_probability_error"] is None
+
+
+def test_the_headline_carries_the_always_level_yardstick_per_set(tmp_path: Path):
+    path = _write_set(tmp_path / "games.csv", [(QUIET_LEVEL, "0.10"), (HANGING_QUEEN, "9.00")])
+    table = set_table(path, [], None, with_stockfish=False, progress=False)
+    assert table["quiet_level"] == {"rows": 1, "always_level_mae": pytest.approx(0.1)}
+    head = headline(None, [table])
+    assert head["always_level_mae"] == {"games": pytest.approx(0.1)}
+    assert head["quiet_win_probability_error"]["material"]["games"] >= 0
+    assert "| *yardstick: always 0 (level)* | 0.100 |" in markdown(None, [table])

@@ -75,12 +75,14 @@ MOVE_QUALITY_SET = "games"
 MoveQuality = Callable[[Encoded, list[tuple[str, Evaluator]]], dict[str, Any]]
 """Measures the one-ply move quality of (kind, evaluator) pairs on a set's rows, counting
 material and Stockfish at depth 1 among its ``rows`` (:func:`knights.arena.move_choice.measure`)."""
-HEADLINE_KEYS = ("quiet_level_mae", "quiet_level_rows", "win_probability_error", "best_move_share", "mean_cp_loss")
+HEADLINE_KEYS = ("quiet_level_mae", "quiet_level_rows", "win_probability_error", "quiet_win_probability_error",
+                 "best_move_share", "mean_cp_loss")
 DEFINITIONS = {
     "quiet_level_mae": f"MAE in pawns over the quiet positions (knights.features.attacks.quiet: not in check, no "
                        f"legal capture that wins material) whose |Stockfish eval| <= {LEVEL_PAWNS:g} pawn",
     "win_probability_error": "mean |p(prediction) - p(Stockfish)| over every position, p = "
                              "knights.learn.targets.win_probability (0.00368208 per centipawn)",
+    "quiet_win_probability_error": "the same over every quiet position (chosen by the position, not by its label)",
     "best_move_share": "share of the positions where the one-ply choice is Stockfish's best move (depth 10)",
     "mean_cp_loss": "mean centipawn loss of the one-ply choice by Stockfish at depth 10 (mover's side, +-1000 "
                     "clamp, mates +-1000)"}
@@ -266,13 +268,17 @@ def headline(letters: dict[str, Any] | None, sets: list[dict[str, Any]]) -> dict
     tables = ([(f"letters {letters['data']['test_letters']}", letters["evaluation"])] if letters else [])
     tables += [(st["set"], st["evaluation"]) for st in sets]
     out: dict[str, Any] = {"definitions": DEFINITIONS, "sets": [name for name, _ in tables]}
-    for key in ("quiet_level_mae", "win_probability_error"):
+    for key in ("quiet_level_mae", "win_probability_error", "quiet_win_probability_error"):
         by_name: dict[str, dict[str, float]] = {}
         for name, rows in tables:
             for r in rows:
                 if r.get(key) is not None:
                     by_name.setdefault(r["name"], {})[name] = r[key]
         out[key] = by_name
+    refs = ([(f"letters {letters['data']['test_letters']}", letters.get("quiet_level"))] if letters else [])
+    refs += [(st["set"], st.get("quiet_level")) for st in sets]
+    out["always_level_mae"] = {name: ref["always_level_mae"] for name, ref in refs
+                               if ref and ref.get("always_level_mae") is not None}
     quality = next((st for st in sets if "move_quality" in st), None)
     out["move_quality"] = None if quality is None else {
         "set": quality["set"], "positions": quality["move_quality"]["positions"],
@@ -295,12 +301,18 @@ def headline_section(head: dict[str, Any]) -> list[str]:
              "choice's mean centipawn loss (`knights.arena.move_choice`). Material and Stockfish at depth 1 on the "
              "same rows.", ""]
     for key, title, fmt in (("quiet_level_mae", "Quiet positions within a pawn of level, MAE (pawns)", ".3f"),
-                            ("win_probability_error", "Error in win probability", ".4f")):
+                            ("win_probability_error", "Error in win probability", ".4f"),
+                            ("quiet_win_probability_error", "Error in win probability on every quiet position",
+                             ".4f")):
         lines += [f"### {title}", "", "| evaluator | " + " | ".join(f"`{s}`" for s in sets) + " |",
                   "|---" + "|---:" * len(sets) + "|"]
         for name, values in head[key].items():
             lines.append(f"| {name} | " + " | ".join(format(values[s], fmt) if s in values else "-" for s in sets)
                          + " |")
+        if key == "quiet_level_mae" and head.get("always_level_mae"):
+            ref = head["always_level_mae"]
+            lines.append("| *yardstick: always 0 (level)* | " + " | ".join(
+                format(ref[s], fmt) if s in ref else "-" for s in sets) + " |")
         lines.append("")
     mq = head.get("move_quality")
     if mq:

@@ -99,8 +99,9 @@ def quiet_rows(data: Encoded) -> np.ndarray:
 
 def headline_metrics(pred: np.ndarray, target: np.ndarray, calm: np.ndarray) -> dict[str, Any]:
     """The headline figures: the MAE (pawns) over the quiet rows (``calm``) within
-    :data:`LEVEL_PAWNS` of level and their number (MAE ``None`` when there are none), and
-    the win-probability error over every row.
+    :data:`LEVEL_PAWNS` of level and their number (MAE ``None`` when there are none), the
+    win-probability error over every row, and over every quiet row (chosen by the position
+    alone, not by its label, so a guess that stays near level gains nothing there).
 
     >>> h = headline_metrics(np.array([0.5, 0.0, 3.0]), np.array([1.0, 0.2, 2.0]), np.array([True, False, True]))
     >>> h["quiet_level_mae"], h["quiet_level_rows"], round(h["win_probability_error"], 4)
@@ -110,8 +111,10 @@ def headline_metrics(pred: np.ndarray, target: np.ndarray, calm: np.ndarray) -> 
     target = np.asarray(target, dtype=np.float64)
     level = np.asarray(calm, dtype=bool) & (np.abs(target) <= LEVEL_PAWNS)
     n = int(level.sum())
+    calm = np.asarray(calm, dtype=bool)
     return {"quiet_level_mae": float(np.abs(pred[level] - target[level]).mean()) if n else None,
-            "quiet_level_rows": n, "win_probability_error": win_probability_error(pred, target)}
+            "quiet_level_rows": n, "win_probability_error": win_probability_error(pred, target),
+            "quiet_win_probability_error": win_probability_error(pred[calm], target[calm]) if calm.any() else None}
 
 
 def level_reference(target: np.ndarray, calm: np.ndarray) -> dict[str, Any]:
