@@ -26,6 +26,7 @@ The results file (default ``report/results/search_strength.json``)::
           "seconds": float,              # wall seconds spent playing the run (all sittings)
           "seconds_per_game": float,     # mean wall seconds of one game
           "workers": int,
+          "commit": str,                 # git commit the run was played at (last sitting)
           "vs": {                        # per opponent, as knights.arena.scores.PairStats
             "sunfish@100": {"player", "opponent", "games", "wins", "draws", "losses",
                             "wins_by_mate", "losses_by_mate", "adjudicated", "plies",
@@ -119,6 +120,7 @@ def summarise(records: Sequence[dict], ms: int, anchors: dict[str, float], comma
     return {"command": command, "player": player, "games": len(records), "rating": round(ours["rating"]),
             "interval": [round(ours["low"]), round(ours["high"])], "seconds": round(seconds, 1),
             "seconds_per_game": round(sum(walls) / len(walls), 1) if walls else None, "workers": workers,
+            "commit": commit(),
             "vs": ours["vs"], "sunfish_rating": round(sunfish["rating"]) if sunfish else None}
 
 
