@@ -209,3 +209,9 @@ def test_the_seed_spread_and_the_soak_fill_their_parts_when_measured(tmp_path):
     assert "\\val{EL/v10}{0.018}" in text and "are ties on the\ntest MAE, the steps to EL/v10." in text
     assert "played 250 games\nwith 0 illegal moves, 1 errors" in text
     assert "\\cmd{make seeds} & the seed spread" in text and "90 s" in text
+
+
+def test_a_template_error_names_its_line(tmp_path):
+    (tmp_path / "t.tex.j2").write_text("fine\n\\VAR{meta(1)}\n")
+    with pytest.raises(render.BuildError, match=r"t.tex.j2 \(line 2\): TypeError"):
+        render.render(data.load(), "t.tex.j2", folder=tmp_path)

@@ -20,6 +20,7 @@ escaped for LaTeX. The build fails, naming the value, when
 from __future__ import annotations
 
 import re
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +144,10 @@ def render(ctx: dict[str, Any], template: str = "report.tex.j2", tex: bool = Tru
         raise BuildError(f"{template}: {exc}") from None
     except data.Missing as exc:
         raise BuildError(f"{template}: not measured: {exc}") from None
+    except (TypeError, ValueError, ArithmeticError, LookupError, AttributeError) as exc:
+        line = next((f" (line {t.lineno})" for t in reversed(traceback.extract_tb(exc.__traceback__))
+                     if t.filename.endswith(template)), "")
+        raise BuildError(f"{template}{line}: {type(exc).__name__}: {exc}") from None
     return text, contradicted
 
 
