@@ -66,7 +66,7 @@ class Rec:
         return self._wrap(value, key)
 
     def __getattr__(self, key: str) -> Any:
-        if key.startswith("_"):
+        if key.startswith(("_", "jinja")):          # Python's and the template engine's own probes
             raise AttributeError(key)
         return self[key]
 
