@@ -215,3 +215,11 @@ def test_a_template_error_names_its_line(tmp_path):
     (tmp_path / "t.tex.j2").write_text("fine\n\\VAR{meta(1)}\n")
     with pytest.raises(render.BuildError, match=r"t.tex.j2 \(line 2\): TypeError"):
         render.render(data.load(), "t.tex.j2", folder=tmp_path)
+
+
+def test_the_examples_in_the_machinery_hold():
+    import doctest
+
+    for module in (data, render):
+        failed, tried = doctest.testmod(module)
+        assert tried and not failed, module.__name__
