@@ -51,9 +51,11 @@ TRAINING_RUNS_JSON = registry.REPO_ROOT / "report" / "results" / "training_runs.
 INDEPENDENT_DIR = registry.REPO_ROOT / "data" / "independent"
 """The independent test sets (``games``, ``tactics``, ``endgames``), as ``knights results`` reads them."""
 SET_ORDER = ("games", "tactics", "endgames")
-DEFAULT_VERSIONS = ("EL/v1", "EL/v5", "EL/v13")
-"""Three families: an original fully connected-style network with SGD, a convolution with Adam,
-and the sparse NNUE-style network in win-probability space."""
+DEFAULT_VERSIONS = ("EL/v1", "EL/v3", "EL/v5")
+"""Three versions cheap enough to train three times on a shared 2-core CPU: the original's first
+(one convolution, SGD at a constant rate) and two convolutions with Adam on other inputs and
+letters (V3, V5). The versions in win-probability space (EL/v13, 437 s a run on an idle CPU;
+EL/v14, trained on a GPU) take ten times as long on a loaded CPU; name them with ``--versions``."""
 DEFAULT_SEEDS = (1, 2)
 """The extra seeds; the shipped network is seed 0."""
 SHIPPED_SEED = 0
