@@ -135,7 +135,7 @@ def make(homemade, **options):
                                    **{k: "." for k in passes["keywords"]})
 
 
-CLOCK = chess.engine.Limit(white_clock=9, black_clock=9, white_inc=0, black_inc=0)   # 0.3 s a move
+CLOCK = chess.engine.Limit(white_clock=15, black_clock=15, white_inc=0, black_inc=0)   # 0.5 s a move
 NO_MOVE = chess.engine.PlayResult(None, None)   # what lichess-bot passes when no book/tablebase move
 
 

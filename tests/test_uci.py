@@ -41,12 +41,12 @@ def test_identity_and_options(uci_engine):
 
 
 LIMITS = [chess.engine.Limit(time=0.05), chess.engine.Limit(depth=5), chess.engine.Limit(nodes=1000),
-          chess.engine.Limit(white_clock=3, black_clock=3, white_inc=0.1, black_inc=0.1),   # 0.18 s a move
+          chess.engine.Limit(white_clock=30, black_clock=30, white_inc=1, black_inc=1),
           chess.engine.Limit(white_clock=2, black_clock=2, remaining_moves=10), chess.engine.Limit(mate=2)]
 
 
-# game 2, the bot against itself, is 160 searched moves: make test plays it
-@pytest.mark.parametrize("seed", [0, 1, pytest.param(2, marks=pytest.mark.slow)])
+# games 1 and 2 search on real clocks (up to 1.8 s a move): end-to-end runs, make test plays them
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
 def test_whole_games_against_random_and_itself(uci_engine, seed):
     """Game 0 at Depth 1 (the one-ply bot: every answer is depth 1), games 1 and 2 searching."""
     one_ply = seed == 0
