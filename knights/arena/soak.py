@@ -34,7 +34,7 @@ the results file is written from every game on disk for the routes and clocks as
 Results (default ``report/results/soak.json``)::
 
     {
-      "generated": str, "commit": str, "command": str,
+      "generated": str, "commit": str, "command": str, "note": str (optional, --note),
       "opponent": "sf-elo:1350 (20,000 nodes a move, not clocked)",
       "clocks": ["3s+0s", "9s+0.1s"],            # base + increment, seconds
       "totals": {"games", "illegal", "errors", "time_losses", "nan_scores", "quick_moves"},
@@ -390,6 +390,8 @@ def soak_main(args: Any) -> int:
                    progress=not args.quiet)
     command = "knights " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     doc = summarise(out, routes, clocks, command)
+    if args.note:
+        doc["note"] = args.note
     write_json(Path(args.results), doc)
     for row in doc["rows"]:
         print(f"{row['route']:<9} {row['clock']:<10} {row['games']:>4} games: {row['illegal']} illegal, "
@@ -412,5 +414,6 @@ def add_arguments(sub: Any) -> None:
     s.add_argument("--out", default=str(OUT), help="where every game is logged (resumes from it)")
     s.add_argument("--results", default=str(RESULTS))
     s.add_argument("--seed", type=int, default=100)
+    s.add_argument("--note", default=None, help="a sentence kept in the results file (the machine, its load)")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=soak_main)
