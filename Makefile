@@ -220,7 +220,8 @@ models: setup
 # Fair version comparisons: retrain SEED_VERSIONS with the extra SEEDS by the shipped recipe
 # (runs/seeds/, resumable; the shipped network is seed 0), measure every seed as `knights results`
 # does, and compare every shipped EL version at its best validation epoch, differences smaller than
-# the seed spread called ties: report/results/seeds.json (about 25 min on 2 shared cores).
+# the seed spread called ties: report/results/seeds.json (47 min on 2 busy shared cores; ARGS=--compare-only
+# rewrites the comparison alone).
 SEED_VERSIONS ?= EL/v1,EL/v3,EL/v5
 SEEDS ?= 1,2
 .PHONY: seeds

@@ -55,7 +55,8 @@ def test_spread_and_tie_rule() -> None:
 
 def measured(name: str, best_val_range: float, test_range: float) -> dict:
     return {"version": name, "validation_loss": "L1 (pawns)", "architecture": "ConvNet",
-            "spread": {"best_val": {"range": best_val_range}, "test_mae": {"range": test_range}}}
+            "spread": {"best_val": seeds.spread([1.0, 1.0 + best_val_range]),
+                       "test_mae": seeds.spread([2.0, 2.0 + test_range])}}
 
 
 def test_comparison_reads_best_epochs_and_labels_ties_by_the_spread() -> None:
@@ -113,3 +114,15 @@ def test_a_one_epoch_seed_run_on_the_sample(tmp_path) -> None:
     again = seeds.version_seeds("EL/v5", [3], quick=True, root=tmp_path, sets={}, progress=False)
     assert again["seeds"][0]["best_val"] == a["best_val"]
     assert again["seeds"][0]["train_seconds"] == a["train_seconds"]
+
+
+def test_compare_only_keeps_the_measured_seeds(tmp_path) -> None:
+    out = tmp_path / "seeds.json"
+    out.write_text(json.dumps({"seeds": {"EL/v8": measured("EL/v8", 0.5, 0.5)}}))
+    assert seeds.main(["--compare-only", "--out", str(out), "--no-progress"]) == 0
+    written = json.loads(out.read_text())
+    assert list(written["seeds"]) == ["EL/v8"]
+    trained = [v.name for v in registry.all_versions("EL") if v.is_trained()]
+    assert [r["version"] for r in written["comparison"]["versions"]] == trained
+    assert len(written["comparison"]["pairs"]) == len(trained) - 1
+    assert {p["reference"] for p in written["comparison"]["pairs"] if p["reference"]} == {"EL/v8"}

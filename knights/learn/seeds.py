@@ -293,6 +293,7 @@ def version_row(version: registry.Version, seconds: dict[str, Any]) -> dict[str,
                        "train_seconds": round(float(meta.get("train_seconds", float("nan"))), 1),
                        "notebook_seconds": (seconds.get(version.name) or {}).get("seconds"),
                        "batch_size": meta["train_config"].get("batch_size"),
+                       "device": meta["history"].get("device"),
                        "parameters": meta.get("parameters")}}
 
 
@@ -347,17 +348,22 @@ def run(versions: Sequence[str] = DEFAULT_VERSIONS, seeds: Sequence[int] = DEFAU
     measured: dict[str, dict[str, Any]] = dict(earlier.get("seeds", {}))
     sets = independent_sets()
     result: dict[str, Any] = {}
+    def written() -> dict[str, Any]:
+        result = {"what": "seed-to-seed spread of chosen versions (the shipped network is seed 0) and every "
+                          "shipped EL version at its best validation epoch; python -m knights.learn.seeds",
+                  "quick": quick, "seeds": measured,
+                  "comparison": compare_versions({} if quick else measured),
+                  "seconds": round(time.perf_counter() - started, 1),
+                  "seconds_by_version": {k: v.get("seconds") for k, v in measured.items()}}
+        write_json(out, result)
+        return result
+
+    result = written()   # with no versions: the comparison anew from the seeds measured earlier
     with tqdm(total=len(versions) * len(seeds), desc="seed runs", unit="run", disable=not progress) as bar:
         for name in versions:
             measured[name] = version_seeds(name, seeds, data_dir=data_dir, epochs=epochs, quick=quick, root=root,
                                            device=device, sets=sets, progress=progress, bar=bar)
-            result = {"what": "seed-to-seed spread of chosen versions (the shipped network is seed 0) and every "
-                              "shipped EL version at its best validation epoch; python -m knights.learn.seeds",
-                      "quick": quick, "seeds": measured,
-                      "comparison": compare_versions({} if quick else measured),
-                      "seconds": round(time.perf_counter() - started, 1),
-                      "seconds_by_version": {k: v["seconds"] for k, v in measured.items()}}
-            write_json(out, result)
+            result = written()
     return result
 
 
@@ -371,10 +377,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="the committed sample, one epoch (a check, not a result)")
     p.add_argument("--device", default=None)
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--compare-only", action="store_true",
+                   help="train nothing: rewrite the comparison from the seeds already in --out")
 
 
 def main_args(a: argparse.Namespace) -> int:
-    versions = [v.strip() for v in a.versions.split(",") if v.strip()]
+    versions = [] if a.compare_only else [v.strip() for v in a.versions.split(",") if v.strip()]
     seeds = [int(s) for s in a.seeds.split(",") if s.strip()]
     if SHIPPED_SEED in seeds and not a.quick:
         raise ValueError(f"seed {SHIPPED_SEED} is the shipped network's: choose other seeds")
@@ -383,6 +391,8 @@ def main_args(a: argparse.Namespace) -> int:
                  epochs=a.epochs, quick=a.quick, device=a.device, progress=not a.no_progress)
     for name, m in result["seeds"].items():
         s = m["spread"]
+        if "best_val" not in s:
+            continue
         print(f"{name}: best val {s['best_val']['min']:.4f}-{s['best_val']['max']:.4f}, "
               f"test MAE {s['test_mae']['min']:.3f}-{s['test_mae']['max']:.3f} over {s['test_mae']['n']} seeds")
     print(registry.repo_relative(out))
