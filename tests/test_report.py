@@ -202,12 +202,15 @@ def test_the_seed_spread_and_the_soak_fill_their_parts_when_measured(tmp_path):
         "comparison": {"pairs": [{"from": "EL/v9", "to": "EL/v10", "test_mae": {"label": "tie"}},
                                  {"from": "EL/v10", "to": "EL/v11", "test_mae": {"label": "EL/v11 better"}}]}}))
     (results / "soak.json").write_text(json.dumps({
-        "clocks": ["3s+0s"], "opponent": "sf-elo:1350", "rows": [{"seconds": 60.0}, {"seconds": 30.0}],
-        "totals": {"games": 250, "illegal": 0, "errors": 1, "time_losses": 0}}))
+        "clocks": ["3s+0s"], "opponent": "sf-elo:1350",
+        "rows": [{"seconds": 60.0, "route": "uci", "clock": "3s+0s", "games": 125, "time_losses": 2},
+                 {"seconds": 30.0, "route": "homemade", "clock": "3s+0s", "games": 125, "time_losses": 0}],
+        "totals": {"games": 250, "illegal": 0, "errors": 1, "time_losses": 2}}))
     text = render.build(tmp_path / "b", results=results, draw=False).read_text()
     assert "No seed-to-seed spread" not in text
     assert "\\val{EL/v10}{0.018}" in text and "are ties on the\ntest MAE, the steps to EL/v10." in text
     assert "played 250 games\nwith 0 illegal moves, 1 errors" in text
+    assert "2 of the 125 games on the uci route at 3s+0s, none elsewhere" in text
     assert "\\cmd{make seeds} & the seed spread" in text and "90 s" in text
 
 
