@@ -17,6 +17,9 @@ Evaluator       combo    ``material``, ``democracy`` or a trained ``EL/vN``, eac
 Stochastic      check    the paper's stochastic opening (default true)
 Seed            spin     seed of the opening randomness; -1: fresh entropy
 CaptureBonus    spin     centipawns added to captures (the original: 15; default 0)
+Move Overhead   spin     milliseconds a move costs beyond its budget (pipes, a busy
+                         machine), kept back on a clock for every move to come
+                         (:data:`knights.play.clock.MOVE_OVERHEAD`)
 ==============  =======  ====================================================
 
 Every ``go`` searches (alpha-beta, :mod:`knights.play.search`) to the ``Depth`` option
@@ -60,6 +63,7 @@ import chess
 
 from knights.play.clock import (
     MAX_GO_MS,
+    MOVE_OVERHEAD,
     ONE_PLY_FLOOR,
     PLAY_DEPTH,
     GoLimits,
@@ -106,6 +110,7 @@ class UciSession:
         self.seed = seed
         self.stochastic = stochastic
         self.capture_bonus = 0.0
+        self.move_overhead = MOVE_OVERHEAD       # seconds each move costs beyond its budget (option Move Overhead)
         self.pending: str | None = None          # bestmove held back by go infinite / ponder
         self.debug = False
 
@@ -191,6 +196,7 @@ class UciSession:
         seed = -1 if self.seed is None else self.seed
         self.send(f"option name Seed type spin default {seed} min -1 max {SEED_MAX}")
         self.send("option name CaptureBonus type spin default 0 min 0 max 100")
+        self.send(f"option name Move Overhead type spin default {round(MOVE_OVERHEAD * 1000)} min 0 max 5000")
         self.send(f"option name Depth type spin default {self.depth} min 1 max {MAX_DEPTH}")
         self.send("uciok")
         self.link.post("warm")      # torch and the evaluators import there while the GUI sends its options
@@ -300,6 +306,15 @@ class UciSession:
                 return
             self.capture_bonus = bonus = cp / 100.0
             self.link.post("set", "capture_bonus", bonus)
+        elif key == "moveoverhead":
+            try:
+                ms = int(value)
+                if not 0 <= ms <= 5000:
+                    raise ValueError
+            except ValueError:
+                self.info(f"Move Overhead must be an integer from 0 to 5000 (milliseconds), not {value!r}")
+                return
+            self.move_overhead = ms / 1000
         else:
             self.info(f"unknown option {name!r}")
 
@@ -354,7 +369,7 @@ class UciSession:
                 self.send("bestmove (none)")
             return
         open_ended = bool(flags & GO_FLAGS)      # infinite / ponder: the answer waits for stop or ponderhit
-        budget = None if open_ended else move_budget(limits, board.turn)
+        budget = None if open_ended else move_budget(limits, board.turn, self.move_overhead)
         self.link.start_loading()
         if budget is None and not open_ended and not search:
             self.link.drain()                     # no clock: the model may finish loading first,
@@ -444,7 +459,7 @@ class UciSession:
         if run is None or "ponder" not in run.flags or "infinite" in run.flags:
             self.finish_search()
             return
-        budget = move_budget(run.limits, run.board.turn)
+        budget = move_budget(run.limits, run.board.turn, self.move_overhead)
         if budget is None:                 # a ponder without a clock: as a bare go from here
             budget = UNLIMITED_GO
         started = time.perf_counter()
