@@ -527,13 +527,15 @@ function fillOptions() {
     for (const name of options.evaluators) evaluators.add(new Option(name, name, false, name === options.default_evaluator))
     const depths = $("depth")
     depths.replaceChildren()
+    const preselected = options.search_available && options.depths.includes(options.default_depth) ? options.default_depth : 1
     for (const depth of options.depths) {
-        const label = depth === 1 ? "1 (one ply: the bot)" : `${depth} (search)${options.search_available ? "" : " (not here yet)"}`
-        const option = new Option(label, String(depth), depth === 1, depth === 1)
+        const label = depth === 1 ? "1 (one ply: the paper's bot)" : `${depth} (search)${options.search_available ? "" : " (not here yet)"}`
+        const option = new Option(label, String(depth), depth === preselected, depth === preselected)
         option.disabled = depth > 1 && !options.search_available
         depths.add(option)
     }
     $("movetime").max = String(options.max_movetime)
+    if (options.default_movetime) $("movetime").placeholder = `${options.default_movetime} (default)`
 }
 
 let wired = false
