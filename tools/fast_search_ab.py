@@ -8,6 +8,9 @@ trades nodes for depth or accuracy, which equal nodes measure), deterministic. P
 the full search's score against each variant with a 95% interval and writes JSON::
 
     .venv/bin/python tools/fast_search_ab.py --games 24 --nodes 6000 --out runs/fast/ab.json
+
+A part named ``net:EL/vN`` plays the full search over that network instead (the same shape
+as EL/v13's, e.g. ``net:EL/v15``): which network the default search should use.
 """
 
 from __future__ import annotations
@@ -47,6 +50,10 @@ class NodesPlayer:
 
 
 def variant(off: str | None, nodes: int, movetime: float | None = None) -> NodesPlayer:
+    """The full search (``off`` None), the search with one part off, or, for ``net:EL/vN``,
+    the full search over another network of EL/v13's shape."""
+    if off is not None and off.startswith("net:"):
+        return NodesPlayer(FastSearchEngine(net=off[4:], stochastic=False), nodes, off, movetime)
     features = {off: False} if off in FEATURES else None
     aspiration = 0 if off == "aspiration" else 40
     engine = FastSearchEngine(stochastic=False, features=features, aspiration=aspiration)
