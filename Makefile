@@ -35,7 +35,7 @@ help:
 	@echo "make web                  play the bot in the browser (http://127.0.0.1:8000/; ARGS=\"--port 8080\")"
 	@echo "make browser              Chromium and the board library, for the browser tests"
 	@echo "make check                ruff, mypy and the import-graph test (tests/test_architecture.py)"
-	@echo "make test-fast            every test not marked slow: the quick loop"
+	@echo "make test-fast            every test not marked slow, in parallel: the quick loop"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
 	@echo "make bench | strength | search-strength | soak | data | more-data | sample | models | report"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
@@ -114,8 +114,11 @@ check: $(STAMP)
 test: setup check browser
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
+# The quick loop runs in parallel (pytest-xdist, one worker a core): its ~900 tests are short and
+# many start a Python or an engine process, so two workers overlap them (137 s serially, 85 s with
+# -n 2 on 2 cores). make test stays serial: its slow tests play on real clocks.
 test-fast: setup
-	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m "not slow" -n auto $(PYTEST_ARGS)
 
 bench: setup
 	$(KNIGHTS) bench $(ARGS)
