@@ -276,47 +276,43 @@ class UciSession:
             self.stochastic = stochastic = value.lower() == "true"
             self.link.post("set", "stochastic", stochastic)
         elif key == "seed":
-            try:
-                seed = int(value)
-                if not -1 <= seed <= SEED_MAX:
-                    raise ValueError
-            except ValueError:
-                self.info(f"Seed must be an integer from -1 to {SEED_MAX}, not {value!r}")
+            seed = self._spin(value, -1, SEED_MAX, f"Seed must be an integer from -1 to {SEED_MAX}")
+            if seed is None:
                 return
             self.seed = new_seed = None if seed < 0 else seed
             self.link.post("set", "seed", new_seed)
         elif key == "depth":
-            try:
-                depth = int(value)
-                if not 1 <= depth <= MAX_DEPTH:
-                    raise ValueError
-            except ValueError:
-                self.info(f"Depth must be an integer from 1 (the one-ply bot) to {MAX_DEPTH}, not {value!r}")
+            depth = self._spin(value, 1, MAX_DEPTH, f"Depth must be an integer from 1 (the one-ply bot) to {MAX_DEPTH}")
+            if depth is None:
                 return
             self.depth = depth
             self.link.post("set", "depth", depth)
             self.link.ready = self.link.loading = False   # the default evaluator may change with it
         elif key == "capturebonus":
-            try:
-                cp = int(value)
-                if not 0 <= cp <= 100:
-                    raise ValueError
-            except ValueError:
-                self.info(f"CaptureBonus must be an integer from 0 to 100 (centipawns), not {value!r}")
+            cp = self._spin(value, 0, 100, "CaptureBonus must be an integer from 0 to 100 (centipawns)")
+            if cp is None:
                 return
             self.capture_bonus = bonus = cp / 100.0
             self.link.post("set", "capture_bonus", bonus)
         elif key == "moveoverhead":
-            try:
-                ms = int(value)
-                if not 0 <= ms <= 5000:
-                    raise ValueError
-            except ValueError:
-                self.info(f"Move Overhead must be an integer from 0 to 5000 (milliseconds), not {value!r}")
+            ms = self._spin(value, 0, 5000, "Move Overhead must be an integer from 0 to 5000 (milliseconds)")
+            if ms is None:
                 return
             self.move_overhead = ms / 1000
         else:
             self.info(f"unknown option {name!r}")
+
+    def _spin(self, value: str, low: int, high: int, rule: str) -> int | None:
+        """A spin option's integer when it lies in ``[low, high]``; else ``None``, saying
+        ``rule`` and the value refused."""
+        try:
+            number = int(value)
+        except ValueError:
+            number = None
+        if number is None or not low <= number <= high:
+            self.info(f"{rule}, not {value!r}")
+            return None
+        return number
 
     def _parse_go(self, args: list[str]) -> tuple[set[str], list[chess.Move], GoLimits, dict[str, int]]:
         flags: set[str] = set()
