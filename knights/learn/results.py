@@ -97,6 +97,11 @@ def quiet_rows(data: Encoded) -> np.ndarray:
     return quiet(data.squares, data.white, data.check)
 
 
+def level_rows(target: np.ndarray, calm: np.ndarray) -> np.ndarray:
+    """The headline's rows: quiet (``calm``) and within :data:`LEVEL_PAWNS` of level."""
+    return np.asarray(calm, dtype=bool) & (np.abs(np.asarray(target, dtype=np.float64)) <= LEVEL_PAWNS)
+
+
 def headline_metrics(pred: np.ndarray, target: np.ndarray, calm: np.ndarray) -> dict[str, Any]:
     """The headline figures: the MAE (pawns) over the quiet rows (``calm``) within
     :data:`LEVEL_PAWNS` of level and their number (MAE ``None`` when there are none), the
@@ -109,7 +114,7 @@ def headline_metrics(pred: np.ndarray, target: np.ndarray, calm: np.ndarray) -> 
     """
     pred = np.asarray(pred, dtype=np.float64)
     target = np.asarray(target, dtype=np.float64)
-    level = np.asarray(calm, dtype=bool) & (np.abs(target) <= LEVEL_PAWNS)
+    level = level_rows(target, calm)
     n = int(level.sum())
     calm = np.asarray(calm, dtype=bool)
     return {"quiet_level_mae": float(np.abs(pred[level] - target[level]).mean()) if n else None,
@@ -127,7 +132,7 @@ def level_reference(target: np.ndarray, calm: np.ndarray) -> dict[str, Any]:
     {'rows': 2, 'always_level_mae': 0.375}
     """
     target = np.asarray(target, dtype=np.float64)
-    level = np.asarray(calm, dtype=bool) & (np.abs(target) <= LEVEL_PAWNS)
+    level = level_rows(target, calm)
     return {"rows": int(level.sum()),
             "always_level_mae": float(np.abs(target[level]).mean()) if level.any() else None}
 
