@@ -360,11 +360,10 @@ def _read_chunk_columns(path: Path, raw: bytes) -> tuple[Encoded, ReadReport]:
     reason = np.zeros(n, dtype=np.int8)
 
     cp = df["cp"].to_numpy()
-    values = pd.to_numeric(df["cp"], errors="coerce").to_numpy(dtype=np.float64, copy=True)
-    # only the ASCII numbers the format defines take the fast path; the rest go to eval_to_pawns
-    # (judged once per distinct text: a chunk's cp column repeats a few thousand values)
-    is_number = {text: csslab.NUMBER_TEXT.fullmatch(text.strip()) is not None for text in set(cp)}
-    values[~np.fromiter(map(is_number.__getitem__, cp), dtype=bool, count=len(cp))] = np.nan
+    # only the ASCII numbers the format defines take the fast path (NaN marks the rest, which go to
+    # eval_to_pawns), each distinct text parsed once: a chunk's cp column repeats a few thousand values
+    number = {text: float(text) if csslab.NUMBER_TEXT.fullmatch(text.strip()) else np.nan for text in set(cp)}
+    values = np.fromiter(map(number.__getitem__, cp), dtype=np.float64, count=len(cp))
     target = np.clip(np.nan_to_num(values, nan=0.0), -csslab.CLIP_PAWNS, csslab.CLIP_PAWNS).astype(np.float32)
     for i in np.flatnonzero(~np.isfinite(values)):   # mates, and anything that is not a number
         try:
