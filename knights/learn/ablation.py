@@ -70,7 +70,9 @@ VARIANTS = (
     Variant("quiet_l1", target="pawns", says="quiet rows, L1 in pawns"),
     Variant("quiet_wp_half", share=2, says="half the training files"),
     Variant("quiet_wp_quarter", share=4, says="a quarter of the training files"),
-    Variant("quiet_wp_more", more=True, shipped="EL/v15", says="data/full and data/more (when grown): EL/v15"),
+    Variant("quiet_wp_more", more=True, shipped="EL/v15", says="data/full and data/more grown to 1M positions: EL/v15"),
+    Variant("quiet_wp_more_2m", more=True, shipped="EL/v16",
+            says="data/full and data/more grown to 2M positions: EL/v16"),
 )
 
 
