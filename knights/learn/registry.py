@@ -32,12 +32,12 @@ DEFAULT_NETWORK = "EL/v10"
 """The best network alone by held-out MAE (models_EL/RESULTS.md): what "network alone"
 benchmarks time, the ensemble's main member, and what a searching bot plays with by default."""
 
-DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15")
+DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15", "EL/v16")
 """The networks ``knights ensemble`` offers the democracy (those trained): members that
 learned differently, so that their errors differ: two 3x3 convolutions in pawns (V10), a
 residual CNN with pooling in pawns (V11), the NNUE-style sparse network learned on quiet
-positions in win-probability space (V13), V13 on more and other data (V15), and V10's
-network learned in that space (V14);
+positions in win-probability space (V13), V13 on more and other data (V15, and V16 on twice
+that grown data), and V10's network learned in that space (V14);
 the fitted weights decide which of them, and the learners, count. (V12, a convolution and
 transformer hybrid, weighed 0.02 in the last blend it was offered to and costs the most a
 decision: it is no longer offered.)"""
