@@ -253,6 +253,25 @@ def test_routes_build_the_compiled_search_for_el_v13_only() -> None:
         assert not isinstance(searcher_for(None, depth=1), FastSearchEngine)
 
 
+def test_the_compiled_networks_are_exactly_the_versions_of_its_shape():
+    """FAST_NETWORKS names every version whose library builds EL/v13's sparse network and no
+    other, and a search asked for one of them evaluates that one, not the default."""
+    from knights.learn import registry
+    from knights.learn.nnue import SparseNet
+    from knights.play.fast.engine import FAST_NETWORKS, fast_network_name, searcher_for
+
+    shape = {k: tuple(v.shape) for k, v in registry.get("EL/v13").build().state_dict().items()}
+    same = [v.name for v in registry.all_versions("EL") if isinstance(model := v.build(), SparseNet)
+            and {k: tuple(t.shape) for k, t in model.state_dict().items()} == shape]
+    assert tuple(same) == FAST_NETWORKS
+    assert fast_network_name("el/16") == fast_network_name(" EL/v16 ") == "EL/v16"
+    assert fast_network_name("EL/v1") is None
+    for name in FAST_NETWORKS:
+        if registry.get(name).is_trained():
+            engine = searcher_for(name, depth=5)
+            assert isinstance(engine, FastSearchEngine) and engine.net_label == name
+
+
 def test_the_compiled_module_takes_the_networks_constants_without_torch():
     """compiled.py reads PAWN_LOGIT and MAX_PAWNS from knights.learn.targets (one value each)
     and importing it loads no torch (the UCI front end and lichess-bot stay light)."""

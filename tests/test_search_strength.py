@@ -10,6 +10,7 @@ import pytest
 
 from knights.arena import search_strength as ss
 from knights.cli import build_parser
+from knights.play.search import SEARCH_NETWORK
 
 
 def _run(argv: list[str]) -> int:
@@ -43,18 +44,21 @@ def test_bad_arguments_are_refused(tmp_path):
 def test_a_small_run_is_played_fitted_and_merged(tmp_path):
     results = tmp_path / "search_strength.json"
     old = {"note": "the old search", "runs": {"1s": {"player": "search:EL/v10@1000", "rating": 1660,
-                                                   "interval": [1545, 1775], "games": 40, "vs": {}}}}
+                                                   "interval": [1545, 1775], "games": 40, "vs": {}}},
+           "seconds_by_run": {"1s": 999.0}}
     results.write_text(json.dumps(old))
     doc = ss.run_search_strength([50], [1350], 2, results=results, pgn_dir=tmp_path / "pgn", workers=1,
                                  progress=False, command="test")
     run = doc["runs"]["0.05s"]
-    assert run["player"] == "search:EL/v13@50" and run["games"] == 4
+    assert run["player"] == f"search:{SEARCH_NETWORK}@50" and run["games"] == 4
     assert set(run["vs"]) == {"sunfish@50", "sf-elo:1350"}
     for st in run["vs"].values():
         assert st["games"] == 2 and st["wins"] + st["draws"] + st["losses"] == 2
     low, high = run["interval"]
     assert low <= run["rating"] <= high and run["seconds_per_game"] > 0 and run["seconds"] > 0
-    assert doc["previous"]["1s"]["player"] == "search:EL/v10@1000"     # the old runs are kept apart
+    # the runs of another network are kept apart, named by their network, their time with them
+    assert doc["previous"]["1s, EL/v10"]["player"] == "search:EL/v10@1000"
+    assert doc["seconds_by_run"] == {"0.05s": run["seconds"]}
     assert list(doc["runs"]) == ["0.05s"] and json.loads(results.read_text())["runs"]["0.05s"] == run
     # a second sitting plays nothing new: every game is in the folder already
     again = ss.run_search_strength([50], [1350], 2, results=results, pgn_dir=tmp_path / "pgn", workers=1,

@@ -21,6 +21,7 @@ import pytest
 
 from knights.cli import build_parser
 from knights.play.engine import Decision
+from knights.play.search import SEARCH_NETWORK
 from knights.web import engines
 from knights.web.app import board_library_missing, create_app
 from knights.web.engines import EngineSettings, build_engine
@@ -385,7 +386,7 @@ def test_the_default_bot_is_the_one_every_route_plays():
     assert settings.evaluator == "default" and settings.depth == PLAY_DEPTH
     engine = engines.engine_for(settings)
     if default_net_source() is not None:
-        assert isinstance(engine, FastSearchEngine) and engine.net_label == "EL/v13"
+        assert isinstance(engine, FastSearchEngine) and engine.net_label == SEARCH_NETWORK
     assert engine.movetime == PLAY_MOVETIME and engine.depth == PLAY_DEPTH
     one_ply = engines.build_engine(None, depth=1)
     assert isinstance(one_ply, OnePlyEngine) and one_ply.evaluator.name == resolve_name(None)

@@ -1,6 +1,7 @@
 """The searching bot's ratings: ``knights strength --search`` (``make search-strength``).
 
-The default searching bot (``search:default``, the compiled search with EL/v13, as the
+The default searching bot (``search:default``, the compiled search with its default network
+(:data:`knights.play.search.SEARCH_NETWORK`), as the
 terminal, ``knights uci``, lichess-bot and the web page play it) thinks a fixed time a move
 (``search:default@<ms>``) against sunfish at the same time a move (``sunfish@<ms>``) and
 against Stockfish ``UCI_Elo`` anchors (``sf-elo:<E>``, 20,000 nodes a move, as on the
@@ -58,9 +59,10 @@ from knights.arena.report import rating_report
 from knights.arena.specs import check_spec
 from knights.common import write_json
 from knights.play.game import Settings
+from knights.play.search import SEARCH_NETWORK
 
 PLAYER = "search:default"
-"""The bot under test: the default searching bot (compiled search, EL/v13)."""
+"""The bot under test: the default searching bot (the compiled search over :data:`SEARCH_NETWORK`)."""
 ANCHORS = (1350, 1500, 1800, 2000)
 """Stockfish UCI_Elo anchors each run plays."""
 TIMES_MS = (100, 1000)
@@ -137,11 +139,18 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
         if ms < 10:
             raise ValueError(f"--times: {ms} ms a move is too short to play (10 ms at least)")
     doc = json.loads(results.read_text()) if results.exists() else {}
-    runs = {k: v for k, v in (doc.get("runs") or {}).items() if str(v.get("player", "")).startswith("search:EL/v13")}
-    previous = doc.get("previous") or {k: v for k, v in (doc.get("runs") or {}).items() if k not in runs}
+    old = doc.get("runs") or {}
+    runs = {k: v for k, v in old.items() if str(v.get("player", "")).startswith(f"search:{SEARCH_NETWORK}@")}
+    previous = dict(doc.get("previous") or {})
     if "previous_note" not in doc and previous and doc.get("note") and not runs:
         doc["previous_note"] = doc["note"]
     seconds = dict(doc.get("seconds_by_run") or {})
+    moved = {}   # runs over an earlier default network: kept for comparison (newest first), their time with them
+    for key, run in old.items():
+        if key not in runs:
+            moved[f"{key}, {str(run.get('player', '')).split(':', 1)[-1].split('@')[0]}"] = run
+            seconds.pop(key, None)
+    previous = {**moved, **previous}
     anchor_map = {f"sf-elo:{e}": float(e) for e in anchors}
     for ms in times_ms:
         key = run_key(ms)
@@ -163,8 +172,8 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
     return doc
 
 
-NOTE = ("The default searching bot (knights/play/fast: compiled alpha-beta, EL/v13 evaluated incrementally) "
+NOTE = (f"The default searching bot (knights/play/fast: compiled alpha-beta, {SEARCH_NETWORK} evaluated incrementally) "
         "at a fixed time a move against sunfish at the same time a move (an unrated peer) and Stockfish 15.1 "
         "UCI_Elo anchors (20,000 nodes a move, as the ladder); made with knights strength --search "
         "(make search-strength) on 2 CPU cores shared with other work; 'previous' holds the old "
-        "Python/torch search's runs (search:EL/v10)")
+        "Python/torch search's runs (search:EL/v10) and the compiled search's runs over earlier networks")

@@ -1,6 +1,6 @@
 """``knights soak``: the default bot on real clocks, through the two routes lichess uses.
 
-Each game puts the default bot (the compiled search, EL/v13, as shipped: ``Depth`` 64,
+Each game puts the default bot (the compiled search over its default network, as shipped: ``Depth`` 64,
 stochastic opening) on a real clock against Stockfish (``UCI_Elo`` 1350, 20,000 nodes a
 move; its clock is not run: it is not on trial). The bot's clock is run by wall time
 around every move, as a GUI or lichess would; a move that leaves it below zero loses on

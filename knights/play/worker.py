@@ -221,7 +221,7 @@ class EngineWorker:
             raise EvaluatorUnusable(message) from None
         self._failed = None
         engine = search_engine(evaluator, depth=self.depth, stochastic=self.stochastic, seed=self.seed,
-                               capture_bonus=self.capture_bonus)   # EL/v13: the compiled search
+                               capture_bonus=self.capture_bonus)   # EL/v13's shape: the compiled search
         try:
             self._measure(engine)
         except Exception as exc:  # noqa: BLE001 - reported; the first real decision measures it

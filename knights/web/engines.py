@@ -5,11 +5,12 @@ opening, seed, search depth, movetime in seconds); :func:`build_engine` turns th
 engine with ``choose(board) -> Decision``, built as every other route builds the bot
 (:func:`knights.play.fast.engine.bot_for`, the same as ``knights play``, ``knights uci`` and
 lichess-bot): the evaluator ``"default"`` (what a request that names none gets) is the
-one-ply bot's default at depth 1 and, deeper, EL/v13 searched by the compiled search
+one-ply bot's default at depth 1 and, deeper, the search's network
+(:data:`~knights.play.search.SEARCH_NETWORK`) searched by the compiled search
 (:class:`~knights.play.fast.engine.FastSearchEngine`); a request without a depth gets the
 bot's own (:data:`~knights.play.search.PLAY_DEPTH`: as deep as :data:`SEARCH_MOVETIME`
 allows, the terminal's second a move). A named evaluator at depth 1 is the paper's
-one-ply bot over it; deeper, EL/v13 is searched compiled and any other evaluator by the
+one-ply bot over it; deeper, the sparse networks are searched compiled and any other evaluator by the
 Python search (kept for comparison). Loaded evaluators are kept, one per name, so a new
 game does not load the same networks again.
 
@@ -137,7 +138,7 @@ def build_engine(evaluator_name: str | None, stochastic: bool = True, seed: int 
     lists, or ``None`` / :data:`DEFAULT` for the bot's own (as every route builds it:
     :func:`~knights.play.fast.engine.bot_for`); ``depth`` 1 is the one-ply
     :class:`~knights.play.engine.OnePlyEngine` (``movetime`` unused); a deeper depth is a
-    search (compiled for EL/v13, :class:`~knights.play.fast.engine.FastSearchEngine`) that
+    search (compiled for the sparse networks, :class:`~knights.play.fast.engine.FastSearchEngine`) that
     stops at that depth or after ``movetime`` seconds (default :data:`SEARCH_MOVETIME`),
     whichever comes first."""
     depth = _whole(depth, "depth", 1, MAX_DEPTH)

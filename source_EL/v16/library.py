@@ -11,7 +11,7 @@ million are the games EL/v15 saw, re-cut into new chunks). The test letters stay
 (``knights ablation``, variant ``quiet_wp_more_2m``) is this version, beside V15 and the same
 recipe on a half and a quarter of data/full: one more step of the curve that asks whether
 more positions still help.
-"""  # noqa: E501 - the first line is the one-line description in the metadata
+"""
 from knights.features.sparse import SparseSpec
 from knights.learn.nnue import SparseNet
 from knights.learn.training import TrainConfig

@@ -1,11 +1,12 @@
 """The fast search behind the bot's usual interface: python-chess in, a Decision out.
 
 :class:`FastSearchEngine` is a :class:`~knights.play.search.SearchEngine` whose iterations
-from depth 2 on run in the compiled search (:mod:`knights.play.fast.compiled`) with EL/v13
-evaluated incrementally (:mod:`knights.play.incremental`). Everything around the iterations
-is the same as the Python search's: the one-ply decision first (so ``depth=1`` and ``go
-depth 1`` are the paper's one-ply bot, and the moves that end the game are known), the
-limits (:class:`~knights.play.search.SearchLimits`), the stop requests and deadlines
+from depth 2 on run in the compiled search (:mod:`knights.play.fast.compiled`) with a sparse
+network of EL/v13's shape (:data:`FAST_NETWORKS`) evaluated incrementally
+(:mod:`knights.play.incremental`). Everything around the iterations is the same as the
+Python search's: the one-ply decision first (so ``depth=1`` and ``go depth 1`` are the
+paper's one-ply bot, and the moves that end the game are known), the limits
+(:class:`~knights.play.search.SearchLimits`), the stop requests and deadlines
 (:class:`~knights.play.search.Control`), the ``info`` lines (:class:`Iteration`) and the
 stochastic opening among the moves searched within a margin of the best.
 
@@ -46,6 +47,7 @@ from knights.play.search import (
     MATE,
     MATE_BOUND,
     OPENING_MARGIN,
+    SEARCH_NETWORK,
     Control,
     Counters,
     Iteration,
@@ -53,8 +55,12 @@ from knights.play.search import (
     SearchLimits,
 )
 
-DEFAULT_NET = "EL/v13"
-"""The network the fast search evaluates with, when its weights are here."""
+DEFAULT_NET = SEARCH_NETWORK
+"""The network the fast search evaluates with, when its weights are here (the search's default)."""
+FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16")
+"""The versions the compiled code can evaluate: EL/v13's sparse network (768 features a side,
+128-wide accumulators, a 32-32 head), trained on different data (a test checks that these
+are exactly the versions of that shape)."""
 ASPIRATION = 40
 """Centipawns either side of the last iteration's value: the first window from depth 4."""
 WATCH_EVERY = 0.002
@@ -65,7 +71,7 @@ FEATURES = {"null": core.CFG_NULL, "lmr": core.CFG_LMR, "see": core.CFG_SEE, "ch
 
 
 def default_net_source() -> str | None:
-    """``"EL/v13"`` when its weights are shipped, else ``None`` (the piece-square fallback)."""
+    """:data:`DEFAULT_NET` when its weights are shipped, else ``None`` (the piece-square fallback)."""
     from knights.learn import registry
 
     try:
@@ -77,7 +83,7 @@ def default_net_source() -> str | None:
 def net_name(source: str | Path | None) -> str:
     if source is None:
         return "pst"
-    return str(source) if str(source).startswith(("EL/", "SL/")) else f"EL/v13 ({Path(source).name})"
+    return str(source) if str(source).startswith(("EL/", "SL/")) else f"network ({Path(source).name})"
 
 
 _WARM: list[bool] = []
@@ -144,7 +150,7 @@ class _Core:
 
 
 class FastSearchEngine(SearchEngine):
-    """The compiled alpha-beta search with EL/v13 (or the piece-square fallback) as a
+    """The compiled alpha-beta search with a sparse network (or the piece-square fallback) as a
     :class:`SearchEngine`. ``net``: a version name, a weights file, a packed :class:`Net`,
     or ``None`` for :func:`default_net_source`. ``evaluator``: the one-ply stage's evaluator
     (default: the same network through :class:`NetEvaluator`). ``features``: switch parts
@@ -156,7 +162,7 @@ class FastSearchEngine(SearchEngine):
                  seed: int | None = None, capture_bonus: float = 0.0, tt_bits: int = 20,
                  features: dict[str, bool] | None = None, aspiration: int = ASPIRATION, trace: int = 0) -> None:
         if isinstance(net, Net):
-            packed, label = net, "EL/v13" if net.use[0] == 1 else "pst"
+            packed, label = net, "packed network" if net.use[0] == 1 else "pst"
         else:
             source = net if net is not None else default_net_source()
             packed, label = load_net(source), net_name(source)
@@ -297,21 +303,29 @@ class FastSearchEngine(SearchEngine):
 
 
 def is_fast_network(evaluator: Evaluator | str | None) -> bool:
-    """Whether ``evaluator`` (a name or an evaluator) is the network the fast search
-    evaluates incrementally (:data:`DEFAULT_NET`)."""
+    """Whether ``evaluator`` (a name or an evaluator) is a network the fast search
+    evaluates incrementally (:data:`FAST_NETWORKS`; ``EL/v16``, ``el/v16`` or ``el/16``)."""
+    return fast_network_name(evaluator) is not None
+
+
+def fast_network_name(evaluator: Evaluator | str | None) -> str | None:
+    """The version name in :data:`FAST_NETWORKS` that ``evaluator`` names, else ``None``."""
     name = evaluator if isinstance(evaluator, str) else getattr(evaluator, "name", None)
-    return isinstance(name, str) and name.strip().lower() in (DEFAULT_NET.lower(), "el/13")
+    if not isinstance(name, str):
+        return None
+    key = name.strip().lower().replace("el/v", "el/")
+    return next((n for n in FAST_NETWORKS if n.lower().replace("el/v", "el/") == key), None)
 
 
 def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEPTH, movetime: float | None = None,
                   **options: Any) -> SearchEngine:
     """The searching bot for ``evaluator``: the compiled :class:`FastSearchEngine` when it is
-    EL/v13 (its weights taken from the evaluator's network when it has one loaded), the
+    one of :data:`FAST_NETWORKS` (its weights taken from the evaluator's network when it has one loaded), the
     Python :class:`SearchEngine` over any other evaluator (kept for comparison)."""
     if not is_fast_network(evaluator):
         return SearchEngine(evaluator, depth=depth, movetime=movetime, **options)
     model = None if isinstance(evaluator, str) else getattr(evaluator, "model", None)
-    net: Net | str | None = DEFAULT_NET
+    net: Net | str | None = fast_network_name(evaluator)
     if model is not None and hasattr(model, "state_dict"):
         from knights.play.incremental import pack
 
@@ -322,7 +336,7 @@ def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEP
 def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,
                 **options: Any) -> OnePlyEngine | SearchEngine:
     """The bot from its settings: at ``depth`` 1 the paper's one-ply :class:`OnePlyEngine`;
-    deeper :func:`search_engine` (compiled for EL/v13, the Python search for any other
+    deeper :func:`search_engine` (compiled for :data:`FAST_NETWORKS`, the Python search for any other
     evaluator), stopping at ``depth`` or after ``movetime`` seconds."""
     if depth <= 1:
         return OnePlyEngine(evaluator, **options)
@@ -333,15 +347,16 @@ def searcher_for(asked: str | None, *, depth: int, movetime: float | None = None
                  notice: Callable[[str], None] | None = None, **options: Any) -> SearchEngine:
     """The searching bot for an evaluator name as a user gives it (``None`` or ``"default"``:
     the default for ``depth``, :func:`knights.play.search.evaluator_for_depth`), as every
-    route builds it: EL/v13 searched compiled (its weights packed, no torch evaluator
+    route builds it: a network of :data:`FAST_NETWORKS` searched compiled (its weights packed, no torch evaluator
     loaded), any other evaluator loaded by name and searched in Python. ``depth`` 1 is the
     one-ply bot's decision."""
     from knights.evaluate.names import canonical_evaluator_name, select_evaluator
     from knights.play.search import evaluator_for_depth
 
     wanted = evaluator_for_depth(asked, depth)
-    if depth > 1 and wanted is not None and is_fast_network(canonical_evaluator_name(wanted)):
-        return FastSearchEngine(net=DEFAULT_NET, depth=depth, movetime=movetime, **options)
+    fast = fast_network_name(canonical_evaluator_name(wanted)) if depth > 1 and wanted is not None else None
+    if fast is not None:
+        return FastSearchEngine(net=fast, depth=depth, movetime=movetime, **options)
     return SearchEngine(select_evaluator(wanted, notice=notice), depth=depth, movetime=movetime, **options)
 
 
