@@ -334,9 +334,10 @@ def build_parser() -> argparse.ArgumentParser:
     from knights.data.convert import FORMATS
     from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK
     from knights.learn import distributed
+    from knights.learn.registry import SEARCH_NETWORK
 
     evaluators = (f"material, democracy or a trained EL version such as {DEFAULT_NETWORK}, each optionally with "
-                  f"+threats (default: {DEFAULT_NETWORK} when the bot searches, as it does unless --depth 1; "
+                  f"+threats (default: {SEARCH_NETWORK} when the bot searches, as it does unless --depth 1; "
                   f"{DEFAULT_EVALUATOR} at depth 1; while their files are missing, the newest trained "
                   "network, else material, with a notice)")
     parser = argparse.ArgumentParser(prog="knights", description=DESCRIPTION)

@@ -230,7 +230,7 @@ def test_stochastic_opening_picks_only_searched_moves_near_the_best() -> None:
     assert len(moves) >= 2
 
 
-def test_routes_build_the_compiled_search_for_el_v13_only() -> None:
+def test_routes_build_the_compiled_search_for_the_sparse_networks_only() -> None:
     from knights.arena.specs import check_spec
     from knights.evaluate.base import MaterialEvaluator
     from knights.learn import registry
@@ -265,11 +265,17 @@ def test_the_compiled_networks_are_exactly_the_versions_of_its_shape():
             and {k: tuple(t.shape) for k, t in model.state_dict().items()} == shape]
     assert tuple(same) == FAST_NETWORKS
     assert fast_network_name("el/16") == fast_network_name(" EL/v16 ") == "EL/v16"
-    assert fast_network_name("EL/v1") is None
+    assert fast_network_name("EL/v1") is None and fast_network_name("el/v016") == "EL/v16"
+    assert fast_network_name("EL/v16+threats") is None and fast_network_name(None) is None
     for name in FAST_NETWORKS:
         if registry.get(name).is_trained():
             engine = searcher_for(name, depth=5)
             assert isinstance(engine, FastSearchEngine) and engine.net_label == name
+    from knights.evaluate.names import load_evaluator
+    from knights.play.fast.engine import search_engine
+    if registry.get("EL/v16").is_trained():   # a loaded network is packed from its weights and keeps its name
+        engine = search_engine(load_evaluator("EL/v16"), depth=5)
+        assert isinstance(engine, FastSearchEngine) and engine.net_label == "EL/v16"
 
 
 def test_the_compiled_module_takes_the_networks_constants_without_torch():

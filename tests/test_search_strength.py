@@ -58,7 +58,8 @@ def test_a_small_run_is_played_fitted_and_merged(tmp_path):
     assert low <= run["rating"] <= high and run["seconds_per_game"] > 0 and run["seconds"] > 0
     # the runs of another network are kept apart, named by their network, their time with them
     assert doc["previous"]["1s, EL/v10"]["player"] == "search:EL/v10@1000"
-    assert doc["seconds_by_run"] == {"0.05s": run["seconds"]}
+    assert list(doc["seconds_by_run"]) == ["0.05s"] and round(doc["seconds_by_run"]["0.05s"], 1) == run["seconds"]
+    assert doc["previous_note"] == "the old search"
     assert list(doc["runs"]) == ["0.05s"] and json.loads(results.read_text())["runs"]["0.05s"] == run
     # a second sitting plays nothing new: every game is in the folder already
     again = ss.run_search_strength([50], [1350], 2, results=results, pgn_dir=tmp_path / "pgn", workers=1,

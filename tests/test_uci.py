@@ -383,6 +383,10 @@ def test_the_option_list_agrees_with_the_library():
     for spelling in ("el/8", "EL/v8", "eL/V10", "material+THREATS", "ensemble", "democracy+threats"):
         assert quick_names.quick_default(available, spelling) == ev.resolve_name(spelling, available)
     assert quick_names.quick_default(["material", "material+threats"], None) == "material"
+    # a searching bot's default is the one the search plays (evaluator_for_depth), not DEFAULT_NETWORK
+    from knights.play.search import evaluator_for_depth
+    assert quick_names.quick_default(available, None, depth=64) == evaluator_for_depth(None, 64)
+    assert quick_names.quick_default(["material", "EL/v10"], None, depth=64) == "EL/v10"   # the fallback
 
 
 # -- issue 14: the search behind the protocol ------------------------------------------------------

@@ -375,7 +375,7 @@ def test_options_list_the_evaluators_and_the_default(client):
 
 def test_the_default_bot_is_the_one_every_route_plays():
     """A request that names no evaluator and no depth gets the bot as the terminal, knights uci
-    and lichess-bot build it: the compiled search over EL/v13, a second a move; at depth 1 the
+    and lichess-bot build it: the compiled search over SEARCH_NETWORK, a second a move; at depth 1 the
     one-ply bot over the one-ply default; 'default' is what the page offers first."""
     from knights.evaluate.names import resolve_name
     from knights.play.engine import OnePlyEngine

@@ -10,7 +10,10 @@ the full search's score against each variant with a 95% interval and writes JSON
     .venv/bin/python tools/fast_search_ab.py --games 24 --nodes 6000 --out runs/fast/ab.json
 
 A part named ``net:EL/vN`` plays the full search over that network instead (the same shape
-as EL/v13's, e.g. ``net:EL/v15``): which network the default search should use.
+as EL/v13's, e.g. ``net:EL/v13``): which network the default search should use. The full
+search plays :data:`knights.play.search.SEARCH_NETWORK` (EL/v16 since it beat EL/v13: the
+A/B that chose it ran when EL/v13 was the default, so ``net:EL/v13`` now replays it with
+the score inverted).
 """
 
 from __future__ import annotations

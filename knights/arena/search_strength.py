@@ -20,7 +20,7 @@ The results file (default ``report/results/search_strength.json``)::
       "runs": {                          # one per time a move, fastest first
         "0.1s": {
           "command": str,                # the command that plays this run again
-          "player": "search:EL/v13@100", # our player's spec; "@<ms>" = milliseconds a move
+          "player": "search:EL/v16@100", # our player's spec; "@<ms>" = milliseconds a move
           "games": int,                  # games of this run
           "rating": int,                 # Elo, anchors fixed
           "interval": [low, high],       # 95% interval (ints)
@@ -38,7 +38,12 @@ The results file (default ``report/results/search_strength.json``)::
         },
         "1s": {...}
       },
-      "previous": {...}                  # runs of the old Python/torch search, kept for comparison
+      "previous": {...},                 # earlier runs, kept for comparison: those over an earlier
+                                         # default network keyed "<run>, <network>" (newest first),
+                                         # the old Python/torch search's under their run keys
+      "previous_note": str,              # the note of the runs that first became 'previous'
+      "seconds_by_run": {"0.1s": float}, # wall seconds of today's runs (all sittings)
+      "network_ab": {...}                # tools/fast_search_ab.py's choice of the network (by hand)
     }
 
 The keys ``note``, ``runs`` and, per run, ``command``, ``player``, ``games``, ``rating``,
@@ -140,17 +145,17 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
             raise ValueError(f"--times: {ms} ms a move is too short to play (10 ms at least)")
     doc = json.loads(results.read_text()) if results.exists() else {}
     old = doc.get("runs") or {}
-    runs = {k: v for k, v in old.items() if str(v.get("player", "")).startswith(f"search:{SEARCH_NETWORK}@")}
-    previous = dict(doc.get("previous") or {})
-    if "previous_note" not in doc and previous and doc.get("note") and not runs:
-        doc["previous_note"] = doc["note"]
+    network = check_spec(f"{PLAYER}@{times_ms[0]}").split(":", 1)[1].split("@")[0]   # what search:default plays
+    runs = {k: v for k, v in old.items() if str(v.get("player", "")).startswith(f"search:{network}@")}
     seconds = dict(doc.get("seconds_by_run") or {})
     moved = {}   # runs over an earlier default network: kept for comparison (newest first), their time with them
     for key, run in old.items():
         if key not in runs:
             moved[f"{key}, {str(run.get('player', '')).split(':', 1)[-1].split('@')[0]}"] = run
             seconds.pop(key, None)
-    previous = {**moved, **previous}
+    if "previous_note" not in doc and (moved or doc.get("previous")) and doc.get("note") and not runs:
+        doc["previous_note"] = doc["note"]
+    previous = {**moved, **{k: v for k, v in (doc.get("previous") or {}).items() if k not in moved}}
     anchor_map = {f"sf-elo:{e}": float(e) for e in anchors}
     for ms in times_ms:
         key = run_key(ms)

@@ -35,6 +35,7 @@ Results (default ``report/results/soak.json``)::
 
     {
       "generated": str, "commit": str, "command": str, "note": str (optional, --note),
+      "network": str,                    # the search's network (knights.play.search.SEARCH_NETWORK)
       "opponent": "sf-elo:1350 (20,000 nodes a move, not clocked)",
       "clocks": ["3s+0s", "9s+0.1s"],            # base + increment, seconds
       "totals": {"games", "illegal", "errors", "time_losses", "nan_scores", "quick_moves"},
@@ -65,6 +66,7 @@ import chess
 import chess.engine
 
 from knights.data.stockfish import find_stockfish
+from knights.learn.registry import SEARCH_NETWORK
 from knights.play.openings import OPENINGS
 
 ROUTES = ("uci", "homemade")
@@ -363,6 +365,7 @@ def summarise(out: Path, routes: Sequence[str], clocks: Sequence[tuple[float, fl
     totals = {k: sum(r[k] for r in rows) for k in ("games", "illegal", "errors", "time_losses", "nan_scores",
                                                     "quick_moves")}
     return {"generated": _dt.datetime.now().isoformat(timespec="seconds"), "commit": commit(), "command": command,
+            "network": SEARCH_NETWORK,
             "opponent": f"sf-elo:{OPPONENT_ELO} ({OPPONENT_NODES:,} nodes a move, not clocked)",
             "max_plies": MAX_PLIES, "clocks": [clock_name(b, i) for b, i in clocks], "totals": totals, "rows": rows}
 

@@ -14,7 +14,7 @@ of the committed sample (:func:`~knights.bench.engine.middlegame_positions`), on
                   the evaluator's speed, not by its own bookkeeping. Target >= 0.5.
 ``fast_search_vs_sunfish``
                   nodes a second of the compiled search the bot plays with
-                  (:class:`~knights.play.fast.engine.FastSearchEngine`, EL/v13 evaluated
+                  (:class:`~knights.play.fast.engine.FastSearchEngine`, its network evaluated
                   incrementally; the piece-square fallback without its weights) against
                   sunfish's (PyPI ``sunfish``, its ``sunfish-uci`` driven through
                   python-chess) on the same positions, the same seconds each, in the same
@@ -203,7 +203,7 @@ def bench_fast_search(quick: bool) -> list[dict]:
     split = {"evaluation": evals * costs["eval"] / spent, "move_generation": gens * costs["movegen"] / spent,
              "make_unmake": makes * costs["make_unmake"] / spent}
     split["rest"] = max(0.0, 1.0 - sum(split.values()))
-    details = {"network": source or "piece-square fallback (no EL/v13 weights)", "positions": len(boards),
+    details = {"network": source or "piece-square fallback (no network weights)", "positions": len(boards),
                "seconds_per_position": seconds_each, "nodes": nodes, "fast_nodes_per_s": round(ours),
                "mean_depth": round(float(np.mean(depths)), 2), "evaluations": evals, "move_generations": gens,
                "makes": makes, "seconds_per_eval": costs["eval"], "seconds_per_movegen": costs["movegen"],

@@ -30,7 +30,14 @@ ENSEMBLE_MODELS = REPO_ROOT / "ensemble" / "models"
 
 DEFAULT_NETWORK = "EL/v10"
 """The best network alone by held-out MAE (models_EL/RESULTS.md): what "network alone"
-benchmarks time, the ensemble's main member, and what a searching bot plays with by default."""
+benchmarks time, the ensemble's main member, and what a searching bot plays with when
+:data:`SEARCH_NETWORK`'s weights are missing."""
+
+SEARCH_NETWORK = "EL/v16"
+"""The searching bot's default network: the compiled search (knights.play.fast) evaluates it
+incrementally, thousands of times faster than a batched network call per node. In that search
+at 4,000 nodes a move, EL/v13 (the default before it) scored 0.263 [0.146, 0.379] against
+EL/v16 over the 40 distinct self-play games (report/results/search_strength.json, network_ab)."""
 
 DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15", "EL/v16")
 """The networks ``knights ensemble`` offers the democracy (those trained): members that
@@ -49,7 +56,7 @@ best held-out MAE, ensemble/RESULTS.md). The static capture-threat term
 weaker; over the democracy of V10/V11/V12 it no longer earns its place (one ply against
 Stockfish UCI_Elo 1350 it scored lower with the term than without, and it raises the MAE on
 the independent games and tactics sets: report/results/elo.json and independent.json). The
-ladder rates both (``knights strength``). A searching bot plays :data:`DEFAULT_NETWORK`."""
+ladder rates both (``knights strength``). A searching bot plays :data:`SEARCH_NETWORK`."""
 
 THREATS_SUFFIX = "+threats"
 """An evaluator's name with the static capture-threat term added (:mod:`knights.evaluate.threats`)."""

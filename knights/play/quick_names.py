@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from knights.learn import registry
-from knights.learn.registry import DEFAULT_EVALUATOR, DEFAULT_NETWORK
+from knights.learn.registry import DEFAULT_EVALUATOR, DEFAULT_NETWORK, SEARCH_NETWORK
 from knights.learn.registry import THREATS_SUFFIX as THREATS
 
 
@@ -38,10 +38,12 @@ def quick_default(names: list[str], asked: str | None, depth: int = 1) -> str:
     """The option's default: ``asked`` (``--evaluator``) spelled as in ``names`` when it
     is one of them, else the library's default rule (the shipped democracy,
     else the newest network, else material); a searching bot (``depth`` > 1) asked for
-    nothing plays the registry's ``DEFAULT_NETWORK`` when it is there (see
-    :func:`knights.play.search.evaluator_for_depth`)."""
-    if depth > 1 and (not asked or asked.strip().lower() in ("", "default")) and DEFAULT_NETWORK in names:
-        return DEFAULT_NETWORK
+    nothing plays the registry's ``SEARCH_NETWORK`` when it is there, else its
+    ``DEFAULT_NETWORK`` (see :func:`knights.play.search.evaluator_for_depth`)."""
+    if depth > 1 and (not asked or asked.strip().lower() in ("", "default")):
+        for network in (SEARCH_NETWORK, DEFAULT_NETWORK):
+            if network in names:
+                return network
     if asked and asked.strip().lower() not in ("", "default"):
         text = asked.strip()
         threats = text.lower().endswith(THREATS)

@@ -51,6 +51,7 @@ from knights.board.outcome import rule_draw
 from knights.board.pieces import CENTIPAWNS
 from knights.board.positions import Positions, positions_from_boards
 from knights.evaluate.base import Evaluator, finite_evaluations
+from knights.learn import registry
 from knights.play.children import expand
 from knights.play.clock import PLAY_DEPTH as PLAY_DEPTH
 from knights.play.engine import EVAL_LIMIT, MATE_SCORE, Decision, OnePlyEngine, opening_weights
@@ -68,11 +69,8 @@ MAX_QPLY = 12
 """Quiescence plies at most (captures run out long before in practice)."""
 DELTA = 200
 """Quiescence: a capture that cannot raise alpha even with this margin is not tried."""
-SEARCH_NETWORK = "EL/v16"
-"""The searching bot's default network: the compiled search (knights.play.fast) evaluates it
-incrementally, thousands of times faster than a batched network call per node. EL/v16 (EL/v13's
-network on more data) beat EL/v13 in that search 0.73 to 0.27 over 100 games at 4,000 nodes a
-move (tools/fast_search_ab.py --parts net:EL/v16)."""
+SEARCH_NETWORK = registry.SEARCH_NETWORK
+"""The searching bot's default network (:data:`knights.learn.registry.SEARCH_NETWORK`)."""
 OPENING_MARGIN = 50
 """Centipawns: how far below the best a move may be valued and still be a stochastic pick."""
 DEFAULT_DEPTH = 64

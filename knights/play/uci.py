@@ -11,7 +11,7 @@ name            type     meaning
 ==============  =======  ====================================================
 Evaluator       combo    ``material``, ``democracy`` or a trained ``EL/vN``, each
                          optionally with ``+threats`` (default: the registry's
-                         ``DEFAULT_NETWORK`` while the bot searches, its
+                         ``SEARCH_NETWORK`` while the bot searches, its
                          ``DEFAULT_EVALUATOR`` at Depth 1, or their fallback
                          with an ``info string`` notice)
 Stochastic      check    the paper's stochastic opening (default true)

@@ -26,6 +26,7 @@ cached on disk by numba (:func:`warm_up` compiles or loads them).
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -160,9 +161,10 @@ class FastSearchEngine(SearchEngine):
     def __init__(self, evaluator: Evaluator | str | None = None, *, net: Net | str | Path | None = None,
                  depth: int = DEFAULT_DEPTH, movetime: float | None = None, stochastic: bool = True,
                  seed: int | None = None, capture_bonus: float = 0.0, tt_bits: int = 20,
-                 features: dict[str, bool] | None = None, aspiration: int = ASPIRATION, trace: int = 0) -> None:
+                 features: dict[str, bool] | None = None, aspiration: int = ASPIRATION, trace: int = 0,
+                 label: str | None = None) -> None:
         if isinstance(net, Net):
-            packed, label = net, "packed network" if net.use[0] == 1 else "pst"
+            packed, label = net, label or ("packed network" if net.use[0] == 1 else "pst")
         else:
             source = net if net is not None else default_net_source()
             packed, label = load_net(source), net_name(source)
@@ -313,8 +315,9 @@ def fast_network_name(evaluator: Evaluator | str | None) -> str | None:
     name = evaluator if isinstance(evaluator, str) else getattr(evaluator, "name", None)
     if not isinstance(name, str):
         return None
-    key = name.strip().lower().replace("el/v", "el/")
-    return next((n for n in FAST_NETWORKS if n.lower().replace("el/v", "el/") == key), None)
+    match = re.fullmatch(r"(?i)\s*el\s*/\s*v?0*(\d+)\s*", name)   # as the registry reads a version name
+    key = f"EL/v{int(match.group(1))}" if match else None
+    return key if key in FAST_NETWORKS else None
 
 
 def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEPTH, movetime: float | None = None,
@@ -325,12 +328,13 @@ def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEP
     if not is_fast_network(evaluator):
         return SearchEngine(evaluator, depth=depth, movetime=movetime, **options)
     model = None if isinstance(evaluator, str) else getattr(evaluator, "model", None)
-    net: Net | str | None = fast_network_name(evaluator)
+    name = fast_network_name(evaluator)
+    net: Net | str | None = name
     if model is not None and hasattr(model, "state_dict"):
         from knights.play.incremental import pack
 
         net = pack(dict(model.state_dict()))
-    return FastSearchEngine(net=net, depth=depth, movetime=movetime, **options)
+    return FastSearchEngine(net=net, depth=depth, movetime=movetime, label=name, **options)
 
 
 def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,
