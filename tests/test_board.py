@@ -156,6 +156,17 @@ def test_invalid_rows_do_not_disturb_valid_neighbours():
     np.testing.assert_array_equal(sq[-1], one(ENDGAME)[0])
 
 
+
+def test_a_line_break_inside_a_fen_invalidates_that_row_only():
+    """A placement holding a line break is no placement, whatever the rows around it: the
+    batch is joined by line breaks, and such a FEN once lined up with its neighbours."""
+    placement = START.split(" ")[0]
+    fens = [placement + "\n w - - 0 1", "8/8/8/8/8/8/8/K6k w - - 0 1", START]
+    sq, _, ok = parse_fens(fens)
+    assert ok.tolist() == [False, True, True] and not sq[0].any()
+    np.testing.assert_array_equal(sq[2], one(START)[0])
+
+
 @pytest.mark.parametrize("fen", [START, AFTER_E4, ENDGAME, NO_A1_ROOK,
                                  "8/8/8/4k3/8/8/8/4K3 w - - 0 1",
                                  "QQQ1k3/8/8/8/8/8/8/qqq1K3 w - - 12 60"])
