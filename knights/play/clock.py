@@ -105,8 +105,9 @@ def move_budget(limits: GoLimits, turn: chess.Color, overhead: float = 0.0) -> f
         left = max(0, left_ms) / 1000
         inc = max(0, (limits.winc if turn == chess.WHITE else limits.binc) or 0) / 1000
         moves = limits.movestogo if limits.movestogo and limits.movestogo > 0 else DEFAULT_MOVES_TO_GO
-        share = left / moves + INCREMENT_SHARE * inc - max(0.0, overhead)
-        caps.append(max(0.0, min(share, left / 2 - CLOCK_RESERVE - max(0.0, overhead))))
+        overhead = max(0.0, overhead)
+        share = left / moves + INCREMENT_SHARE * inc - overhead
+        caps.append(max(0.0, min(share, left / 2 - CLOCK_RESERVE - overhead)))
     return min(*caps, MAX_MOVE_SECONDS) if caps else None
 
 

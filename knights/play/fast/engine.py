@@ -26,7 +26,6 @@ cached on disk by numba (:func:`warm_up` compiles or loads them).
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -37,6 +36,7 @@ import chess
 import numpy as np
 
 from knights.evaluate.base import Evaluator
+from knights.learn import registry
 from knights.play.engine import Decision, OnePlyEngine
 from knights.play.fast import compiled as core
 from knights.play.fast.board import PLY, Position, from_chess_move, set_from_chess, standard, to_chess_move
@@ -73,8 +73,6 @@ FEATURES = {"null": core.CFG_NULL, "lmr": core.CFG_LMR, "see": core.CFG_SEE, "ch
 
 def default_net_source() -> str | None:
     """:data:`DEFAULT_NET` when its weights are shipped, else ``None`` (the piece-square fallback)."""
-    from knights.learn import registry
-
     try:
         return DEFAULT_NET if registry.get(DEFAULT_NET).is_trained() else None
     except (KeyError, ValueError, FileNotFoundError):
@@ -315,9 +313,11 @@ def fast_network_name(evaluator: Evaluator | str | None) -> str | None:
     name = evaluator if isinstance(evaluator, str) else getattr(evaluator, "name", None)
     if not isinstance(name, str):
         return None
-    match = re.fullmatch(r"(?i)\s*el\s*/\s*v?0*(\d+)\s*", name)   # as the registry reads a version name
-    key = f"EL/v{int(match.group(1))}" if match else None
-    return key if key in FAST_NETWORKS else None
+    try:
+        version = registry.get(name).name   # the registry reads the spellings (el/16, EL/v016)
+    except ValueError:                      # not a version name (material, democracy, EL/v16+threats)
+        return None
+    return version if version in FAST_NETWORKS else None
 
 
 def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEPTH, movetime: float | None = None,
@@ -325,10 +325,10 @@ def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEP
     """The searching bot for ``evaluator``: the compiled :class:`FastSearchEngine` when it is
     one of :data:`FAST_NETWORKS` (its weights taken from the evaluator's network when it has one loaded), the
     Python :class:`SearchEngine` over any other evaluator (kept for comparison)."""
-    if not is_fast_network(evaluator):
+    name = fast_network_name(evaluator)
+    if name is None:
         return SearchEngine(evaluator, depth=depth, movetime=movetime, **options)
     model = None if isinstance(evaluator, str) else getattr(evaluator, "model", None)
-    name = fast_network_name(evaluator)
     net: Net | str | None = name
     if model is not None and hasattr(model, "state_dict"):
         from knights.play.incremental import pack
