@@ -2,6 +2,7 @@
 
 import chess
 import numpy as np
+import pytest
 import torch
 
 from knights.board.positions import positions_from_boards
@@ -33,6 +34,23 @@ def test_feature_index_counts_each_piece_once_from_each_side() -> None:
     # and Black's king on e8 (square 4) is the same feature from Black's view
     assert feature_index(6, 60, True) == feature_index(-6, 4, False) == 5 * 64 + 60
     assert feature_index(-6, 4, True) == 384 + 5 * 64 + 4
+
+
+def test_view_features_list_the_pieces_in_board_order_then_pads() -> None:
+    squares = positions_from_boards(boards()).squares
+    empty = np.zeros((1, 64), dtype=squares.dtype)
+    white_view, black_view = view_features(np.concatenate([squares, empty]))
+    for row, w, b in zip(np.concatenate([squares, empty]), white_view, black_view, strict=True):
+        occupied = np.flatnonzero(row)
+        assert w[:len(occupied)].tolist() == [feature_index(int(row[s]), int(s), True) for s in occupied]
+        assert b[:len(occupied)].tolist() == [feature_index(int(row[s]), int(s), False) for s in occupied]
+        assert (w[len(occupied):] == PAD).all() and (b[len(occupied):] == PAD).all()
+    too_many = np.ones((1, 64), dtype=squares.dtype)
+    too_many[0, :MAX_PIECES] = 0
+    view_features(too_many)        # 32 pieces fill the lists exactly
+    too_many[0, 0] = 1
+    with pytest.raises(ValueError, match="more than 32 pieces"):
+        view_features(too_many)
 
 
 def test_mirrored_position_has_the_other_sides_features() -> None:
@@ -68,6 +86,13 @@ def test_sparse_product_equals_a_dense_sum_of_columns_and_its_gradient() -> None
     counts = torch.bincount(feats[feats != PAD], minlength=768).float()
     assert net.columns.grad is not None
     assert torch.allclose(net.columns.grad, counts[:, None].expand(-1, 8))
+    # a different upstream gradient per row: each column gets the sum over the rows that hold it
+    net.columns.grad = None
+    upstream = torch.randn(len(feats), 8)
+    net.accumulator(feats).backward(upstream)
+    one_hot = torch.zeros(len(feats), 769)
+    one_hot.scatter_(1, feats, 1.0)
+    assert torch.allclose(net.columns.grad, one_hot[:, :768].t() @ upstream, atol=1e-5)
 
 
 def test_win_probability_loss_is_zero_on_target_and_small_for_decided_positions() -> None:

@@ -64,15 +64,22 @@ WHITE_TABLE, BLACK_TABLE = _tables()
 
 def view_features(squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The padded feature lists of positions ``squares`` (N, 64) from White's and from
-    Black's view: two int16 arrays (N, 32), pieces first, then :data:`PAD`."""
-    sq = np.asarray(squares, dtype=np.int64)
-    n = sq.shape[0]
-    # the squares that hold a piece, in board order, packed to the left of each row
-    order = np.argsort(sq == 0, axis=1, kind="stable")[:, :MAX_PIECES]
-    codes = np.take_along_axis(sq, order, axis=1) + 6
-    if n and (sq != 0).sum(axis=1).max() > MAX_PIECES:
+    Black's view: two int16 arrays (N, 32), pieces first (in board order), then :data:`PAD`."""
+    sq = np.asarray(squares)
+    occupied = sq != 0
+    counts = occupied.sum(axis=1)
+    if len(sq) and counts.max() > MAX_PIECES:
         raise ValueError(f"a position has more than {MAX_PIECES} pieces")
-    return WHITE_TABLE[codes, order], BLACK_TABLE[codes, order]
+    row, square = np.nonzero(occupied)                  # every piece, row by row, in board order
+    first = np.zeros(len(sq) + 1, dtype=np.int64)
+    np.cumsum(counts, out=first[1:])
+    slot = np.arange(len(row)) - first[row]             # its place in its row's list
+    codes = sq[row, square].astype(np.intp) + 6
+    white_view = np.full((len(sq), MAX_PIECES), PAD, dtype=np.int16)
+    black_view = white_view.copy()
+    white_view[row, slot] = WHITE_TABLE[codes, square]
+    black_view[row, slot] = BLACK_TABLE[codes, square]
+    return white_view, black_view
 
 
 @dataclass(frozen=True)
