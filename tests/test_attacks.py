@@ -114,6 +114,33 @@ def test_mirror_is_python_chess_mirror(boards):
     assert part.squares.dtype == np.int8 and part.target.dtype == np.float32
 
 
+def test_file_flip_is_python_chess_flip_horizontal_where_no_side_can_castle(boards):
+    data = encoded(boards)
+    flipped = data.file_flipped()
+    rebuilt = boards_from_arrays(flipped.squares, flipped.white, flipped.castling, flipped.ep)
+    moved = 0
+    for b, f, move, old_move in zip(boards, rebuilt, flipped.move, data.move, strict=True):
+        if b.castling_rights:   # castling tells a position from its mirror: left as it was
+            assert f.board_fen() == b.board_fen() and move == old_move
+            continue
+        expected = b.transform(chess.flip_horizontal)
+        assert f.board_fen() == expected.board_fen() and f.turn == b.turn and f.ep_square == expected.ep_square
+        first = next(iter(b.legal_moves), None)
+        if first is not None:
+            moved += 1
+            assert move == (first.from_square ^ 7) * 64 + (first.to_square ^ 7)   # file = square % 8
+    assert moved > 10
+    np.testing.assert_array_equal(flipped.target, data.target)
+    np.testing.assert_array_equal(material_balance(flipped.squares), material_balance(data.squares))
+    twice = flipped.file_flipped()
+    for f in Encoded.FIELDS:
+        np.testing.assert_array_equal(getattr(twice, f), getattr(data, f))
+    rows = np.arange(len(data)) % 2 == 0
+    part = data.file_flipped(rows)
+    np.testing.assert_array_equal(part.squares[~rows], data.squares[~rows])
+    assert part.squares.dtype == np.int8 and part.target.dtype == np.float32
+
+
 def test_attack_inputs_follow_the_mirror(boards):
     data = encoded(boards)
     spec = InputSpec(planes="six", scalars=("turn",), counts=True, attacks=True, gains=True)

@@ -146,3 +146,25 @@ def test_v13_is_a_version_built_from_its_library() -> None:
     assert isinstance(net, SparseNet)
     assert v.library.TARGET == "win_probability"
     assert MAX_PIECES == 32
+
+
+def test_flip_files_trains_on_mirrors_of_the_rows_that_cannot_castle_only() -> None:
+    """``TrainConfig.flip_files`` changes what a run learns from rows without castling rights,
+    and leaves a run on rows that all keep a right exactly as it was."""
+    from knights.data.chunks import Encoded
+
+    pos = positions_from_boards(boards())
+    n = len(FENS)
+    target = np.linspace(-1, 1, n).astype(np.float32)
+
+    def trained(castling: int, flip: bool) -> torch.Tensor:
+        data = Encoded(pos.squares, pos.white, pos.check, pos.capture, target, np.full(n, -1, np.int16),
+                       np.full(n, castling, np.int8), np.full(n, -1, np.int8))
+        torch.manual_seed(0)
+        net = SparseNet(hidden=8, head=(4,))
+        fit(net, WinProbTask(SparseSpec()), data, None,
+            TrainConfig(epochs=6, batch_size=2, lr=0.01, flip_files=flip), progress=False, device="cpu")
+        return net.columns.detach().clone()
+
+    assert torch.equal(trained(castling=1, flip=True), trained(castling=1, flip=False))
+    assert not torch.equal(trained(castling=0, flip=True), trained(castling=0, flip=False))

@@ -158,6 +158,25 @@ class Encoded(Positions):
         return Encoded(*(np.where(mask.reshape(-1, *([1] * (np.ndim(getattr(self, f)) - 1))),
                                   getattr(flipped, f), getattr(self, f)) for f in self.FIELDS))
 
+    def file_flipped(self, rows: np.ndarray | None = None) -> Encoded:
+        """The positions seen in a mirror held beside the board: files a-h reversed, the
+        en-passant square and the move likewise, colours, side to move and evaluation
+        unchanged. Only castling tells a position from its mirror, so only the rows
+        without castling rights flip (the others are returned as they are); for those
+        it is the same chess, and training on both is free data.
+        ``rows``: a boolean mask of the rows that may flip (default: all)."""
+        flipped = Encoded(
+            squares=np.asarray(self.squares).reshape(-1, 8, 8)[:, :, ::-1].reshape(-1, 64),
+            white=self.white, check=self.check, capture=self.capture, target=self.target,
+            move=np.where(self.move >= 0, self.move ^ (7 * 64 + 7), self.move).astype(self.move.dtype),
+            castling=self.castling,
+            ep=np.where(self.ep >= 0, self.ep ^ 7, self.ep).astype(self.ep.dtype))
+        mask = np.asarray(self.castling) == 0
+        if rows is not None:
+            mask = mask & np.asarray(rows, dtype=bool)
+        return Encoded(*(np.where(mask.reshape(-1, *([1] * (np.ndim(getattr(self, f)) - 1))),
+                                  getattr(flipped, f), getattr(self, f)) for f in self.FIELDS))
+
     @staticmethod
     def concat(blocks: Sequence[Encoded]) -> Encoded:
         return Encoded(*(np.concatenate([getattr(b, f) for b in blocks]) for f in Encoded.FIELDS))

@@ -58,7 +58,10 @@ class TrainConfig:
     are the defaults. ``schedule="cosine"`` lowers the rate step by step along half a
     cosine to ``lr * min_lr_ratio`` by the last epoch; ``keep_best`` ends with the
     weights of the epoch with the lowest validation loss; ``mirror`` flips a random
-    half of every evaluation batch to the other colour (:meth:`Encoded.mirrored`).
+    half of every evaluation batch to the other colour (:meth:`Encoded.mirrored`);
+    ``flip_files`` reverses the files of a random half of the rows that have no castling
+    rights (:meth:`Encoded.file_flipped`), for networks whose inputs already see
+    both colours alike (EL/v13's features).
     """
 
     epochs: int = 10
@@ -73,6 +76,7 @@ class TrainConfig:
     min_lr_ratio: float = 0.02
     keep_best: bool = False
     mirror: bool = False
+    flip_files: bool = False
 
     def __post_init__(self) -> None:
         if self.schedule not in ("constant", "cosine"):
@@ -235,7 +239,7 @@ class History:
         return asdict(self)
 
 
-_LATER_SETTINGS = ("schedule", "min_lr_ratio", "keep_best", "mirror", "weight_decay")
+_LATER_SETTINGS = ("schedule", "min_lr_ratio", "keep_best", "mirror", "weight_decay", "flip_files")
 
 
 def config_key(cfg: TrainConfig, model: nn.Module, n_train: int, task: object = None) -> str:
@@ -396,6 +400,8 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
         for step, block in enumerate(bar):
             if augment is not None:
                 block = augment(block, rng)
+            if cfg.flip_files:
+                block = block.file_flipped(rng.random(len(block)) < 0.5)
             for group in opt.param_groups:
                 group["lr"] = cfg.lr_at((epoch * steps_per_epoch + step) / (cfg.epochs * steps_per_epoch))
             with nullcontext() if replicas is None else replicas.autocast():
