@@ -59,6 +59,7 @@ class Variant:
     rows: str = "quiet"               # or "all"
     share: int = 1                    # every share-th training file (1: all of them)
     more: bool = False                # also data/more's training and validation letters
+    flip_files: bool = False          # files reversed on a random half of the rows without castling rights
     says: str = ""
     shipped: str = ""                 # the shipped version trained by exactly this recipe: measured, not retrained
 
@@ -73,6 +74,8 @@ VARIANTS = (
     Variant("quiet_wp_more", more=True, shipped="EL/v15", says="data/full and data/more grown to 1M positions: EL/v15"),
     Variant("quiet_wp_more_2m", more=True, shipped="EL/v16",
             says="data/full and data/more grown to 2M positions: EL/v16"),
+    Variant("quiet_wp_more_2m_flip", more=True, flip_files=True, shipped="EL/v17",
+            says="EL/v16's data, files mirrored on half the rows that cannot castle: EL/v17"),
 )
 
 
@@ -103,6 +106,8 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
     dev = choose_device(device)
     t0 = time.perf_counter()
     cfg = lib.TRAIN.replace(epochs=epochs) if epochs else lib.TRAIN
+    if variant.flip_files:
+        cfg = cfg.replace(flip_files=True)
     history = fit(model, _task(variant), train, val, cfg, device=dev, progress=progress)
     record = {**asdict(variant), "train_rows": len(train), "val_rows": len(val), "epochs": history.epochs,
               "best_epoch": history.best_epoch, "seconds": round(time.perf_counter() - t0, 1), "device": str(dev),
@@ -175,7 +180,7 @@ def run(only: list[str] | None = None, *, device: str | None = None, out: Path =
         if shipped is not None:
             model, record = shipped
             record["epochs_asked"] = lib.library.TRAIN.epochs
-        elif (weights.exists() and done.get("recipe") == asdict(variant)
+        elif (weights.exists() and {**asdict(Variant(variant.name)), **done.get("recipe", {})} == asdict(variant)
                 and done.get("training", {}).get("epochs_asked") == (epochs or lib.library.TRAIN.epochs)):
             model = modelfile.load_into(lib.build(), weights).eval()
             record = table[variant.name]["training"]

@@ -58,7 +58,7 @@ from knights.play.search import (
 
 DEFAULT_NET = SEARCH_NETWORK
 """The network the fast search evaluates with, when its weights are here (the search's default)."""
-FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16")
+FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16", "EL/v17")
 """The versions the compiled code can evaluate: EL/v13's sparse network (768 features a side,
 128-wide accumulators, a 32-32 head), trained on different data (a test checks that these
 are exactly the versions of that shape)."""
