@@ -224,12 +224,16 @@ models: setup
 # (runs/seeds/, resumable; the shipped network is seed 0), measure every seed as `knights results`
 # does, and compare every shipped EL version at its best validation epoch, differences smaller than
 # the seed spread called ties: report/results/seeds.json (47 min on 2 busy shared cores; ARGS=--compare-only
-# rewrites the comparison alone).
+# rewrites the comparison alone). Then NNUE_SEED_VERSIONS (EL/v16, EL/v17: ~8 min each a seed, they need
+# data/more) with NNUE_SEEDS, into the same file.
 SEED_VERSIONS ?= EL/v1,EL/v3,EL/v5
 SEEDS ?= 1,2
+NNUE_SEED_VERSIONS ?= EL/v16,EL/v17
+NNUE_SEEDS ?= 1
 .PHONY: seeds
 seeds: setup
 	nice -n 10 $(PY) -m knights.learn.seeds --versions $(SEED_VERSIONS) --seeds $(SEEDS) $(ARGS)
+	nice -n 10 $(PY) -m knights.learn.seeds --versions $(NNUE_SEED_VERSIONS) --seeds $(NNUE_SEEDS) $(ARGS)
 
 clean:
 	rm -rf $(VENV) data/cache .pytest_cache .mypy_cache .ruff_cache

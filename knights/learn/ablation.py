@@ -60,6 +60,7 @@ class Variant:
     share: int = 1                    # every share-th training file (1: all of them)
     more: bool = False                # also data/more's training and validation letters
     flip_files: bool = False          # files reversed on a random half of the rows without castling rights
+    settings: tuple[tuple[str, Any], ...] = ()   # other TrainConfig changes, (name, value) pairs
     says: str = ""
     shipped: str = ""                 # the shipped version trained by exactly this recipe: measured, not retrained
 
@@ -76,7 +77,16 @@ VARIANTS = (
             says="data/full and data/more grown to 2M positions: EL/v16"),
     Variant("quiet_wp_more_2m_flip", more=True, flip_files=True, shipped="EL/v17",
             says="EL/v16's data, files mirrored on half the rows that cannot castle: EL/v17"),
+    Variant("quiet_wp_more_2m_flip_wd", more=True, flip_files=True,
+            settings=(("optimizer", "adamw"), ("weight_decay", 0.05)),
+            says="EL/v17 with decoupled weight decay (AdamW, 0.05)"),
 )
+
+
+def _recipe(variant: Variant) -> dict[str, Any]:
+    """The variant as its JSON record holds it (tuples read back as lists)."""
+    recipe: dict[str, Any] = json.loads(json.dumps(asdict(variant)))
+    return recipe
 
 
 def _rows(data: Encoded, variant: Variant) -> Encoded:
@@ -108,6 +118,8 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
     cfg = lib.TRAIN.replace(epochs=epochs) if epochs else lib.TRAIN
     if variant.flip_files:
         cfg = cfg.replace(flip_files=True)
+    if variant.settings:
+        cfg = cfg.replace(**dict(variant.settings))
     history = fit(model, _task(variant), train, val, cfg, device=dev, progress=progress)
     record = {**asdict(variant), "train_rows": len(train), "val_rows": len(val), "epochs": history.epochs,
               "best_epoch": history.best_epoch, "seconds": round(time.perf_counter() - t0, 1), "device": str(dev),
@@ -180,7 +192,7 @@ def run(only: list[str] | None = None, *, device: str | None = None, out: Path =
         if shipped is not None:
             model, record = shipped
             record["epochs_asked"] = lib.library.TRAIN.epochs
-        elif (weights.exists() and {**asdict(Variant(variant.name)), **done.get("recipe", {})} == asdict(variant)
+        elif (weights.exists() and {**_recipe(Variant(variant.name)), **done.get("recipe", {})} == _recipe(variant)
                 and done.get("training", {}).get("epochs_asked") == (epochs or lib.library.TRAIN.epochs)):
             model = modelfile.load_into(lib.build(), weights).eval()
             record = table[variant.name]["training"]
@@ -188,7 +200,7 @@ def run(only: list[str] | None = None, *, device: str | None = None, out: Path =
             model, record = train_variant(variant, cache, device, progress, epochs)
             record["epochs_asked"] = epochs or lib.library.TRAIN.epochs
             modelfile.save_model(model, weights, {"variant": variant.name})
-        table[variant.name] = {"recipe": asdict(variant), "training": record, "sets": measure(model, sets)}
+        table[variant.name] = {"recipe": _recipe(variant), "training": record, "sets": measure(model, sets)}
         if progress:
             figures = table[variant.name]["sets"]
             print(f"{variant.name}: " + "; ".join(
