@@ -205,7 +205,8 @@ def test_the_seed_spread_and_the_soak_fill_their_parts_when_measured(tmp_path):
     spread = {"test_mae": {"min": 0.771, "max": 0.789, "range": 0.018}}
     (results / "seeds.json").write_text(json.dumps({
         "quick": False, "seconds": 5400.0,
-        "seeds": {"EL/v10": {"seeds": [{}, {}, {}], "spread": spread, "seconds": 2400.0}},
+        "seeds": {"EL/v10": {"seeds": [{"measured": {"games": {"quiet_level_mae": q}}} for q in (0.912, 0.934, 0.956)],
+                             "spread": spread, "seconds": 2400.0}},
         "comparison": {"pairs": [{"from": "EL/v9", "to": "EL/v10", "test_mae": {"label": "tie"}},
                                  {"from": "EL/v10", "to": "EL/v11", "test_mae": {"label": "EL/v11 better"}}]}}))
     (results / "soak.json").write_text(json.dumps({
@@ -216,6 +217,7 @@ def test_the_seed_spread_and_the_soak_fill_their_parts_when_measured(tmp_path):
     text = render.build(tmp_path / "b", results=results, draw=False).read_text()
     assert "No seed-to-seed spread" not in text
     assert "\\val{EL/v10}{0.018}" in text and "are ties on the\ntest MAE, the steps to EL/v10." in text
+    assert "\\val{EL/v10}{0.912} & \\val{EL/v10}{0.956}" in text     # the games quiet-level range of the seeds
     assert "played 250 games\nwith 0 illegal moves, 1 errors" in text
     assert "2 of the 125 games on the uci route at 3s+0s, none elsewhere" in text
     assert "\\cmd{make seeds} & the seed spread" in text and "90 s" in text and "40 min" in text
