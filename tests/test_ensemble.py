@@ -258,6 +258,57 @@ def test_predict_cp_democracy_is_the_weighted_average(models, toy):
         D.predict_cp_democracy(pos, [a, b], {"c": 1.0})
 
 
+def test_a_gated_democracy_weighs_the_quiet_positions_with_their_own_weights():
+    import chess
+
+    from knights.board.positions import positions_from_boards
+    from knights.features.attacks import quiet
+
+    boards = [chess.Board(),                                                   # quiet
+              chess.Board("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"),  # a pawn to take: quiet
+              chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"),                # the rook takes a free queen
+              chess.Board("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1")]                  # in check
+    pos = positions_from_boards(boards)
+    calm = quiet(pos.squares, pos.white, pos.check)
+    assert calm.tolist() == [True, True, False, False]
+    a, b = Const("a", 1.0), Const("b", 3.0)
+    got = D.predict_cp_democracy(pos, [a, b, Exploding()], [1.0, 0.0, 0.0], quiet_weights=[0.0, 1.0, 0.0])
+    np.testing.assert_allclose(got, np.where(calm, 3.0, 1.0))
+    got = D.predict_cp_democracy(pos, [a, b], {"a": 0.5, "b": 0.5}, quiet_weights={"a": 0.75, "b": 0.25})
+    np.testing.assert_allclose(got, np.where(calm, 1.5, 2.0))
+    # a member that counts only on quiet positions is kept; one that counts nowhere is dropped
+    dem = D.Democracy([a, b, Exploding()], [1.0, 0.0, 0.0], quiet_weights=[0.0, 1.0, 0.0], space="win_probability")
+    assert [m.name for m in dem.members] == ["a", "b"] and dem.quiet_weights is not None
+    np.testing.assert_allclose(dem.evaluate(pos), np.where(calm, 3.0, 1.0), rtol=1e-5)
+    assert "quiet: a=0.000, b=1.000" in repr(dem)
+    with pytest.raises(ValueError):
+        D.Democracy([a, b], [1.0, 0.0], quiet_weights=[0.0, 0.0])
+
+
+def test_a_gated_manifest_round_trips_and_bad_quiet_weights_are_refused(trained, tmp_path):
+    import shutil
+
+    folder = tmp_path / "gated"
+    shutil.copytree(trained.out_dir, folder)
+    doc = D.read_manifest(folder)
+    first = doc["members"][0]["name"]
+    gated = [{**m, "weight": 1.0 if i == 0 else 0.0, "quiet_weight": 0.0 if i == 0 else 1.0}
+             for i, m in enumerate(doc["members"])]
+    (folder / D.MANIFEST).write_text(json.dumps({**doc, "members": gated}))
+    dem = D.load_shipped(folder)
+    assert dem.quiet_weights is not None and len(dem.members) == len(gated)
+    assert dem.weights[[m.name for m in dem.members].index(first)] == pytest.approx(1.0)
+    for bad in (-1.0, "0.5", True, float("nan")):
+        broken = [{**m, "quiet_weight": bad} if i == 0 else m for i, m in enumerate(gated)]
+        (folder / D.MANIFEST).write_text(json.dumps({**doc, "members": broken}))
+        with pytest.raises(ModelFileError, match="bad quiet weight"):
+            D.load_shipped(folder)
+    partial = [m if i == 0 else {k: v for k, v in m.items() if k != "quiet_weight"} for i, m in enumerate(gated)]
+    (folder / D.MANIFEST).write_text(json.dumps({**doc, "members": partial}))
+    with pytest.raises(ModelFileError, match="some members have a quiet weight"):
+        D.load_shipped(folder)
+
+
 def test_a_win_probability_democracy_averages_the_members_chances(toy):
     from knights.board.positions import Positions
     from knights.evaluate.democracy_results import combine_rows
@@ -383,7 +434,11 @@ def test_train_all_quick_with_a_network(trained, quick_net):
     # the shipped blend is the best one within the budgets
     best = r["shipped"]["blend"]
     ok = {k: b for k, b in r["blends"].items() if b["ms_per_decision"] <= 25 and b["mb"] <= 30}
-    assert best == min(ok, key=lambda k: ok[k]["val"]["mae"])   # chosen on validation, never on test
+    assert best == min(ok, key=lambda k: ok[k]["val_wp"])   # chosen on validation, never on test
+    # the gated blend: weights for quiet positions beside the others', each a convex combination
+    gated = r["blends"]["gated"]
+    for key in ("weights", "quiet_weights"):
+        assert sum(gated[key].values()) == pytest.approx(1.0, abs=1e-5) and min(gated[key].values()) >= 0
     # the tables
     md = trained.results_md.read_text()
     for name in names + list(r["blends"]):
@@ -427,7 +482,8 @@ def test_shipped_ensemble_refuses_other_network_weights(trained, quick_net, tmp_
     doc["members"] = [m for m in doc["members"] if m["kind"] != "network"]
     # the network as fitted (its checksum) loads; other weights under its name are refused
     good = {"name": "EL/v8", "kind": "network", "version": "EL/v8", "weight": 0.1, "models_dir": str(quick_net),
-            "weights_sha256": store.sha256_file(quick_net / "v8.pt")}
+            "weights_sha256": store.sha256_file(quick_net / "v8.pt"),
+            **({"quiet_weight": 0.1} if "quiet_weight" in doc["members"][0] else {})}   # as the others, if gated
     (folder / D.MANIFEST).write_text(json.dumps({**doc, "members": doc["members"] + [good]}))
     assert D.is_shipped(folder) and "EL/v8" in [m.name for m in D.load_shipped(folder).members]
     bad = {**good, "weights_sha256": "0" * 64}

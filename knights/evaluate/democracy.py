@@ -57,7 +57,8 @@ def _check_weights(weights: npt.ArrayLike, n: int) -> np.ndarray:
 
 
 def predict_cp_democracy(inputs: Positions, models: Sequence[Evaluator],
-                         weights: npt.ArrayLike | Mapping[str, float], space: str = "pawns") -> np.ndarray:
+                         weights: npt.ArrayLike | Mapping[str, float], space: str = "pawns",
+                         quiet_weights: npt.ArrayLike | Mapping[str, float] | None = None) -> np.ndarray:
     """The members' weighted average evaluation of ``inputs`` (any Positions-like
     block: squares, white, check, capture), in pawns from White's side.
 
@@ -69,28 +70,46 @@ def predict_cp_democracy(inputs: Positions, models: Sequence[Evaluator],
 
     ``weights``: one per model, or a mapping from model name to weight (missing
     names weigh 0). Weights are normalised to sum to one; members of weight 0 are
-    not evaluated. Classical learners share one computation of the features."""
+    not evaluated. Classical learners share one computation of the features.
+
+    ``quiet_weights`` (same forms): a second set of weights for the quiet positions
+    (:func:`knights.features.attacks.quiet`: not in check, no capture that wins
+    material), ``weights`` then counting for the others only. Members learned on
+    quiet positions judge those best, and the others are what the capture-aware
+    members are for; every member is still evaluated once."""
     models = list(models)
-    if isinstance(weights, Mapping):
-        unknown = set(weights) - {m.name for m in models}
-        if unknown:
-            raise ValueError(f"weights for unknown members {sorted(unknown)}")
-        weights = [float(weights.get(m.name, 0.0)) for m in models]
-    w = _check_weights(weights, len(models))
+    w = _weights_for(models, weights)
+    wq = None if quiet_weights is None else _weights_for(models, quiet_weights)
     n = len(inputs.squares)
-    total = np.zeros(n, dtype=np.float64)
+    used = [i for i in range(len(models)) if w[i] > 0 or (wq is not None and wq[i] > 0)]
+    votes = np.zeros((len(models), n), dtype=np.float64)
     X = None
-    for model, wi in zip(models, w, strict=True):
-        if wi == 0:
-            continue
+    for i in used:
+        model = models[i]
         if isinstance(model, LearnerEvaluator):
             if X is None:
                 X = features(inputs.squares)
             pred = model.predict_features(X)
         else:
             pred = model.evaluate(inputs)
-        total += wi * to_space(np.asarray(pred, dtype=np.float64).reshape(n), space)
+        votes[i] = to_space(np.asarray(pred, dtype=np.float64).reshape(n), space)
+    total = w @ votes
+    if wq is not None:
+        from knights.features.attacks import quiet
+
+        calm = quiet(np.asarray(inputs.squares), np.asarray(inputs.white), np.asarray(inputs.check))
+        total = np.where(calm, wq @ votes, total)
     return from_space(total, space).astype(np.float32)
+
+
+def _weights_for(models: Sequence[Evaluator], weights: npt.ArrayLike | Mapping[str, float]) -> np.ndarray:
+    """``weights`` (one per model, or by name: missing names weigh 0), normalised."""
+    if isinstance(weights, Mapping):
+        unknown = set(weights) - {m.name for m in models}
+        if unknown:
+            raise ValueError(f"weights for unknown members {sorted(unknown)}")
+        weights = [float(weights.get(m.name, 0.0)) for m in models]
+    return _check_weights(weights, len(models))
 
 
 SPACES = ("pawns", "win_probability")
@@ -118,18 +137,23 @@ class Democracy:
     """Members and weights as one :class:`~knights.evaluate.base.Evaluator` (``"democracy"``)."""
 
     def __init__(self, members: Sequence[Evaluator], weights: npt.ArrayLike, name: str = "democracy",
-                 info: dict[str, Any] | None = None, space: str = "pawns") -> None:
+                 info: dict[str, Any] | None = None, space: str = "pawns",
+                 quiet_weights: npt.ArrayLike | None = None) -> None:
         to_space(np.zeros(1), space)   # refuse an unknown space at once
         self.space = space
         w = _check_weights(weights, len(members))
-        keep = w > 0
+        wq = None if quiet_weights is None else _check_weights(quiet_weights, len(members))
+        keep = (w > 0) | (wq > 0) if wq is not None else w > 0
         self.members = [m for m, k in zip(members, keep, strict=True) if k]
         self.weights = w[keep] / w[keep].sum()
+        self.quiet_weights = None if wq is None else wq[keep] / wq[keep].sum()
+        """The weights of the quiet positions (``weights`` then count for the others), or ``None``:
+        one set of weights for every position (:func:`predict_cp_democracy`)."""
         self.name = name
         self.info = info or {}
 
     def evaluate(self, positions: Positions) -> np.ndarray:
-        return predict_cp_democracy(positions, self.members, self.weights, self.space)
+        return predict_cp_democracy(positions, self.members, self.weights, self.space, self.quiet_weights)
 
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
         from knights.board.positions import positions_from_boards
@@ -138,7 +162,10 @@ class Democracy:
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{m.name}={w:.3f}" for m, w in zip(self.members, self.weights, strict=True))
-        return f"Democracy({parts})"
+        if self.quiet_weights is None:
+            return f"Democracy({parts})"
+        calm = ", ".join(f"{m.name}={w:.3f}" for m, w in zip(self.members, self.quiet_weights, strict=True))
+        return f"Democracy(quiet: {calm}; others: {parts})"
 
 
 # ---------------------------------------------------------------------------- weights
@@ -253,14 +280,19 @@ def read_manifest(folder: str | Path | None = None) -> dict[str, Any]:
     for m in members:
         store.expect(isinstance(m, dict) and isinstance(m.get("name"), str) and m.get("kind") in ("network", "learner"),
                      path, f"bad member entry {m!r}")
-        w = m.get("weight")
-        store.expect(isinstance(w, (int, float)) and np.isfinite(w) and w >= 0, path,
-                     f"member {m.get('name')!r} has a bad weight {w!r}")
+        for key in ("weight", "quiet_weight") if "quiet_weight" in m else ("weight",):
+            w = m.get(key)
+            store.expect(isinstance(w, (int, float)) and not isinstance(w, bool) and np.isfinite(w) and w >= 0,
+                         path, f"member {m.get('name')!r} has a bad {key.replace('_', ' ')} {w!r}")
         if m["kind"] == "learner":
             f = m.get("file")
             store.expect(isinstance(f, str) and Path(f).name == f and f.endswith(".json"), path,
                          f"member {m['name']!r}: file must be a bare .json name beside the manifest")
     store.expect(sum(m["weight"] for m in members) > 0, path, "all weights are zero")
+    gated = ["quiet_weight" in m for m in members]
+    if any(gated):
+        store.expect(all(gated), path, "some members have a quiet weight and some have none")
+        store.expect(sum(m["quiet_weight"] for m in members) > 0, path, "all quiet weights are zero")
     return doc
 
 
@@ -315,7 +347,7 @@ def load_members(folder: str | Path | None = None) -> tuple[list[Evaluator], lis
     members: list[Evaluator] = []
     weights: list[float] = []
     for m in doc["members"]:
-        if m["weight"] == 0:
+        if m["weight"] == 0 and not m.get("quiet_weight"):
             continue
         if m["kind"] == "learner":
             members.append(LearnerEvaluator(m["name"], load_model(folder / m["file"])))
@@ -340,8 +372,11 @@ def load_members(folder: str | Path | None = None) -> tuple[list[Evaluator], lis
 def load_shipped(folder: str | Path | None = None) -> Democracy:
     """The shipped ensemble (``ensemble/models/``) as one evaluator named ``"democracy"``."""
     members, weights, doc = load_members(folder)
+    quiet_weights = [float(m["quiet_weight"]) for m in doc["members"] if m["weight"] > 0 or m.get("quiet_weight")] \
+        if "quiet_weight" in doc["members"][0] else None
     space = doc.get("space", "pawns")
     if space not in SPACES:
         raise store.ModelFileError(f"{Path(folder or MODELS_DIR) / MANIFEST}: unknown space {space!r} "
                                    f"(expected one of {SPACES})")
-    return Democracy(members, weights, info={k: v for k, v in doc.items() if k != "members"}, space=space)
+    return Democracy(members, weights, info={k: v for k, v in doc.items() if k != "members"}, space=space,
+                     quiet_weights=quiet_weights)

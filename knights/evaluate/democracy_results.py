@@ -83,13 +83,16 @@ def results_markdown(r: dict[str, Any], figure: Path | None = None, md_path: Pat
                      f"{_fmt(m['ms_per_decision'], 2)} | {_fmt(m['mb'], 2)} |")
     for name, b in r["blends"].items():
         w = ", ".join(f"{k} {v:.3f}" for k, v in b["weights"].items() if v > 0)
+        if "quiet_weights" in b:
+            w = "quiet: " + ", ".join(f"{k} {v:.3f}" for k, v in b["quiet_weights"].items() if v > 0) + "; others: " + w
         star = " **(shipped)**" if name == r["shipped"]["blend"] else ""
         lines.append(f"| **{name}**{star} | blend | {w} | {_fmt(b['val']['mae'])} | {_fmt(b['test']['mae'])} | "
                      f"{_fmt(b['test']['median_ae'])} | {_fmt(b['test']['sign_agreement'])} | "
                      f"{_fmt(b['ms_per_decision'], 2)} | {_fmt(b['mb'], 2)} |")
     lines += ["", "Blends:", ""] + [f"- **{n}**: {b['how']}." for n, b in r["blends"].items()]
     s = r["shipped"]
-    lines += ["", f"Shipped: **{s['blend']}**, the lowest test MAE among the blends within the budgets "
+    lines += ["", f"Shipped: **{s['blend']}**, the lowest validation win-probability error among the blends "
+                  "within the budgets "
                   f"({s['budgets']['ms_per_decision']:g} ms a decision, {s['budgets']['mb']:g} MB): "
                   f"{s['mb']:.2f} MB of files, loads in {s['load_seconds']:.2f} s, "
                   f"{s['ms_per_decision']:.2f} ms per decision on one core.", "", "## Learners", ""]

@@ -71,6 +71,7 @@ from knights.evaluate.democracy_results import (
 )
 from knights.evaluate.learner import LearnerEvaluator
 from knights.evaluate.timing import decision_batches, ms_per_decision, timed
+from knights.features.attacks import quiet
 from knights.learn import learners as L
 from knights.learn import registry, store
 from knights.learn.metrics import regression_metrics, win_probability_error
@@ -273,13 +274,33 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
     w_mse = fit_weights(V_val, y_val, "mse", MIN_WEIGHT)
     weightings["fitted_mse"] = (dict(zip(names, w_mse.tolist(), strict=True)),
                                 "the same, minimising the squared win-probability error (SLSQP), for comparison")
+    # gated: one set of weights for the quiet validation rows, another for the rest
+    calm = {split: quiet(getattr(data, split).squares, getattr(data, split).white, getattr(data, split).check)
+            for split in ("val", "test")}
+    quiet_weighting: dict[str, dict[str, float]] = {}
+    if calm["val"].any() and (~calm["val"]).any():
+        w_quiet = fit_weights(V_val[:, calm["val"]], y_val[calm["val"]], "mae", MIN_WEIGHT)
+        w_other = fit_weights(V_val[:, ~calm["val"]], y_val[~calm["val"]], "mae", MIN_WEIGHT)
+        weightings["gated"] = (dict(zip(names, w_other.tolist(), strict=True)),
+                               f"fitted as `fitted` twice: on the quiet validation rows ({int(calm['val'].sum()):,}; "
+                               "not in check, no capture that wins material) for the quiet positions, on the other "
+                               f"rows ({int((~calm['val']).sum()):,}) for the rest (`quiet:` and `others:` "
+                               "in the table)")
+        quiet_weighting["gated"] = dict(zip(names, w_quiet.tolist(), strict=True))
 
-    def blend_report(weights: dict[str, Any], how: str) -> dict[str, Any]:
+    def blend_report(weights: dict[str, Any], how: str, quiet: dict[str, Any] | None = None) -> dict[str, Any]:
         w = np.array([weights[n] for n in names])
-        used = [n for n in names if weights[n] > 0]
-        dem = Democracy([members[n] for n in names], w, space=VOTE_SPACE)
-        val, test = combine_rows(P_val, w, VOTE_SPACE), combine_rows(P_test, w, VOTE_SPACE)
+        wq = None if quiet is None else np.array([quiet[n] for n in names])
+        used = [n for n in names if weights[n] > 0 or (quiet is not None and quiet[n] > 0)]
+        dem = Democracy([members[n] for n in names], w, space=VOTE_SPACE, quiet_weights=wq)
+
+        def rows(P: np.ndarray, split: str) -> np.ndarray:
+            out = combine_rows(P, w, VOTE_SPACE)
+            return out if wq is None else np.where(calm[split], combine_rows(P, wq, VOTE_SPACE), out)
+
+        val, test = rows(P_val, "val"), rows(P_test, "test")
         return {"weights": {n: round(float(weights[n]), 6) for n in names}, "how": how,
+                **({} if quiet is None else {"quiet_weights": {n: round(float(quiet[n]), 6) for n in names}}),
                 "val": regression_metrics(val, data.val.target),
                 "test": regression_metrics(test, data.test.target),
                 "val_wp": win_probability_error(val, data.val.target),
@@ -287,7 +308,7 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
                 "ms_per_decision": round(ms_per_decision(dem.evaluate, batches, plan.timing_repeats), 3),
                 "mb": round(sum(sizes[n] for n in used if n not in networks), 3), "members": used}
 
-    blends = {b: blend_report(w, how) for b, (w, how) in weightings.items()}
+    blends = {b: blend_report(w, how, quiet_weighting.get(b)) for b, (w, how) in weightings.items()}
 
     def within(b: dict[str, Any]) -> bool:
         return within_budgets(b, plan.decision_budget_ms, plan.size_budget_mb)
@@ -320,7 +341,8 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
         old.unlink(missing_ok=True)
     manifest_members = []
     for n in chosen["members"]:
-        entry = {"name": n, "weight": chosen["weights"][n]}
+        entry = {"name": n, "weight": chosen["weights"][n],
+                 **({"quiet_weight": chosen["quiet_weights"][n]} if "quiet_weights" in chosen else {})}
         if n in networks:
             wfile = registry.get(n).weights(models_dir)
             entry |= {"kind": "network", "version": registry.get(n).name, "weights_sha256": store.sha256_file(wfile),
