@@ -63,9 +63,9 @@ def _context(quick: bool) -> dict:
         bench.MEMO[key] = ctx
         return ctx
     doc = democracy.read_manifest(ctx["folder"])
-    ctx["networks"] = [(m["version"], m.get("models_dir")) for m in doc["members"]
-                       if m["kind"] == "network" and m["weight"] > 0]
-    ctx["members"] = {m["name"]: m["weight"] for m in doc["members"] if m["weight"] > 0}
+    used = [m for m in doc["members"] if democracy.counts(m)]
+    ctx["networks"] = [(m["version"], m.get("models_dir")) for m in used if m["kind"] == "network"]
+    ctx["members"] = {m["name"]: m["weight"] for m in used}
     block = load_encoded(select_chunks(registry.REPO_ROOT / SAMPLE_DATA, "k"), ChunkCache())
     ctx["batches"] = decision_batches(block, count=8 if quick else 20, seed=1)
     bench.MEMO[key] = ctx

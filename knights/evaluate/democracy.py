@@ -338,8 +338,14 @@ def is_damaged(folder: str | Path | None = None) -> bool:
     return False
 
 
+def counts(member: dict[str, Any]) -> bool:
+    """Whether a manifest's member takes part: a weight, or a quiet weight, above zero."""
+    return bool(member["weight"] > 0 or member.get("quiet_weight", 0) > 0)
+
+
 def load_members(folder: str | Path | None = None) -> tuple[list[Evaluator], list[float], dict[str, Any]]:
-    """The shipped members as evaluators, their weights, and the manifest."""
+    """The shipped members that count (:func:`counts`) as evaluators, their weights, and the
+    manifest (a gated manifest's quiet weights: :func:`quiet_weights_of`)."""
     from knights.evaluate.base import NetworkEvaluator
 
     folder = Path(folder or MODELS_DIR)
@@ -347,7 +353,7 @@ def load_members(folder: str | Path | None = None) -> tuple[list[Evaluator], lis
     members: list[Evaluator] = []
     weights: list[float] = []
     for m in doc["members"]:
-        if m["weight"] == 0 and not m.get("quiet_weight"):
+        if not counts(m):
             continue
         if m["kind"] == "learner":
             members.append(LearnerEvaluator(m["name"], load_model(folder / m["file"])))
@@ -369,11 +375,18 @@ def load_members(folder: str | Path | None = None) -> tuple[list[Evaluator], lis
     return members, weights, doc
 
 
+def quiet_weights_of(doc: dict[str, Any]) -> list[float] | None:
+    """The quiet weights of the members that count, in :func:`load_members`' order; ``None``
+    when the manifest has one set of weights for every position."""
+    if "quiet_weight" not in doc["members"][0]:
+        return None
+    return [float(m["quiet_weight"]) for m in doc["members"] if counts(m)]
+
+
 def load_shipped(folder: str | Path | None = None) -> Democracy:
     """The shipped ensemble (``ensemble/models/``) as one evaluator named ``"democracy"``."""
     members, weights, doc = load_members(folder)
-    quiet_weights = [float(m["quiet_weight"]) for m in doc["members"] if m["weight"] > 0 or m.get("quiet_weight")] \
-        if "quiet_weight" in doc["members"][0] else None
+    quiet_weights = quiet_weights_of(doc)
     space = doc.get("space", "pawns")
     if space not in SPACES:
         raise store.ModelFileError(f"{Path(folder or MODELS_DIR) / MANIFEST}: unknown space {space!r} "

@@ -140,9 +140,11 @@ def democracy_gain(dem: democracy.Democracy, data: Encoded, rows: list[dict[str,
     """The democracy (and with threats) against its best member on ``data``: MAE of each,
     the gain in pawns (positive: the democracy is better) and as a share of the member's."""
     members: list[dict[str, Any]] = []
-    for member, weight in zip(dem.members, dem.weights, strict=True):
+    quiet = dem.quiet_weights if dem.quiet_weights is not None else [None] * len(dem.members)
+    for member, weight, calm in zip(dem.members, dem.weights, quiet, strict=True):
         err = np.abs(evaluate_in_blocks(member, data).astype(np.float64) - data.target)
-        members.append({"name": member.name, "weight": round(float(weight), 6), "mae": float(err.mean())})
+        members.append({"name": member.name, "weight": round(float(weight), 6),
+                        **({} if calm is None else {"quiet_weight": round(float(calm), 6)}), "mae": float(err.mean())})
     best = min(members, key=lambda m: m["mae"])
     by_name = {r["name"]: r["mae"] for r in rows}
     out: dict[str, Any] = {"members": members, "best_member": best["name"], "best_member_mae": best["mae"]}

@@ -92,7 +92,7 @@ class _SparseSum(torch.autograd.Function):
     def forward(ctx: torch.autograd.function.FunctionCtx, features: torch.Tensor,
                 columns: torch.Tensor) -> torch.Tensor:
         n, k = features.shape
-        flat = features.reshape(-1)
+        flat = features.reshape(-1).long()      # the sparse matrices' indices are int64
         crow = torch.arange(0, n * k + 1, k, dtype=flat.dtype, device=flat.device)
         rows = _ones_csr(crow, flat, (n, N_FEATURES + 1))
         ctx.save_for_backward(flat)
