@@ -125,7 +125,7 @@ bench: setup
 
 # Rate the shipped bot and every trained EL version on the ladder (random ... Stockfish
 # UCI_Elo anchors): report/results/elo.{csv,json,md}, report/figures/elo.png,
-# report/results/quality.json, PGNs in results_pgn/strength/ (about 5 min on 2 cores; each run
+# report/results/quality.json, PGNs in results_pgn/strength/ (about 10 min on 2 cores; each run
 # records its own time in report/results/elo.json: seconds_games, seconds_quality).
 strength: setup
 	$(KNIGHTS) strength --workers $(WORKERS) $(ARGS)
