@@ -145,13 +145,13 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
             raise ValueError(f"--times: {ms} ms a move is too short to play (10 ms at least)")
     doc = json.loads(results.read_text()) if results.exists() else {}
     old = doc.get("runs") or {}
-    network = check_spec(f"{PLAYER}@{times_ms[0]}").split(":", 1)[1].split("@")[0]   # what search:default plays
+    network = _network(check_spec(f"{PLAYER}@{times_ms[0]}"))   # what search:default plays
     runs = {k: v for k, v in old.items() if str(v.get("player", "")).startswith(f"search:{network}@")}
     seconds = dict(doc.get("seconds_by_run") or {})
     moved = {}   # runs over an earlier default network: kept for comparison (newest first), their time with them
     for key, run in old.items():
         if key not in runs:
-            moved[f"{key}, {str(run.get('player', '')).split(':', 1)[-1].split('@')[0]}"] = run
+            moved[f"{key}, {_network(str(run.get('player', '')))}"] = run
             seconds.pop(key, None)
     if "previous_note" not in doc and (moved or doc.get("previous")) and doc.get("note") and not runs:
         doc["previous_note"] = doc["note"]
@@ -175,6 +175,11 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
             print(f"  vs {opp:<14} {st['score']:.3f}  +{st['wins']} ={st['draws']} -{st['losses']}  "
                   f"({st['games']} games)")
     return doc
+
+
+def _network(player: str) -> str:
+    """The evaluator of a searching player's spec: ``search:EL/v16@100`` -> ``EL/v16``."""
+    return player.split(":", 1)[-1].split("@")[0]
 
 
 NOTE = (f"The default searching bot (knights/play/fast: compiled alpha-beta, {SEARCH_NETWORK} evaluated incrementally) "

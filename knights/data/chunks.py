@@ -152,11 +152,7 @@ class Encoded(Positions):
             move=np.where(self.move >= 0, self.move ^ (56 * 64 + 56), self.move).astype(self.move.dtype),
             castling=(((self.castling & 3) << 2) | ((self.castling >> 2) & 3)).astype(self.castling.dtype),
             ep=np.where(self.ep >= 0, self.ep ^ 56, self.ep).astype(self.ep.dtype))
-        if rows is None:
-            return flipped
-        mask = np.asarray(rows, dtype=bool)
-        return Encoded(*(np.where(mask.reshape(-1, *([1] * (np.ndim(getattr(self, f)) - 1))),
-                                  getattr(flipped, f), getattr(self, f)) for f in self.FIELDS))
+        return flipped if rows is None else self._rows_from(flipped, np.asarray(rows, dtype=bool))
 
     def file_flipped(self, rows: np.ndarray | None = None) -> Encoded:
         """The positions seen in a mirror held beside the board: files a-h reversed, the
@@ -174,8 +170,12 @@ class Encoded(Positions):
         mask = np.asarray(self.castling) == 0
         if rows is not None:
             mask = mask & np.asarray(rows, dtype=bool)
+        return self._rows_from(flipped, mask)
+
+    def _rows_from(self, other: Encoded, mask: np.ndarray) -> Encoded:
+        """These rows, with those where ``mask`` is true taken from ``other`` (same length)."""
         return Encoded(*(np.where(mask.reshape(-1, *([1] * (np.ndim(getattr(self, f)) - 1))),
-                                  getattr(flipped, f), getattr(self, f)) for f in self.FIELDS))
+                                  getattr(other, f), getattr(self, f)) for f in self.FIELDS))
 
     @staticmethod
     def concat(blocks: Sequence[Encoded]) -> Encoded:

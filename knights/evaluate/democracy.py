@@ -93,13 +93,23 @@ def predict_cp_democracy(inputs: Positions, models: Sequence[Evaluator],
         else:
             pred = model.evaluate(inputs)
         votes[i] = to_space(np.asarray(pred, dtype=np.float64).reshape(n), space)
-    total = w @ votes
+    calm = None
     if wq is not None:
         from knights.features.attacks import quiet
 
         calm = quiet(np.asarray(inputs.squares), np.asarray(inputs.white), np.asarray(inputs.check))
-        total = np.where(calm, wq @ votes, total)
-    return from_space(total, space).astype(np.float32)
+    return blend_votes(votes, w, space, wq, calm).astype(np.float32)
+
+
+def blend_votes(votes: np.ndarray, weights: np.ndarray, space: str, quiet_weights: np.ndarray | None = None,
+                calm: np.ndarray | None = None) -> np.ndarray:
+    """The members' ``votes`` (members, rows; already in ``space``) averaged with ``weights``
+    (normalised), in pawns; with ``quiet_weights``, the rows where ``calm`` is true are
+    averaged with those instead: the one rule of a gated democracy."""
+    total = weights @ votes
+    if quiet_weights is not None:
+        total = np.where(np.asarray(calm, dtype=bool), quiet_weights @ votes, total)
+    return from_space(total, space)
 
 
 def _weights_for(models: Sequence[Evaluator], weights: npt.ArrayLike | Mapping[str, float]) -> np.ndarray:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from knights.evaluate.democracy import from_space, to_space
+from knights.evaluate.democracy import blend_votes, to_space
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -40,12 +40,16 @@ def select_shipped(blends: dict[str, Any], ms: float = 25.0, mb: float = 30.0) -
     return min(ok, key=lambda b: blends[b]["val_wp"] if "val_wp" in blends[b] else blends[b]["val"]["mae"])
 
 
-def combine_rows(P: np.ndarray, w: np.ndarray, space: str = "pawns") -> np.ndarray:
+def combine_rows(P: np.ndarray, w: np.ndarray, space: str = "pawns", quiet_weights: np.ndarray | None = None,
+                 calm: np.ndarray | None = None) -> np.ndarray:
     """A blend's predictions in pawns: the members' predictions ``P`` (members, rows, in
     pawns) averaged in ``space`` (:func:`knights.evaluate.democracy.to_space`) with the
-    weights ``w``, scaled to sum to one."""
+    weights ``w``, scaled to sum to one; a gated blend's ``quiet_weights`` on the rows
+    where ``calm`` is true (:func:`knights.evaluate.democracy.blend_votes`)."""
     w = np.asarray(w, dtype=np.float64)
-    combined: np.ndarray = from_space((w / w.sum()) @ to_space(np.asarray(P, dtype=np.float64), space), space)
+    wq = None if quiet_weights is None else np.asarray(quiet_weights, dtype=np.float64)
+    combined: np.ndarray = blend_votes(to_space(np.asarray(P, dtype=np.float64), space), w / w.sum(), space,
+                                       None if wq is None else wq / wq.sum(), calm)
     return combined
 
 

@@ -294,11 +294,8 @@ def train_all(plan: Plan | None = None, *, networks: list[str] | None = None, mo
         used = [n for n in names if weights[n] > 0 or (quiet is not None and quiet[n] > 0)]
         dem = Democracy([members[n] for n in names], w, space=VOTE_SPACE, quiet_weights=wq)
 
-        def rows(P: np.ndarray, split: str) -> np.ndarray:
-            out = combine_rows(P, w, VOTE_SPACE)
-            return out if wq is None else np.where(calm[split], combine_rows(P, wq, VOTE_SPACE), out)
-
-        val, test = rows(P_val, "val"), rows(P_test, "test")
+        val = combine_rows(P_val, w, VOTE_SPACE, wq, calm["val"])
+        test = combine_rows(P_test, w, VOTE_SPACE, wq, calm["test"])
         return {"weights": {n: round(float(weights[n]), 6) for n in names}, "how": how,
                 **({} if quiet is None else {"quiet_weights": {n: round(float(quiet[n]), 6) for n in names}}),
                 "val": regression_metrics(val, data.val.target),
