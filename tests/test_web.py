@@ -182,6 +182,13 @@ def test_an_unknown_game_id_is_404(client):
         assert "no game with id 'nope'" in response.get_json()["error"]
 
 
+def test_an_empty_or_blank_game_id_is_a_json_404_not_a_redirect(client):
+    # the web fuzz test found "/api/games/\n/pgn" redirected (308) to "/api/games/pgn"
+    for url in ("/api/games//pgn", "/api/games/\n/pgn", "/api/games//undo"):
+        response = client.get(url) if url.endswith("pgn") else client.post(url)
+        assert response.status_code == 404 and response.is_json, (url, response.status_code)
+
+
 def test_two_games_do_not_mix(client):
     one, two = new_game(client), new_game(client)
     assert one["id"] != two["id"]

@@ -150,6 +150,8 @@ def create_app(store: GameStore | None = None, *, trusted_hosts: list[str] | Non
     ``trusted_hosts``: the Host names it answers (``None``: any), which keeps a page on
     another site from reaching a loopback server through a name of its own."""
     app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
+    # "/api/games//pgn" (an empty or blank game id) is a JSON 404, not a redirect to "/api/games/pgn"
+    app.url_map.merge_slashes = False
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     if trusted_hosts is not None:
         app.config["TRUSTED_HOSTS"] = trusted_hosts
