@@ -194,6 +194,18 @@ def test_broken_results_file_is_not_overwritten(tmp_path):
     assert (tmp_path / "bench.json").read_text() == "{not json"
 
 
+def test_a_skip_keeps_the_figures_measured_elsewhere(tmp_path):
+    measured = bench.make_result("gpu", 900.0, 300.0, target=1.0)
+    bench.write_results([measured], tmp_path, machine={"date": "then", "where": "a GPU machine"})
+    bench.write_results([bench.make_skip("gpu", "no GPU here"), bench.make_skip("other", "absent")], tmp_path,
+                        machine={"date": "now", "where": "a laptop"})
+    doc = json.loads((tmp_path / "bench.json").read_text())
+    assert doc["benchmarks"]["gpu"]["ratio"] == 3.0 and doc["benchmarks"]["gpu"]["machine"]["where"] == "a GPU machine"
+    assert doc["benchmarks"]["other"]["status"] == "SKIP"     # nothing measured: the skip is written
+    bench.write_results([bench.make_result("gpu", 100.0, 300.0, target=1.0)], tmp_path, machine={"date": "later"})
+    assert json.loads((tmp_path / "bench.json").read_text())["benchmarks"]["gpu"]["status"] == "MISS"
+
+
 def test_plugin_modules_from_environment(registry, monkeypatch, tmp_path):
     monkeypatch.setenv(bench.PLUGIN_ENV, "knights_no_such_module")
     monkeypatch.setattr(bench, "_PLUGIN_ERRORS", {})

@@ -95,6 +95,35 @@ def test_sparse_product_equals_a_dense_sum_of_columns_and_its_gradient() -> None
     assert torch.allclose(net.columns.grad, one_hot[:, :768].t() @ upstream, atol=1e-5)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here")
+def test_sparse_product_on_a_gpu_equals_the_cpu_and_trains() -> None:
+    """The CUDA path (sparse matrices on the GPU, the sort of int16 indices) gives the CPU's
+    accumulator, output and gradients; and fit() runs there."""
+    from knights.board.arrays import material_balance
+    from knights.data.chunks import Encoded
+
+    torch.manual_seed(3)
+    cpu = SparseNet(hidden=16, head=(8,))
+    gpu = SparseNet(hidden=16, head=(8,))
+    gpu.load_state_dict(cpu.state_dict())
+    gpu.cuda()
+    pos = positions_from_boards(boards() * 50)
+    spec = SparseSpec()
+    upstream = torch.randn(len(pos))
+    for net, device in ((cpu, "cpu"), (gpu, "cuda")):
+        net(*spec.tensors(pos, device)).backward(upstream.to(device))
+    assert torch.allclose(cpu(*spec.tensors(pos)), gpu(*spec.tensors(pos, "cuda")).cpu(), atol=1e-5)
+    for (name, a), (_, b) in zip(cpu.named_parameters(), gpu.named_parameters(), strict=True):
+        assert a.grad is not None and b.grad is not None, name
+        assert torch.allclose(a.grad, b.grad.cpu(), atol=1e-4), name
+    cfg = TrainConfig(optimizer="adam", lr=0.01, epochs=2, batch_size=64, flip_files=True)
+    n = len(pos)
+    data = Encoded(pos.squares, pos.white, pos.check, pos.capture, material_balance(pos.squares).astype(np.float32),
+                   np.full(n, -1, np.int16), np.zeros(n, np.int8), np.full(n, -1, np.int8))
+    history = fit(SparseNet(hidden=16, head=(8,)), WinProbTask(spec), data, None, cfg, device="cuda", progress=False)
+    assert history.device.startswith("cuda") and all(np.isfinite(history.train_loss))
+
+
 def test_win_probability_loss_is_zero_on_target_and_small_for_decided_positions() -> None:
     task = WinProbTask(SparseSpec())
     block = type("B", (), {"target": np.array([0.0, 8.0, -10.0], np.float32)})()

@@ -367,3 +367,29 @@ def test_train_command_refuses_a_nan_checkpoint_and_keeps_the_good_model(tmp_pat
     err = capsys.readouterr().err
     assert "knights train: error:" in err and "EL_v1.ckpt" in err and "non-finite" in err
     assert (tmp_path / "v1.pt").read_bytes() == pt and (tmp_path / "v1.json").read_bytes() == meta
+
+
+def test_batches_worked_out_ahead_come_in_order_and_carry_errors():
+    """``ahead`` (fit's second thread, which draws, flips and encodes the next batches while
+    the model steps): same items in the same order; an error in the work is raised at its
+    item; a caller that stops early leaves no thread behind."""
+    import threading
+
+    from knights.learn.training import ahead
+
+    assert list(ahead(range(50), lambda i: i * i)) == [i * i for i in range(50)]
+
+    def fail_at_7(i: int) -> int:
+        if i == 7:
+            raise KeyError("row 7")
+        return i
+
+    got = []
+    with pytest.raises(KeyError, match="row 7"):
+        for value in ahead(range(20), fail_at_7):
+            got.append(value)
+    assert got == list(range(7))
+    stream = ahead(iter(range(10_000)), lambda i: i)
+    assert next(stream) == 0
+    stream.close()
+    assert not any(t.name == "batches-ahead" for t in threading.enumerate())

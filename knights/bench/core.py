@@ -196,7 +196,10 @@ def results_dir(path: str | Path | None = None) -> Path:
 
 def write_results(results: Sequence[dict], directory: str | Path | None = None, *,
                   quick: bool = False, machine: dict | None = None) -> Path:
-    """Merge ``results`` by name into ``<directory>/bench.json`` (other entries are kept)."""
+    """Merge ``results`` by name into ``<directory>/bench.json`` (other entries are kept).
+
+    A skipped result does not replace a measured one of the same name: a machine without a
+    GPU, say, keeps the figures another machine measured (each entry names its machine)."""
     path = results_dir(directory) / RESULTS_FILE
     machine = machine or machine_info()
     doc: dict = {"benchmarks": {}}
@@ -208,6 +211,9 @@ def write_results(results: Sequence[dict], directory: str | Path | None = None, 
         if not isinstance(doc.get("benchmarks"), dict):
             raise ValueError(f"{path} has no 'benchmarks' object; move it away to start afresh")
     for r in results:
+        kept = doc["benchmarks"].get(r["name"])
+        if r["status"] == "SKIP" and kept is not None and kept.get("status") != "SKIP":
+            continue
         doc["benchmarks"][r["name"]] = {**r, "quick": quick, "machine": machine}
     doc["machine"] = machine
     doc["updated"] = machine["date"]

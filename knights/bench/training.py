@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from knights.bench.core import benchmark, make_result
+from knights.bench.core import benchmark, make_result, make_skip
 
 
 def _model_and_opt():
@@ -184,3 +184,91 @@ def bench_train_sparse(quick: bool) -> list[dict]:
         make_result("train_sparse_vs_dense", rate["v13"], rate["v10"], target=10.0, unit="rows/s",
                     baseline="EL/v10's convolutions on the same rows and batches", details=details),
     ]
+
+
+@benchmark("train_cuda")
+def bench_train_cuda(quick: bool) -> list[dict]:
+    """EL/v17's training on a GPU against the same machine's CPU cores: whole epochs of
+    :func:`~knights.learn.training.fit` (batches drawn, files flipped, feature lists built
+    on the CPU and copied, the sparse product, Adam) on the committed sample repeated to
+    ``rows_per_epoch`` rows. The details add the GPU's step alone on batches already on
+    it (the model's limit there, so the gap to ``fit`` is the CPU side's cost), a larger
+    batch, and how far the GPU's forward pass and gradients are from the CPU's on the
+    same weights and batch. Skipped without CUDA; a skip leaves a measured result in
+    ``bench.json`` as it was (:func:`~knights.bench.core.write_results`)."""
+    if not torch.cuda.is_available():
+        return [make_skip("train_cuda", "no CUDA device here (the GPU's figures, if any, stay as measured)")]
+    import dataclasses
+
+    from knights.bench.core import workdir
+    from knights.data.cache import ChunkCache, iter_batches, load_encoded
+    from knights.data.chunks import select_chunks
+    from knights.learn import registry
+    from knights.learn.experiment import SAMPLE_DATA
+    from knights.learn.nnue import SparseNet
+    from knights.learn.training import WinProbTask, fit
+
+    v17 = registry.get("EL/v17").library
+    sample = load_encoded(select_chunks(registry.REPO_ROOT / SAMPLE_DATA, "all"), ChunkCache(workdir() / "train-cache"))
+    repeats = 8 if quick else 64
+    data = sample.take(np.tile(np.arange(len(sample)), repeats))
+    task = WinProbTask(v17.INPUTS)
+    cuda, cpu = torch.device("cuda"), torch.device("cpu")
+    name = torch.cuda.get_device_name(0)
+
+    def fit_rate(device: torch.device, batch: int) -> float:
+        torch.manual_seed(0)
+        cfg = dataclasses.replace(v17.TRAIN, epochs=3, batch_size=batch, keep_best=False)
+        history = fit(v17.build_model(), task, data, None, cfg, device=device, progress=False)
+        return max(history.rows_per_second[1:])      # the first epoch pays CUDA's start-up
+
+    def step_rate(batch: int) -> float:
+        """Steps alone, on batches built and copied to the GPU beforehand."""
+        torch.manual_seed(0)
+        model = v17.build_model().to(cuda)
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        blocks = list(iter_batches(data, batch, seed=1))
+        ready = [(task.inputs(b, cuda), b) for b in blocks]
+        seconds = []
+        for _ in range(3):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for inputs, block in ready:
+                loss = task.loss(model(*inputs), block, cuda)
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+            torch.cuda.synchronize()
+            seconds.append(time.perf_counter() - t0)
+        return len(data) / min(seconds[1:])
+
+    def parity() -> dict[str, float]:
+        """Largest gap between the GPU's and the CPU's output and weight gradients."""
+        torch.manual_seed(0)
+        net = SparseNet(128, head=(32, 32))
+        gpu = SparseNet(128, head=(32, 32))
+        gpu.load_state_dict(net.state_dict())
+        gpu.to(cuda)
+        block = data.take(np.arange(min(4096, len(data))))
+        gaps = {"output": 0.0, "gradient": 0.0}
+        outs = []
+        for model, device in ((net, cpu), (gpu, cuda)):
+            out = model(*task.inputs(block, device))
+            task.loss(out, block, device).backward()
+            outs.append((out.detach().cpu(), {k: p.grad.detach().cpu() for k, p in model.named_parameters()
+                                              if p.grad is not None}))
+        gaps["output"] = float((outs[0][0] - outs[1][0]).abs().max())
+        gaps["gradient"] = max(float((outs[0][1][k] - outs[1][1][k]).abs().max()) for k in outs[0][1])
+        return gaps
+
+    batch = v17.TRAIN.batch_size
+    gaps = parity()
+    rates = {"cpu": fit_rate(cpu, batch), "cuda": fit_rate(cuda, batch), "cuda_4x_batch": fit_rate(cuda, 4 * batch),
+             "cuda_steps_only": step_rate(batch)}
+    details = {"gpu": name, "batch": batch, "rows_per_epoch": len(data), "cpu_threads": torch.get_num_threads(),
+               **{f"{k}_rows_per_s": round(v) for k, v in rates.items()},
+               "max_output_gap": gaps["output"], "max_gradient_gap": gaps["gradient"],
+               "model": "EL/v17", "data": f"{SAMPLE_DATA} x{repeats}"}
+    return [make_result("train_cuda", rates["cuda"], rates["cpu"], target=1.0, unit="rows/s",
+                        baseline=f"the same fit() on this machine's {torch.get_num_threads()} CPU threads",
+                        details=details)]

@@ -47,38 +47,42 @@ def feature_index(code: int, square: int, white_view: bool) -> int:
     return (0 if own else 384) + 64 * (abs(code) - 1) + sq
 
 
-def _tables() -> tuple[np.ndarray, np.ndarray]:
-    """``table[view][code + 6, square]``: the feature of every piece on every square
-    (PAD for an empty square), for the White (0) and Black (1) views."""
-    tables = np.full((2, 13, 64), PAD, dtype=np.int16)
-    for view, white_view in enumerate((True, False)):
-        for code in range(-6, 7):
-            if code:
-                for sq in range(64):
-                    tables[view, code + 6, sq] = feature_index(code, sq, white_view)
-    return tables[0], tables[1]
+def _white_table() -> np.ndarray:
+    """``table[code + 6, square]``: the feature of every piece on every square seen from
+    White (PAD for an empty square)."""
+    table = np.full((13, 64), PAD, dtype=np.int16)
+    for code in range(-6, 7):
+        if code:
+            for sq in range(64):
+                table[code + 6, sq] = feature_index(code, sq, True)
+    return table
 
 
-WHITE_TABLE, BLACK_TABLE = _tables()
+WHITE_TABLE = _white_table()
 
 
 def view_features(squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The padded feature lists of positions ``squares`` (N, 64) from White's and from
-    Black's view: two int16 arrays (N, 32), pieces first (in board order), then :data:`PAD`."""
+    Black's view: two int16 arrays (N, 32), pieces first (in board order), then :data:`PAD`.
+
+    White's list is looked up in :data:`WHITE_TABLE`; Black's follows from it by arithmetic,
+    as the same piece seen from the other side is the other owner (``+ 384 mod 768``) on the
+    square with its rank flipped (``XOR 56``: the square is the index's low six bits)."""
     sq = np.asarray(squares)
     occupied = sq != 0
     counts = occupied.sum(axis=1)
     if len(sq) and counts.max() > MAX_PIECES:
         raise ValueError(f"a position has more than {MAX_PIECES} pieces")
-    row, square = np.nonzero(occupied)                  # every piece, row by row, in board order
+    flat = np.flatnonzero(occupied)                     # every piece, row by row, in board order
+    row = flat >> 6
     first = np.zeros(len(sq) + 1, dtype=np.int64)
     np.cumsum(counts, out=first[1:])
-    slot = np.arange(len(row)) - first[row]             # its place in its row's list
-    codes = sq[row, square].astype(np.intp) + 6
+    slot = np.arange(len(flat)) - first[row]            # its place in its row's list
+    codes = sq.ravel()[flat].astype(np.intp) + 6
     white_view = np.full((len(sq), MAX_PIECES), PAD, dtype=np.int16)
-    black_view = white_view.copy()
-    white_view[row, slot] = WHITE_TABLE[codes, square]
-    black_view[row, slot] = BLACK_TABLE[codes, square]
+    white_view.ravel()[row * MAX_PIECES + slot] = WHITE_TABLE.ravel()[codes * 64 + (flat & 63)]
+    black_view = ((white_view + 384) % N_FEATURES) ^ 56
+    black_view[white_view == PAD] = PAD
     return white_view, black_view
 
 

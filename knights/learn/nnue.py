@@ -104,7 +104,8 @@ class _SparseSum(torch.autograd.Function):
         (flat,) = ctx.saved_tensors  # type: ignore[attr-defined]
         n, k = ctx.shape  # type: ignore[attr-defined]
         _, order = torch.sort(flat.to(torch.int16), stable=True)      # entries grouped by feature
-        per_feature = torch.bincount(flat, minlength=N_FEATURES + 1)
+        # (a scatter, not bincount, which would make the CPU wait for a GPU to size its output)
+        per_feature = flat.new_zeros(N_FEATURES + 1).scatter_add_(0, flat, torch.ones_like(flat))
         crow = torch.zeros(N_FEATURES + 2, dtype=flat.dtype, device=flat.device)
         torch.cumsum(per_feature, 0, out=crow[1:])
         by_feature = _ones_csr(crow, torch.div(order, k, rounding_mode="floor").to(flat.dtype), (N_FEATURES + 1, n))

@@ -31,12 +31,14 @@ import math
 import os
 import platform
 import random
+import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from queue import Empty, Queue
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import torch
@@ -47,6 +49,9 @@ from knights.data.chunks import Encoded
 from knights.features.inputs import InputSpec
 from knights.learn.buckets import WinBuckets
 from knights.learn.targets import PAWN_LOGIT
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 
 # -- configuration ------------------------------------------------------------------
@@ -116,9 +121,14 @@ def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
 
 
 def seed_everything(seed: int) -> None:
+    """Seed every generator a run draws from. On a GPU, cuDNN is also told to pick its
+    deterministic convolutions (and not to time and switch between algorithms), so that
+    two runs there give the same weights too (seen: EL/v3 twice on an H200 differed)."""
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
 
 
 # -- tasks --------------------------------------------------------------------------
@@ -355,6 +365,43 @@ def evaluate_loss(model: nn.Module, task: Task, data: Encoded, cfg: TrainConfig,
     return total / max(n, 1)
 
 
+def ahead(items: Iterable[T], prepare: Callable[[T], U], depth: int = 2) -> Iterator[U]:
+    """``prepare(item)`` for each item, in order, worked out by a second thread up to
+    ``depth`` items ahead of the caller: the next batch is drawn, flipped and encoded
+    while the model steps on this one (numpy and torch release the interpreter's lock
+    in their loops). An error in ``prepare`` is raised here, at its item."""
+    done = object()
+    queue: Queue[Any] = Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            for item in items:
+                if stop.is_set():
+                    return
+                queue.put((True, prepare(item)))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            queue.put((False, exc))
+            return
+        queue.put((True, done))
+
+    worker = threading.Thread(target=work, name="batches-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            ok, value = queue.get()
+            if not ok:
+                raise value
+            if value is done:
+                return
+            yield value
+    finally:   # the caller stopped early (or failed): let the worker finish its put and end
+        stop.set()
+        while worker.is_alive():
+            with suppress(Empty):
+                queue.get(timeout=0.05)
+
+
 def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: TrainConfig, *,
         checkpoint: str | Path | None = None, device: str | torch.device | None = None,
         progress: bool = True, replicas: Replicas | None = None) -> History:
@@ -387,25 +434,30 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
     if cfg.mirror and augment is None:
         raise ValueError(f"mirror=True, but {type(task).__name__} cannot mirror its batches")
     steps_per_epoch = -(-len(train) // cfg.batch_size)
+    wide = torch.float32 if device.type == "mps" else torch.float64    # (MPS has no float64)
     for epoch in range(history.epochs, cfg.epochs):
         net.train()
         t0 = time.perf_counter()
-        total, n = 0.0, 0.0
+        summed, n = torch.zeros((), dtype=wide, device=device), 0.0
         rng = np.random.default_rng(cfg.seed * 1000 + epoch + 7919)
         seed = cfg.seed * 1000 + epoch
         batches = (iter_batches(train, cfg.batch_size, seed=seed) if replicas is None
                    else replicas.batches(train, cfg.batch_size, seed))
         bar = tqdm(batches, total=steps_per_epoch, desc=f"epoch {epoch + 1}/{cfg.epochs}",
                    unit="batch", disable=not progress, leave=False)
-        for step, block in enumerate(bar):
+
+        def prepare(block: Encoded, rng: np.random.Generator = rng) -> tuple[Encoded, tuple[torch.Tensor, ...]]:
             if augment is not None:
                 block = augment(block, rng)
             if cfg.flip_files:
                 block = block.file_flipped(rng.random(len(block)) < 0.5)
+            return block, task.inputs(block, device)
+
+        for step, (block, inputs) in enumerate(ahead(bar, prepare)):
             for group in opt.param_groups:
                 group["lr"] = cfg.lr_at((epoch * steps_per_epoch + step) / (cfg.epochs * steps_per_epoch))
             with nullcontext() if replicas is None else replicas.autocast():
-                out = net(*task.inputs(block, device))
+                out = net(*inputs)
                 loss = task.loss(out, block, device)
             opt.zero_grad(set_to_none=True)
             if replicas is None:
@@ -413,9 +465,13 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
                 opt.step()
             else:
                 replicas.step(loss, opt)
-            total += loss.item() * len(block)
+            # summed where the loss is: reading it every step would make the CPU wait for
+            # a GPU, which could otherwise run while the next batch is prepared
+            summed = summed + loss.detach().to(wide) * len(block)
             n += len(block)
-            bar.set_postfix(loss=f"{total / n:.4f}")
+            if step % 32 == 31:
+                bar.set_postfix(loss=f"{float(summed) / n:.4f}")
+        total = float(summed)
         seconds = time.perf_counter() - t0
         if replicas is None:
             val_loss = (evaluate_loss(model, task, val, cfg, device)
