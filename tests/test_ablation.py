@@ -13,7 +13,8 @@ def test_ablation_trains_measures_and_resumes(tmp_path, monkeypatch):
     monkeypatch.setattr(ablation, "FULL_DATA", "data/sample")
     monkeypatch.setattr(ablation, "OUT_DIR", tmp_path / "runs")
     monkeypatch.setattr(ablation, "LETTERS", {"train": "a-h", "val": "i"})
-    variants = (ablation.Variant("quiet_wp", says="shipped"), ablation.Variant("all_l1", rows="all", target="pawns"))
+    variants = (ablation.Variant("quiet_wp", says="shipped"),
+                ablation.Variant("all_l1", rows="all", target="pawns", hidden=16))
     monkeypatch.setattr(ablation, "VARIANTS", variants)
     out = tmp_path / "ablation.json"
     table = ablation.run(device="cpu", out=out, progress=False, epochs=2)
@@ -22,7 +23,8 @@ def test_ablation_trains_measures_and_resumes(tmp_path, monkeypatch):
     assert doc["sets"][0] == "j" and {"games", "tactics", "endgames"} <= set(doc["sets"])
     quiet, every = doc["variants"]["quiet_wp"]["training"], doc["variants"]["all_l1"]["training"]
     assert quiet["train_rows"] < every["train_rows"]          # the quiet rows are a subset
-    assert doc["variants"]["all_l1"]["recipe"]["target"] == "pawns"
+    assert doc["variants"]["all_l1"]["recipe"]["target"] == "pawns" and doc["variants"]["all_l1"]["recipe"]["hidden"] == 16
+    assert ablation._network(variants[1]).columns.shape == (768, 16)     # reloaded below at that width
     for v in doc["variants"].values():
         for figures in v["sets"].values():
             assert np.isfinite(figures["mae"]) and 0 < figures["win_probability_error"] < 1
@@ -49,3 +51,17 @@ def test_a_variant_naming_a_shipped_version_reads_its_weights_and_record():
     lib15, lib13 = ablation.registry.get(more.shipped).library, ablation.registry.get(ablation.BASE).library
     assert lib15.TRAIN == lib13.TRAIN and lib15.TRAIN_ON == lib13.TRAIN_ON == more.rows
     assert lib15.TARGET == lib13.TARGET == more.target and lib15.MORE == (ablation.MORE_DATA,)
+
+
+def test_every_variant_naming_a_shipped_version_is_that_versions_recipe():
+    """A shipped variant is measured from the version's weights instead of being trained, so
+    its recipe must be the version's: width, mirrored files and data folders."""
+    for variant in ablation.VARIANTS:
+        if not variant.shipped:
+            continue
+        lib = ablation.registry.get(variant.shipped).library
+        width = variant.hidden or ablation.registry.get(ablation.BASE).build().hidden
+        assert lib.build_model().hidden == width, variant.name
+        assert lib.TRAIN.flip_files == variant.flip_files, variant.name
+        assert (lib.MORE == (ablation.MORE_DATA,)) == variant.more, variant.name
+        assert lib.TARGET == variant.target and lib.TRAIN_ON == variant.rows, variant.name

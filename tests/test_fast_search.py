@@ -254,15 +254,16 @@ def test_routes_build_the_compiled_search_for_the_sparse_networks_only() -> None
 
 
 def test_the_compiled_networks_are_exactly_the_versions_of_its_shape():
-    """FAST_NETWORKS names every version whose library builds EL/v13's sparse network and no
-    other, and a search asked for one of them evaluates that one, not the default."""
+    """FAST_NETWORKS names every version whose library builds EL/v13's sparse network (its
+    layers, any accumulator width) and no other, and a search asked for one of them
+    evaluates that one, not the default."""
     from knights.learn import registry
     from knights.learn.nnue import SparseNet
     from knights.play.fast.engine import FAST_NETWORKS, fast_network_name, searcher_for
 
-    shape = {k: tuple(v.shape) for k, v in registry.get("EL/v13").build().state_dict().items()}
+    layers = {k: v.dim() for k, v in registry.get("EL/v13").build().state_dict().items()}
     same = [v.name for v in registry.all_versions("EL") if isinstance(model := v.build(), SparseNet)
-            and {k: tuple(t.shape) for k, t in model.state_dict().items()} == shape]
+            and {k: t.dim() for k, t in model.state_dict().items()} == layers]
     assert tuple(same) == FAST_NETWORKS
     assert fast_network_name("el/16") == fast_network_name(" EL/v16 ") == "EL/v16"
     assert fast_network_name("EL/v1") is None and fast_network_name("el/v016") == "EL/v16"

@@ -38,6 +38,7 @@ from knights.features.attacks import quiet
 from knights.learn import modelfile, registry
 from knights.learn.experiment import FULL_DATA, TEST_LETTERS, predict
 from knights.learn.metrics import regression_metrics
+from knights.learn.nnue import SparseNet
 from knights.learn.results import RESULTS_DIR, headline_metrics
 from knights.learn.training import EvalTask, Task, WinProbTask, choose_device, fit
 
@@ -61,6 +62,7 @@ class Variant:
     more: bool = False                # also data/more's training and validation letters
     flip_files: bool = False          # files reversed on a random half of the rows without castling rights
     settings: tuple[tuple[str, Any], ...] = ()   # other TrainConfig changes, (name, value) pairs
+    hidden: int = 0                   # the accumulator's width (0: EL/v13's, 128)
     says: str = ""
     shipped: str = ""                 # the shipped version trained by exactly this recipe: measured, not retrained
 
@@ -80,6 +82,12 @@ VARIANTS = (
     Variant("quiet_wp_more_2m_flip_wd", more=True, flip_files=True,
             settings=(("optimizer", "adamw"), ("weight_decay", 0.05)),
             says="EL/v17 with decoupled weight decay (AdamW, 0.05)"),
+    Variant("quiet_wp_more_2m_flip_256", more=True, flip_files=True, hidden=256,
+            says="EL/v17 with an accumulator twice as wide (256)"),
+    Variant("quiet_wp_more_3m_flip", more=True, flip_files=True,
+            says="EL/v17's recipe on data/more grown to 3M positions"),
+    Variant("quiet_wp_more_3m_flip_256", more=True, flip_files=True, hidden=256, shipped="EL/v18",
+            says="both: the 256-wide accumulator on data/more grown to 3M positions: EL/v18"),
 )
 
 
@@ -98,6 +106,13 @@ def _task(variant: Variant) -> Task:
     return WinProbTask(spec) if variant.target == "win_probability" else EvalTask(spec)
 
 
+def _network(variant: Variant) -> torch.nn.Module:
+    """EL/v13's network, or one with the variant's accumulator width."""
+    if variant.hidden:
+        return SparseNet(hidden=variant.hidden, head=(32, 32))
+    return registry.get(BASE).build()
+
+
 def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None, progress: bool = True,
                   epochs: int | None = None) -> tuple[torch.nn.Module, dict[str, Any]]:
     """Train one variant with V13's network and settings (``epochs``: another count, for a
@@ -112,7 +127,7 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
     train = _rows(load_encoded(train_files, cache, progress=progress), variant)
     val = _rows(load_encoded(val_files, cache, progress=progress), variant)
     torch.manual_seed(lib.TRAIN.seed)
-    model = lib.build_model()
+    model = _network(variant)
     dev = choose_device(device)
     t0 = time.perf_counter()
     cfg = lib.TRAIN.replace(epochs=epochs) if epochs else lib.TRAIN
@@ -194,7 +209,7 @@ def run(only: list[str] | None = None, *, device: str | None = None, out: Path =
             record["epochs_asked"] = lib.library.TRAIN.epochs
         elif (weights.exists() and {**_recipe(Variant(variant.name)), **done.get("recipe", {})} == _recipe(variant)
                 and done.get("training", {}).get("epochs_asked") == (epochs or lib.library.TRAIN.epochs)):
-            model = modelfile.load_into(lib.build(), weights).eval()
+            model = modelfile.load_into(_network(variant), weights).eval()
             record = table[variant.name]["training"]
         else:
             model, record = train_variant(variant, cache, device, progress, epochs)

@@ -42,12 +42,13 @@ EL/v17, more accurate on every test set, did not play better there: EL/v16 score
 at 4,000 nodes a move and 0.425 at 8,000 (0.4875 over the 80 games, network_ab_v17), so the
 default stays EL/v16."""
 
-DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15", "EL/v16", "EL/v17")
+DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15", "EL/v16", "EL/v17", "EL/v18")
 """The networks ``knights ensemble`` offers the democracy (those trained): members that
 learned differently, so that their errors differ: two 3x3 convolutions in pawns (V10), a
 residual CNN with pooling in pawns (V11), the NNUE-style sparse network learned on quiet
 positions in win-probability space (V13), V13 on more and other data (V15, and V16 on twice
-that grown data, and V17 on the same with mirrored files), and V10's network learned in that space (V14);
+that grown data, V17 on the same with mirrored files, and V18, wider, on more), and V10's network learned in
+that space (V14);
 the fitted weights decide which of them, and the learners, count. (V12, a convolution and
 transformer hybrid, weighed 0.02 in the last blend it was offered to and costs the most a
 decision: it is no longer offered.)"""

@@ -58,10 +58,10 @@ from knights.play.search import (
 
 DEFAULT_NET = SEARCH_NETWORK
 """The network the fast search evaluates with, when its weights are here (the search's default)."""
-FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16", "EL/v17")
+FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16", "EL/v17", "EL/v18")
 """The versions the compiled code can evaluate: EL/v13's sparse network (768 features a side,
-128-wide accumulators, a 32-32 head), trained on different data (a test checks that these
-are exactly the versions of that shape)."""
+accumulators of any width, 128 or 256 so far, a head of three layers), trained on different
+data (a test checks that these are exactly the versions with its layers)."""
 ASPIRATION = 40
 """Centipawns either side of the last iteration's value: the first window from depth 4."""
 WATCH_EVERY = 0.002
