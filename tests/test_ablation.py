@@ -23,7 +23,8 @@ def test_ablation_trains_measures_and_resumes(tmp_path, monkeypatch):
     assert doc["sets"][0] == "j" and {"games", "tactics", "endgames"} <= set(doc["sets"])
     quiet, every = doc["variants"]["quiet_wp"]["training"], doc["variants"]["all_l1"]["training"]
     assert quiet["train_rows"] < every["train_rows"]          # the quiet rows are a subset
-    assert doc["variants"]["all_l1"]["recipe"]["target"] == "pawns" and doc["variants"]["all_l1"]["recipe"]["hidden"] == 16
+    recipe = doc["variants"]["all_l1"]["recipe"]
+    assert recipe["target"] == "pawns" and recipe["hidden"] == 16
     assert ablation._network(variants[1]).columns.shape == (768, 16)     # reloaded below at that width
     for v in doc["variants"].values():
         for figures in v["sets"].values():
@@ -64,4 +65,4 @@ def test_every_variant_naming_a_shipped_version_is_that_versions_recipe():
         assert lib.build_model().hidden == width, variant.name
         assert lib.TRAIN.flip_files == variant.flip_files, variant.name
         assert (lib.MORE == (ablation.MORE_DATA,)) == variant.more, variant.name
-        assert lib.TARGET == variant.target and lib.TRAIN_ON == variant.rows, variant.name
+        assert (variant.target, variant.rows) == (lib.TARGET, lib.TRAIN_ON), variant.name

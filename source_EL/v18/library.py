@@ -15,7 +15,7 @@ two things, each measured first on its own in the ablation table (``knights abla
 
 The test letters stay data/full's ``j``, so V18 is measured on the same rows as every other
 version. Its ablation row is ``quiet_wp_more_3m_flip_256``.
-"""  # noqa: E501 - the first line is the one-line description in the metadata
+"""
 from knights.features.sparse import SparseSpec
 from knights.learn.nnue import SparseNet
 from knights.learn.training import TrainConfig
