@@ -389,7 +389,17 @@ def test_batches_worked_out_ahead_come_in_order_and_carry_errors():
         for value in ahead(range(20), fail_at_7):
             got.append(value)
     assert got == list(range(7))
-    stream = ahead(iter(range(10_000)), lambda i: i)
+    drawn = []
+
+    def source():
+        for i in range(10_000):
+            drawn.append(i)
+            yield i
+
+    stream = ahead(source(), lambda i: i)
     assert next(stream) == 0
     stream.close()
     assert not any(t.name == "batches-ahead" for t in threading.enumerate())
+    assert len(drawn) < 10                    # the worker stopped a few items ahead, not at the end
+    with pytest.raises(ValueError, match="depth"):
+        next(ahead(range(3), lambda i: i, depth=0))

@@ -370,6 +370,8 @@ def ahead(items: Iterable[T], prepare: Callable[[T], U], depth: int = 2) -> Iter
     ``depth`` items ahead of the caller: the next batch is drawn, flipped and encoded
     while the model steps on this one (numpy and torch release the interpreter's lock
     in their loops). An error in ``prepare`` is raised here, at its item."""
+    if depth < 1:
+        raise ValueError(f"ahead(): depth must be at least 1, not {depth}")
     done = object()
     queue: Queue[Any] = Queue(maxsize=depth)
     stop = threading.Event()
@@ -415,6 +417,8 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
     from tqdm.auto import tqdm
 
     device = torch.device(device) if device is not None else choose_device()
+    if device.type == "cuda" and device.index is None:   # the same GPU in every thread (ahead's too)
+        device = torch.device("cuda", torch.cuda.current_device())
     seed_everything(cfg.seed)
     model.to(device)
     opt = make_optimizer(model, cfg)
@@ -435,6 +439,10 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
         raise ValueError(f"mirror=True, but {type(task).__name__} cannot mirror its batches")
     steps_per_epoch = -(-len(train) // cfg.batch_size)
     wide = torch.float32 if device.type == "mps" else torch.float64    # (MPS has no float64)
+    # where the second thread (ahead) puts a batch's inputs: on the device itself for CUDA
+    # (measured on an H200), but on the CPU for other accelerators, as MPS can fail when two
+    # threads use it at once; the main thread then moves them
+    staging = device if device.type in ("cpu", "cuda") else torch.device("cpu")
     for epoch in range(history.epochs, cfg.epochs):
         net.train()
         t0 = time.perf_counter()
@@ -451,9 +459,11 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
                 block = augment(block, rng)
             if cfg.flip_files:
                 block = block.file_flipped(rng.random(len(block)) < 0.5)
-            return block, task.inputs(block, device)
+            return block, task.inputs(block, staging)
 
         for step, (block, inputs) in enumerate(ahead(bar, prepare)):
+            if staging != device:
+                inputs = tuple(t.to(device) for t in inputs)
             for group in opt.param_groups:
                 group["lr"] = cfg.lr_at((epoch * steps_per_epoch + step) / (cfg.epochs * steps_per_epoch))
             with nullcontext() if replicas is None else replicas.autocast():
@@ -469,7 +479,7 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
             # a GPU, which could otherwise run while the next batch is prepared
             summed = summed + loss.detach().to(wide) * len(block)
             n += len(block)
-            if step % 32 == 31:
+            if progress and step % 32 == 31:
                 bar.set_postfix(loss=f"{float(summed) / n:.4f}")
         total = float(summed)
         seconds = time.perf_counter() - t0
