@@ -41,9 +41,9 @@ EL/v16 over the 40 distinct self-play games (report/results/search_strength.json
 EL/v17, more accurate on every test set, did not play better there: EL/v16 scored 0.55 against it
 at 4,000 nodes a move and 0.425 at 8,000 (0.4875 over the 80 games, network_ab_v17), so the
 default stayed EL/v16. EL/v18 (256-wide) did not beat it at 4,000 nodes (EL/v16 0.575, the
-interval spans one half) but won at 0.1 s a move (EL/v16 0.325 [0.191, 0.459], network_ab_v18):
-a longer match should confirm that before the default, and with it the search's measured
-ratings, changes."""
+interval spans one half) but won at 0.1 s a move (EL/v16 0.325 [0.191, 0.459] over 40 games,
+0.375 [0.277, 0.473] over 80 more, network_ab_v18): the default should become EL/v18 once the
+search's ratings (make search-strength) are measured again with it."""
 
 DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15", "EL/v16", "EL/v17", "EL/v18")
 """The networks ``knights ensemble`` offers the democracy (those trained): members that
