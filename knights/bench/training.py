@@ -205,7 +205,6 @@ def bench_train_cuda(quick: bool) -> list[dict]:
     from knights.data.chunks import select_chunks
     from knights.learn import registry
     from knights.learn.experiment import SAMPLE_DATA
-    from knights.learn.nnue import SparseNet
     from knights.learn.training import WinProbTask, fit
 
     v17 = registry.get("EL/v17").library
@@ -245,21 +244,18 @@ def bench_train_cuda(quick: bool) -> list[dict]:
     def parity() -> dict[str, float]:
         """Largest gap between the GPU's and the CPU's output and weight gradients."""
         torch.manual_seed(0)
-        net = SparseNet(128, head=(32, 32))
-        gpu = SparseNet(128, head=(32, 32))
+        net, gpu = v17.build_model(), v17.build_model()
         gpu.load_state_dict(net.state_dict())
         gpu.to(cuda)
         block = data.take(np.arange(min(4096, len(data))))
-        gaps = {"output": 0.0, "gradient": 0.0}
         outs = []
         for model, device in ((net, cpu), (gpu, cuda)):
             out = model(*task.inputs(block, device))
             task.loss(out, block, device).backward()
             outs.append((out.detach().cpu(), {k: p.grad.detach().cpu() for k, p in model.named_parameters()
                                               if p.grad is not None}))
-        gaps["output"] = float((outs[0][0] - outs[1][0]).abs().max())
-        gaps["gradient"] = max(float((outs[0][1][k] - outs[1][1][k]).abs().max()) for k in outs[0][1])
-        return gaps
+        return {"output": float((outs[0][0] - outs[1][0]).abs().max()),
+                "gradient": max(float((outs[0][1][k] - outs[1][1][k]).abs().max()) for k in outs[0][1])}
 
     batch = v17.TRAIN.batch_size
     gaps = parity()
