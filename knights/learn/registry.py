@@ -33,17 +33,17 @@ DEFAULT_NETWORK = "EL/v10"
 benchmarks time, the ensemble's main member, and what a searching bot plays with when
 :data:`SEARCH_NETWORK`'s weights are missing."""
 
-SEARCH_NETWORK = "EL/v16"
+SEARCH_NETWORK = "EL/v18"
 """The searching bot's default network: the compiled search (knights.play.fast) evaluates it
-incrementally, thousands of times faster than a batched network call per node. In that search
-at 4,000 nodes a move, EL/v13 (the default before it) scored 0.263 [0.146, 0.379] against
-EL/v16 over the 40 distinct self-play games (report/results/search_strength.json, network_ab).
-EL/v17, more accurate on every test set, did not play better there: EL/v16 scored 0.55 against it
-at 4,000 nodes a move and 0.425 at 8,000 (0.4875 over the 80 games, network_ab_v17), so the
-default stayed EL/v16. EL/v18 (256-wide) did not beat it at 4,000 nodes (EL/v16 0.575, the
-interval spans one half) but won at 0.1 s a move (EL/v16 0.325 [0.191, 0.459] over 40 games,
-0.375 [0.277, 0.473] over 80 more, network_ab_v18): the default should become EL/v18 once the
-search's ratings (make search-strength) are measured again with it."""
+incrementally, thousands of times faster than a batched network call per node. Each default was
+chosen in self-play (tools/fast_search_ab.py, report/results/search_strength.json). At 4,000
+nodes a move EL/v13 scored 0.263 [0.146, 0.379] against EL/v16 over 40 distinct games
+(network_ab). EL/v17, more accurate on every test set, did not play better: EL/v16 scored 0.55
+against it at 4,000 nodes a move and 0.425 at 8,000 (network_ab_v17). EL/v18 (256-wide, twice
+the columns to update a move) does not beat EL/v16 at equal nodes (EL/v16 0.575 at 4,000, the
+interval spans one half) but does at equal time, which is how the bot plays: at 0.1 s a move
+EL/v16 scored 0.325 [0.191, 0.459] over 40 games and 0.375 [0.277, 0.473] over 80 more
+(network_ab_v18). So the search plays EL/v18."""
 
 DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15", "EL/v16", "EL/v17", "EL/v18")
 """The networks ``knights ensemble`` offers the democracy (those trained): members that
