@@ -303,6 +303,21 @@ def _models_commands(sub: Subcommands) -> None:
     rp.add_argument("--quiet", action="store_true")
     rp.set_defaults(func=results)
 
+    def label_floor(args: argparse.Namespace) -> int:
+        from knights.evaluate.label_floor import main_args
+
+        return main_args(args)
+
+    lf = sub.add_parser("label-floor", help="how far the training labels' depth is from the independent sets' "
+                        "labels (report/results/label_floor.json)")
+    lf.add_argument("--depth", type=int, action="append",
+                    help="a Stockfish depth to score (repeatable; default: the training data's label depth)")
+    lf.add_argument("--independent-dir", default="data/independent", help="folder of the independent sets")
+    lf.add_argument("--max-rows", type=int, default=None, help="only the first rows of each set (a quick look)")
+    lf.add_argument("--out", default="report/results/label_floor.json")
+    lf.add_argument("--quiet", action="store_true")
+    lf.set_defaults(func=label_floor)
+
     def ablation(args: argparse.Namespace) -> int:
         from knights.learn.ablation import run
 

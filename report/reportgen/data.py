@@ -267,6 +267,9 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
     if "soak" in ctx:
         rows.append(("make soak", sum(float(r["seconds"]) for r in ctx["soak"].plain()["rows"]), "soak.json",
                      "the real-clock soak"))
+    if "label_floor" in ctx:
+        rows.append(("make label-floor", sec("label_floor", "seconds"), "label_floor.json",
+                     "the training labels against the test labels"))
     if "seeds" in ctx:
         # the file's own "seconds" is its last invocation's (a --compare-only rewrite takes seconds)
         rows.append(("make seeds", sum(float(v["seconds"]) for v in ctx["seeds"].plain()["seeds"].values()),

@@ -1,0 +1,166 @@
+"""How far the training labels are from the test labels: ``knights label-floor``.
+
+Every network learns from Stockfish at the training data's depth (``data/full`` and
+``data/more``: depth 8), and is scored against the independent sets' labels, Stockfish at a
+deeper search (depth 12). So even a network that learned its labels perfectly would err on
+the independent sets by as much as depth 8 errs against depth 12 on the same rows. This
+module measures that floor: Stockfish at the labels' depth (and any other depth asked for)
+on every independent set, scored by the same headline figures as every evaluator
+(:func:`knights.learn.results.headline_metrics`: MAE on quiet positions within a pawn of
+level, the error in win probability) beside the overall MAE. Stockfish runs as the sets
+were labelled (:func:`knights.data.independent.label`: one thread, hash cleared before every
+position) on each row's own FEN, move counters included (Stockfish's evaluation shrinks as
+the fifty-move counter grows), so at the sets' own depth it gives back their labels.
+
+The results file (default ``report/results/label_floor.json``)::
+
+    {
+      "generated": "YYYY-MM-DDTHH:MM:SS+00:00",
+      "seconds": float,                  # wall seconds of the whole run
+      "training_label_depth": int,       # the depth data/full was labelled at (its dataset report)
+      "sets": {
+        "games": {
+          "label_depth": int,            # the set's own labels (its JSON sidecar)
+          "rows": int,
+          "depths": {"8": {"quiet_level_mae", "quiet_level_rows", "win_probability_error",
+                           "quiet_win_probability_error", "mae", "seconds"}}
+        }, ...
+      }
+    }
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as _dt
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from knights.common import module_main, write_json
+from knights.data import csslab
+from knights.data.generate import rel_text
+from knights.data.independent import label
+from knights.data.stockfish import Stockfish
+from knights.evaluate.independent_results import INDEPENDENT_DIR, load_set, set_files
+from knights.learn import registry
+from knights.learn.results import RESULTS_DIR, headline_metrics, quiet_rows
+
+LABEL_FLOOR_JSON = RESULTS_DIR / "label_floor.json"
+DATASET_JSON = RESULTS_DIR / "dataset.json"
+
+
+def training_label_depth(dataset_json: Path = DATASET_JSON) -> int:
+    """The depth ``make data`` labelled ``data/full`` at, from its report."""
+    try:
+        return int(json.loads(dataset_json.read_text())["recipe"]["depth"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SystemExit(f"knights label-floor: cannot read the training data's label depth from "
+                         f"{registry.repo_relative(dataset_json)} ({exc}); name it with --depth") from exc
+
+
+def set_fens(path: Path) -> list[str]:
+    """Every row's FEN (the CSV's ``board`` column), in file order."""
+    with path.open(newline="") as f:
+        return [row["board"] for row in csv.DictReader(f)]
+
+
+def stockfish_at(fens: Sequence[str], depth: int, progress: bool = True) -> np.ndarray:
+    """Stockfish's evaluation of every FEN at ``depth`` from an empty hash, in pawns from White's side
+    (as the sets' ``cp`` column and every target)."""
+    import chess
+    from tqdm import tqdm
+
+    out = np.zeros(len(fens), dtype=np.float64)
+    with Stockfish() as sf:
+        for i, fen in enumerate(tqdm(fens, desc=f"stockfish depth {depth}", unit="pos", disable=not progress)):
+            board = chess.Board(fen)
+            mover = csslab.eval_to_pawns(rel_text(label(sf, board, depth)))
+            out[i] = mover if board.turn == chess.WHITE else -mover
+    return out
+
+
+def measure_set(path: Path, depths: Sequence[int], max_rows: int | None = None,
+                progress: bool = True) -> dict[str, Any]:
+    """Stockfish at each of ``depths`` on one independent set against its labels."""
+    data, report = load_set(path)
+    fens = set_fens(path)
+    if len(fens) != len(data):
+        raise SystemExit(f"knights label-floor: {registry.repo_relative(path)} has {len(fens)} rows but "
+                         f"{len(data)} read as positions ({report}); rebuild it with make independent")
+    if max_rows is not None:
+        data = data.take(np.arange(min(max_rows, len(data))))
+        fens = fens[:len(data)]
+    sidecar = path.with_suffix(".json")
+    label = (json.loads(sidecar.read_text()).get("label") or {}) if sidecar.exists() else {}
+    calm = quiet_rows(data)
+    out: dict[str, Any] = {"label_depth": label.get("depth"), "rows": len(data), "depths": {}}
+    for depth in depths:
+        t0 = time.perf_counter()
+        pred = stockfish_at(fens, depth, progress=progress)
+        row = headline_metrics(pred, data.target, calm)
+        row["mae"] = float(np.abs(pred - np.asarray(data.target, dtype=np.float64)).mean())
+        row["seconds"] = round(time.perf_counter() - t0, 1)
+        out["depths"][str(depth)] = row
+    return out
+
+
+def run(depths: Sequence[int] | None = None, *, independent_dir: Path = INDEPENDENT_DIR,
+        out: Path = LABEL_FLOOR_JSON, max_rows: int | None = None, progress: bool = True) -> dict[str, Any]:
+    """Measure every independent set at ``depths`` (default: the training labels' depth) and write ``out``."""
+    started = time.perf_counter()
+    train_depth = training_label_depth()
+    depths = list(depths or [train_depth])
+    if any(d < 1 for d in depths):
+        raise SystemExit(f"knights label-floor: --depth must be at least 1 (got {depths})")
+    files = set_files(independent_dir)
+    if not files:
+        raise SystemExit(f"knights label-floor: no independent set in {registry.repo_relative(independent_dir)} "
+                         "(make independent builds them)")
+    sets = {p.stem: measure_set(p, depths, max_rows=max_rows, progress=progress) for p in files}
+    doc = {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+           "seconds": round(time.perf_counter() - started, 1), "training_label_depth": train_depth,
+           "max_rows": max_rows, "sets": sets}
+    write_json(out, doc)
+    return doc
+
+
+DESCRIPTION = ("How far the training labels (Stockfish at the data's depth) are from the independent sets' "
+               "deeper labels on the same rows: the error a network that learned its labels perfectly would keep.")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--depth", type=int, action="append", help="a Stockfish depth to score (repeatable; "
+                   "default: the training data's label depth)")
+    p.add_argument("--independent-dir", default=str(INDEPENDENT_DIR), help="folder of the independent sets")
+    p.add_argument("--max-rows", type=int, default=None, help="only the first rows of each set (a quick look)")
+    p.add_argument("--out", default=str(LABEL_FLOOR_JSON))
+    p.add_argument("--quiet", action="store_true")
+
+
+def main_args(a: argparse.Namespace) -> int:
+    out = registry.repo_path(a.out)
+    doc = run(a.depth, independent_dir=registry.repo_path(a.independent_dir), out=out, max_rows=a.max_rows,
+              progress=not a.quiet)
+    for name, st in doc["sets"].items():
+        for depth, row in st["depths"].items():
+            q = row["quiet_level_mae"]
+            print(f"{name:<9} depth {depth} against depth {st['label_depth']}: quiet level MAE "
+                  f"{'-' if q is None else f'{q:.3f}'} over {row['quiet_level_rows']} rows, "
+                  f"win-probability error {row['win_probability_error']:.4f}, MAE {row['mae']:.3f}")
+    print(f"wrote {registry.repo_relative(out)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return module_main("knights.evaluate.label_floor", DESCRIPTION, add_arguments, main_args, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
