@@ -26,7 +26,7 @@ SEED ?= 2024
 WORKERS ?= $(shell nproc)
 CHUNK_LINES ?= 3850
 # More data from the other generator styles (make more-data)
-MORE_POSITIONS ?= 4000000
+MORE_POSITIONS ?= 4500000
 
 .PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data more-data sample notebook lab models strength report clean help
 
@@ -37,7 +37,7 @@ help:
 	@echo "make check                ruff, mypy and the import-graph test (tests/test_architecture.py)"
 	@echo "make test-fast            every test not marked slow, in parallel: the quick loop"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
-	@echo "make bench | strength | search-strength | soak | data | more-data | sample | models | report"
+	@echo "make bench | strength | search-strength | soak | label-floor | data | more-data | sample | models | report"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
 	@echo "make lab                  JupyterLab on the project (prints its URL; Ctrl-C stops it)"
 	@echo "make clean                remove the virtual environment and caches"
@@ -135,9 +135,15 @@ strength: setup
 # in results_pgn/search_strength/ (resumes an interrupted run). 20 games an opponent: about
 # 7 min at 0.1 s and an hour at 1 s on 2 shared cores; ARGS="--times 1000 --anchors 2000
 # --sunfish-games 40" plays one part.
-.PHONY: search-strength soak
+.PHONY: search-strength soak label-floor
 search-strength: setup
 	$(KNIGHTS) strength --search --workers $(WORKERS) $(ARGS)
+
+# How far the training labels (Stockfish at depth 8) are from the independent sets' depth-12
+# labels on the same rows, and Stockfish at depth 1 from a cleared hash beside it:
+# report/results/label_floor.json (about 2 min).
+label-floor: setup
+	$(KNIGHTS) label-floor --depth $(DEPTH) --depth 1 $(ARGS)
 
 # The bot on real clocks (lichess's 1+0 and 3+2 twenty times shorter: 3 s + 0 and 9 s + 0.1 s)
 # through knights uci and lichess-bot's homemade route, 125 games each: illegal moves, errors,
@@ -156,8 +162,9 @@ data: setup
 # Grow the training data with the other generator styles (knights/data/grow.py: longer random
 # openings, stronger players, material odds), keeping only positions that are in no training file
 # and no independent set; resumable (rerun to go on, or with a larger MORE_POSITIONS to add more).
-# Chunks go to data/more/, 260 of them (letters a-j, as data/full). One core plays about 200
-# positions a second: the default 4,000,000 take about 3 h on 2 cores, 25 min on 16.
+# Chunks go to data/more/, 260 of them (letters a-j, as data/full). One core plays about 170
+# positions a second: the default 4,500,000 take about 4 h on 2 cores (4.9 h here, in four
+# sittings with other work on the cores; report/results/dataset_more.json), 35 min on 16.
 more-data: setup
 	@test -d data/full || { echo "make more-data: data/full is missing; run make data first (the grown data leaves out its positions)" >&2; exit 2; }
 	$(KNIGHTS) data grow --positions $(MORE_POSITIONS) --depth $(DEPTH) --workers $(WORKERS) \

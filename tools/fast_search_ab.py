@@ -11,9 +11,9 @@ the full search's score against each variant with a 95% interval and writes JSON
 
 A part named ``net:EL/vN`` plays the full search over that network instead (the same shape
 as EL/v13's, e.g. ``net:EL/v13``): which network the default search should use. The full
-search plays :data:`knights.play.search.SEARCH_NETWORK` (EL/v16 since it beat EL/v13: the
-A/B that chose it ran when EL/v13 was the default, so ``net:EL/v13`` now replays it with
-the score inverted).
+search plays :data:`knights.play.search.SEARCH_NETWORK` (EL/v18 since it beat EL/v16 at a
+time control; each A/B that chose a default ran against the default before it, so
+``net:EL/v16`` now replays the last one with the score inverted).
 """
 
 from __future__ import annotations

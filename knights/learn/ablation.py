@@ -88,6 +88,8 @@ VARIANTS = (
             says="EL/v17's recipe on data/more grown to 3M positions"),
     Variant("quiet_wp_more_3m_flip_256", more=True, flip_files=True, hidden=256, shipped="EL/v18",
             says="both: the 256-wide accumulator on data/more grown to 3M positions: EL/v18"),
+    Variant("quiet_wp_more_4500k_flip_256", more=True, flip_files=True, hidden=256, shipped="EL/v19",
+            says="EL/v18's recipe on data/more grown to 4.5M positions (over 5M with data/full): EL/v19"),
 )
 
 

@@ -54,7 +54,12 @@ that grown data, V17 on the same with mirrored files, and V18, wider, on more), 
 that space (V14);
 the fitted weights decide which of them, and the learners, count. (V12, a convolution and
 transformer hybrid, weighed 0.02 in the last blend it was offered to and costs the most a
-decision: it is no longer offered.)"""
+decision: it is no longer offered. EL/v19, EL/v18 on more data, is not offered either: the
+democracy refitted with it took it at 0.40 of the quiet weight and erred a little less (test
+MAE 0.712 against 0.722), but one ply ahead it played worse against sf-elo:1350: 0.131 over
+the ladder's 80 games against 0.2125 without it, and 0.179 against 0.229 over 120 more games
+from the same openings (seed 7), 0.160 against 0.2225 over the 200 (1.6 standard errors;
+report/results/democracy_candidates.json), so the shipped blend stays the one without it.)"""
 
 DEFAULT_EVALUATOR = "democracy"
 """The evaluator the one-ply bot plays with unless told otherwise: the shipped democracy (the

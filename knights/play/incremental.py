@@ -1,4 +1,4 @@
-"""EL/v13's network shape (EL/v13, v15, v16, v17, v18) in the search: accumulators updated move by move.
+"""EL/v13's network shape (EL/v13, v15 to v19) in the search: accumulators updated move by move.
 
 :class:`knights.learn.nnue.SparseNet` sums one learned column per piece (seen from White
 and from Black, :mod:`knights.features.sparse`) into two accumulators, then runs a small
