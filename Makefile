@@ -163,7 +163,7 @@ data: setup
 # openings, stronger players, material odds), keeping only positions that are in no training file
 # and no independent set; resumable (rerun to go on, or with a larger MORE_POSITIONS to add more).
 # Chunks go to data/more/, 260 of them (letters a-j, as data/full). One core plays about 170
-# positions a second: the default 4,500,000 take about 4 h on 2 cores (4.9 h here, in four
+# positions a second: the default 4,500,000 take about 4 h on 2 cores (4.9 h here, over several
 # sittings with other work on the cores; report/results/dataset_more.json), 35 min on 16.
 more-data: setup
 	@test -d data/full || { echo "make more-data: data/full is missing; run make data first (the grown data leaves out its positions)" >&2; exit 2; }

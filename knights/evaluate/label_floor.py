@@ -18,6 +18,7 @@ The results file (default ``report/results/label_floor.json``)::
       "generated": "YYYY-MM-DDTHH:MM:SS+00:00",
       "seconds": float,                  # wall seconds of the whole run
       "training_label_depth": int,       # the depth data/full was labelled at (its dataset report)
+      "max_rows": int | null,            # only each set's first rows (--max-rows), null: all of them
       "sets": {
         "games": {
           "label_depth": int,            # the set's own labels (its JSON sidecar)
