@@ -8,9 +8,10 @@ module measures that floor: Stockfish at the labels' depth (and any other depth 
 on every independent set, scored by the same headline figures as every evaluator
 (:func:`knights.learn.results.headline_metrics`: MAE on quiet positions within a pawn of
 level, the error in win probability) beside the overall MAE. Stockfish runs as the sets
-were labelled (:func:`knights.data.independent.label`: one thread, hash cleared before every
-position) on each row's own FEN, move counters included (Stockfish's evaluation shrinks as
-the fifty-move counter grows), so at the sets' own depth it gives back their labels.
+were labelled (one thread, hash cleared before every position:
+:func:`knights.learn.results.stockfish_values`) on each row's own FEN, move counters
+included (Stockfish's evaluation shrinks as the fifty-move counter grows), so at the sets'
+own depth it gives back their labels.
 
 The results file (default ``report/results/label_floor.json``)::
 
@@ -42,16 +43,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import chess
 import numpy as np
 
 from knights.common import module_main, write_json
-from knights.data import csslab
-from knights.data.generate import rel_text
-from knights.data.independent import label
-from knights.data.stockfish import Stockfish
 from knights.evaluate.independent_results import INDEPENDENT_DIR, load_set, set_files
 from knights.learn import registry
-from knights.learn.results import RESULTS_DIR, headline_metrics, quiet_rows
+from knights.learn.results import RESULTS_DIR, headline_metrics, quiet_rows, stockfish_values
 
 LABEL_FLOOR_JSON = RESULTS_DIR / "label_floor.json"
 DATASET_JSON = RESULTS_DIR / "dataset.json"
@@ -72,21 +70,6 @@ def set_fens(path: Path) -> list[str]:
         return [row["board"] for row in csv.DictReader(f)]
 
 
-def stockfish_at(fens: Sequence[str], depth: int, progress: bool = True) -> np.ndarray:
-    """Stockfish's evaluation of every FEN at ``depth`` from an empty hash, in pawns from White's side
-    (as the sets' ``cp`` column and every target)."""
-    import chess
-    from tqdm import tqdm
-
-    out = np.zeros(len(fens), dtype=np.float64)
-    with Stockfish() as sf:
-        for i, fen in enumerate(tqdm(fens, desc=f"stockfish depth {depth}", unit="pos", disable=not progress)):
-            board = chess.Board(fen)
-            mover = csslab.eval_to_pawns(rel_text(label(sf, board, depth)))
-            out[i] = mover if board.turn == chess.WHITE else -mover
-    return out
-
-
 def measure_set(path: Path, depths: Sequence[int], max_rows: int | None = None,
                 progress: bool = True) -> dict[str, Any]:
     """Stockfish at each of ``depths`` on one independent set against its labels."""
@@ -104,7 +87,8 @@ def measure_set(path: Path, depths: Sequence[int], max_rows: int | None = None,
     out: dict[str, Any] = {"label_depth": label.get("depth"), "rows": len(data), "depths": {}}
     for depth in depths:
         t0 = time.perf_counter()
-        pred = stockfish_at(fens, depth, progress=progress)
+        pred = stockfish_values((chess.Board(f) for f in fens), depth, clear_hash=True, total=len(fens),
+                                progress=progress)
         row = headline_metrics(pred, data.target, calm)
         row["mae"] = float(np.abs(pred - np.asarray(data.target, dtype=np.float64)).mean())
         row["seconds"] = round(time.perf_counter() - t0, 1)

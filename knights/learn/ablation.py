@@ -109,10 +109,12 @@ def _task(variant: Variant) -> Task:
 
 
 def _network(variant: Variant) -> torch.nn.Module:
-    """EL/v13's network, or one with the variant's accumulator width."""
+    """EL/v13's network, or the same with the variant's accumulator width (EL/v13's head)."""
+    base = registry.get(BASE).build()
     if variant.hidden:
-        return SparseNet(hidden=variant.hidden, head=(32, 32))
-    return registry.get(BASE).build()
+        assert isinstance(base, SparseNet), f"{BASE} builds {type(base).__name__}, not a SparseNet"
+        return SparseNet(hidden=variant.hidden, head=base.head_widths)
+    return base
 
 
 def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None, progress: bool = True,

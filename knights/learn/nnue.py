@@ -40,6 +40,7 @@ class SparseNet(nn.Module):
     def __init__(self, hidden: int = 128, head: Sequence[int] = (32, 32)) -> None:
         super().__init__()
         self.hidden = hidden
+        self.head_widths: tuple[int, ...] = tuple(head)
         bound = 0.5 / MAX_PIECES ** 0.5   # 32 pieces' columns sum to about +-0.3
         self.columns = nn.Parameter(torch.empty(N_FEATURES, hidden).uniform_(-bound, bound))
         self.bias = nn.Parameter(torch.full((hidden,), 0.5))   # start inside the clipped ReLU's slope

@@ -34,9 +34,11 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import chess
 import numpy as np
 
 from knights.board.arrays import board_from_arrays, material_balance
@@ -153,20 +155,33 @@ def evaluation_row(name: str, kind: str, pred: np.ndarray, target: np.ndarray, c
     return row
 
 
-def stockfish_depth1(data: Encoded, depth: int = 1, progress: bool = True) -> np.ndarray:
-    """Stockfish's evaluation of every position at ``depth``, as a target in pawns."""
+def stockfish_values(boards: Iterable[chess.Board], depth: int, *, clear_hash: bool = False, total: int | None = None,
+                     progress: bool = True) -> np.ndarray:
+    """Stockfish's evaluation of every board at ``depth``, in pawns from White's side (as every
+    target). One engine searches them one after another, and a shallow search's value depends on
+    what it searched before; ``clear_hash``: a cleared hash before every board, as the
+    independent sets were labelled (:func:`knights.data.independent.label`)."""
     from tqdm import tqdm
 
     from knights.data.generate import rel_text
     from knights.data.stockfish import Stockfish
 
-    out = np.zeros(len(data), dtype=np.float32)
     with Stockfish() as sf:
-        for i in tqdm(range(len(data)), desc=f"stockfish depth {depth}", unit="pos", disable=not progress):
-            board = board_from_arrays(data.squares[i], bool(data.white[i]), int(data.castling[i]), int(data.ep[i]))
-            a = sf.analyse(board.fen(), depth=depth).white_pov(board.turn)
-            out[i] = csslab.eval_to_pawns(rel_text(a))
-    return out
+        def value(board: chess.Board) -> float:
+            if clear_hash:
+                sf.new_game()
+            return csslab.eval_to_pawns(rel_text(sf.analyse(board.fen(), depth=depth).white_pov(board.turn)))
+
+        return np.fromiter((value(b) for b in tqdm(boards, total=total, desc=f"stockfish depth {depth}", unit="pos",
+                                                   disable=not progress)), dtype=np.float64)
+
+
+def stockfish_depth1(data: Encoded, depth: int = 1, progress: bool = True) -> np.ndarray:
+    """Stockfish's evaluation of every position at ``depth``, as a target in pawns (searched
+    one after another, :func:`stockfish_values`)."""
+    boards = (board_from_arrays(data.squares[i], bool(data.white[i]), int(data.castling[i]), int(data.ep[i]))
+              for i in range(len(data)))
+    return stockfish_values(boards, depth, total=len(data), progress=progress).astype(np.float32)
 
 
 def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows: int | None = None,
