@@ -94,12 +94,13 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
     names = list(dict.fromkeys(names))
     shipped = names[0]
     pairings = [(shipped, o, _count(games, 80)) for o in SHIPPED_OPPONENTS]
-    from knights.evaluate.threats import THREATS_SUFFIX
+    from knights.learn.registry import split_variant
 
     for e in names[1:]:
-        # the threat-term variant also meets the lowest anchor, as the shipped bot does: whether the
-        # term earns its place is decided there (knights.evaluate.names.DEFAULT_EVALUATOR)
-        extra = ("sf-elo:1350",) if e.endswith(THREATS_SUFFIX) else ()
+        # the shipped evaluator's variants (with or without the threat term or the capture search) also
+        # meet the lowest anchor, as the shipped bot does: which earns its place is decided there
+        # (knights.evaluate.names.DEFAULT_EVALUATOR)
+        extra = ("sf-elo:1350",) if split_variant(e)[0] == split_variant(shipped)[0] else ()
         pairings += [(e, o, _count(version_games, 40)) for o in VERSION_OPPONENTS + extra]
     pairings += [(a, b, _count(chain_games, 40)) for a, b in CHAIN]
     pairings = [p for p in pairings if p[2] > 0]
@@ -107,7 +108,8 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
 
 
 def _our_engines() -> list[str]:
-    """The shipped bot, the same with the threat term, and every trained version, as specs.
+    """The shipped bot, its evaluator's variants (without a suffix, with the threat term, with the
+    capture search: the ones it is not), and every trained version, as specs.
 
     The shipped bot plays the default evaluator; without its weights (a fresh clone)
     the bot falls back as the engine does, and so does the ladder, under the
@@ -119,11 +121,12 @@ def _our_engines() -> list[str]:
     if default != DEFAULT_EVALUATOR:
         print(f"note: {DEFAULT_EVALUATOR} is not trained; the shipped bot is rated with '{default}'",
               file=sys.stderr)
-    from knights.evaluate.threats import THREATS_SUFFIX
+    from knights.learn.registry import VARIANT_SUFFIXES, split_variant
 
-    # the threat term beside the shipped evaluator, so the ladder keeps measuring whether it earns its place
-    with_threats = [] if default.endswith(THREATS_SUFFIX) else [f"ours:{default}{THREATS_SUFFIX}"]
-    return [f"ours:{default}"] + with_threats + [f"ours:{e}" for e in trained_networks(available)]
+    # the shipped evaluator's variants beside it, so the ladder keeps measuring which earns its place
+    base = split_variant(default)[0]
+    variants = [f"ours:{base}{suffix}" for suffix in ("", *VARIANT_SUFFIXES) if base + suffix != default]
+    return [f"ours:{default}"] + variants + [f"ours:{e}" for e in trained_networks(available)]
 
 
 def _count(value: int | None, default: int) -> int:

@@ -47,6 +47,7 @@ from knights.data.chunks import Encoded, ReadReport, read_chunk
 from knights.evaluate import democracy
 from knights.evaluate.base import Evaluator, network_evaluator
 from knights.evaluate.learner import LearnerEvaluator
+from knights.evaluate.qsearch import QSEARCH_SUFFIX, CaptureSearchEvaluator
 from knights.evaluate.threats import THREATS_SUFFIX, ThreatAwareEvaluator
 from knights.learn import registry
 from knights.learn.experiment import FULL_DATA, TEST_LETTERS
@@ -122,15 +123,18 @@ def evaluate_in_blocks(evaluator: Evaluator, data: Encoded, block: int = 4096) -
 
 
 def evaluators() -> tuple[list[tuple[str, Evaluator]], democracy.Democracy | None]:
-    """What is measured besides the baselines: every trained EL version, and, when the
-    democracy is shipped, it, it with the threat term, and its members that are not EL
-    versions (the classical learners). Also the democracy itself (``None`` when not shipped)."""
+    """What is measured besides the baselines: every trained EL version, the newest with the
+    capture search (``+qsearch``), and, when the democracy is shipped, it, it with the threat
+    term, it with the capture search, and its members that are not EL versions (the classical
+    learners). Also the democracy itself (``None`` when not shipped)."""
     out: list[tuple[str, Evaluator]] = []
     versions = [v for v in registry.all_versions("EL") if v.is_trained()]
     out += [("network", network_evaluator(v.name)) for v in versions]
+    if versions:
+        out.append(("network", CaptureSearchEvaluator(network_evaluator(versions[-1].name))))
     dem = democracy.load_shipped() if democracy.is_shipped() else None
     if dem is not None:
-        out += [("ensemble", dem), ("ensemble", ThreatAwareEvaluator(dem))]
+        out += [("ensemble", dem), ("ensemble", ThreatAwareEvaluator(dem)), ("ensemble", CaptureSearchEvaluator(dem))]
         names = {v.name for v in versions}
         out += [("member", m) for m in dem.members if m.name not in names and isinstance(m, LearnerEvaluator)]
     return out, dem
@@ -148,7 +152,7 @@ def democracy_gain(dem: democracy.Democracy, data: Encoded, rows: list[dict[str,
     best = min(members, key=lambda m: m["mae"])
     by_name = {r["name"]: r["mae"] for r in rows}
     out: dict[str, Any] = {"members": members, "best_member": best["name"], "best_member_mae": best["mae"]}
-    for name in (dem.name, dem.name + THREATS_SUFFIX):
+    for name in (dem.name, dem.name + THREATS_SUFFIX, dem.name + QSEARCH_SUFFIX):
         mae = by_name[name]
         out[name] = {"mae": mae, "gain": best["mae"] - mae, "relative_gain": (best["mae"] - mae) / best["mae"],
                      "beats_best_member": bool(mae < best["mae"])}
@@ -253,7 +257,9 @@ def independent_markdown(table: dict[str, Any]) -> str:
     dem = table.get("democracy")
     if dem:
         parts = []
-        for name in ("democracy", "democracy" + THREATS_SUFFIX):
+        for name in ("democracy", "democracy" + THREATS_SUFFIX, "democracy" + QSEARCH_SUFFIX):
+            if name not in dem:                 # written before the capture search was measured
+                continue
             d = dem[name]
             verdict = "beats" if d["beats_best_member"] else "does not beat"
             parts.append(f"{name} {verdict} its best member {dem['best_member']} ({dem['best_member_mae']:.3f}): "

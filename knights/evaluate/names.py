@@ -1,7 +1,7 @@
 """The one place that turns an evaluator name into an evaluator.
 
 Names: ``"material"``, any trained EL version (``"EL/v8"``), ``"democracy"`` (the
-shipped ensemble), each optionally with ``"+threats"``; ``"default"`` (or nothing)
+shipped ensemble), each optionally with ``"+threats"`` or ``"+qsearch"``; ``"default"`` (or nothing)
 is :data:`DEFAULT_EVALUATOR`, falling back on a fresh clone to the newest trained
 network (the defaults are named in :mod:`knights.learn.registry`, beside the files).
 The engine, the terminal, UCI, the arena, the benchmarks and lichess-bot all resolve
@@ -18,12 +18,15 @@ from collections.abc import Callable
 
 from knights.evaluate import democracy
 from knights.evaluate.base import Evaluator, MaterialEvaluator, network_evaluator, probe
+from knights.evaluate.qsearch import CaptureSearchEvaluator
 from knights.evaluate.threats import ThreatAwareEvaluator
 from knights.learn import registry
 from knights.learn.registry import DEFAULT_EVALUATOR as DEFAULT_EVALUATOR
 from knights.learn.registry import DEFAULT_NETWORK as DEFAULT_NETWORK
 from knights.learn.registry import DEMOCRACY_NETWORKS as DEMOCRACY_NETWORKS
+from knights.learn.registry import QSEARCH_SUFFIX as QSEARCH_SUFFIX
 from knights.learn.registry import THREATS_SUFFIX as THREATS_SUFFIX
+from knights.learn.registry import VARIANT_SUFFIXES, split_variant
 
 
 class EvaluatorError(ValueError):
@@ -35,12 +38,12 @@ def available_evaluators() -> list[str]:
     names = ["material"] + [v.name for v in registry.all_versions("EL") if v.is_trained()]
     if democracy.is_shipped() or democracy.is_damaged():   # damaged: loading it says why
         names.append("democracy")
-    return names + [f"{n}{THREATS_SUFFIX}" for n in names]
+    return names + [f"{n}{suffix}" for suffix in VARIANT_SUFFIXES for n in names]
 
 
 def trained_networks(names: list[str]) -> list[str]:
     """The plain EL versions among evaluator ``names`` (no variants), oldest first."""
-    return [n for n in names if n.startswith("EL/") and not n.endswith(THREATS_SUFFIX)]
+    return [n for n in names if n.startswith("EL/") and not split_variant(n)[1]]
 
 
 def default_evaluator_name(available: list[str]) -> str:
@@ -56,7 +59,8 @@ def default_evaluator_name(available: list[str]) -> str:
 def load_evaluator(name: str | None = None) -> Evaluator:
     """An evaluator by name: ``"EL/v8"`` (any trained EL version), ``"democracy"``
     (the shipped ensemble) or ``"material"`` (counting material), each optionally with
-    ``"+threats"`` (plus the static capture-threat term, :mod:`knights.evaluate.threats`);
+    ``"+threats"`` (plus the static capture-threat term, :mod:`knights.evaluate.threats`) or
+    ``"+qsearch"`` (the captures played out, :mod:`knights.evaluate.qsearch`);
     ``None`` gives :data:`DEFAULT_EVALUATOR`. Names are taken as spelled
     (:func:`resolve_name` spells and checks them). Every evaluator is tried on a few
     positions first (:func:`~knights.evaluate.base.probe`): one that answers NaN or infinity
@@ -65,8 +69,11 @@ def load_evaluator(name: str | None = None) -> Evaluator:
 
 
 def _load(name: str) -> Evaluator:
-    if name.endswith(THREATS_SUFFIX):
-        return ThreatAwareEvaluator(_load(name[: -len(THREATS_SUFFIX)]))
+    base, variant = split_variant(name)
+    if variant == THREATS_SUFFIX:
+        return ThreatAwareEvaluator(_load(base))
+    if variant == QSEARCH_SUFFIX:
+        return CaptureSearchEvaluator(_load(base))
     if name == "material":
         return MaterialEvaluator()
     if name in ("democracy", "ensemble"):
@@ -81,8 +88,9 @@ def _stderr_notice(text: str) -> None:
 def canonical_evaluator_name(name: str) -> str:
     """``"material"``, ``"democracy"`` or a version name such as ``"EL/v8"``."""
     text = name.strip()
-    if text.lower().endswith(THREATS_SUFFIX):
-        return canonical_evaluator_name(text[: -len(THREATS_SUFFIX)]) + THREATS_SUFFIX
+    base, variant = split_variant(text)
+    if variant:
+        return canonical_evaluator_name(base) + variant
     if text.lower() in ("material", "democracy", "ensemble"):
         return "democracy" if text.lower() == "ensemble" else text.lower()
     try:

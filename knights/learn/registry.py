@@ -61,17 +61,37 @@ the ladder's 80 games against 0.2125 without it, and 0.179 against 0.229 over 12
 from the same openings (seed 7), 0.160 against 0.2225 over the 200 (1.6 standard errors;
 report/results/democracy_candidates.json), so the shipped blend stays the one without it.)"""
 
-DEFAULT_EVALUATOR = "democracy"
+DEFAULT_EVALUATOR = "democracy+qsearch"
 """The evaluator the one-ply bot plays with unless told otherwise: the shipped democracy (the
-best held-out MAE, ensemble/RESULTS.md). The static capture-threat term
-(knights.evaluate.threats, the ``+threats`` suffix) was part of it while the democracy was
-weaker; over the democracy of V10/V11/V12 it no longer earns its place (one ply against
-Stockfish UCI_Elo 1350 it scored lower with the term than without, and it raises the MAE on
-the independent games and tactics sets: report/results/elo.json and independent.json). The
-ladder rates both (``knights strength``). A searching bot plays :data:`SEARCH_NETWORK`."""
+best held-out MAE, ensemble/RESULTS.md) with the captures played out (knights.evaluate.qsearch,
+the ``+qsearch`` suffix), as Stockfish's own depth 1 is a ply and a capture search. One ply
+ahead against Stockfish UCI_Elo 1350 it scored 0.355 over 200 games against 0.240 for the
+democracy alone on the same openings (+0.115, 2.6 standard errors;
+report/results/one_ply_capture_search.json), and its one-ply move is Stockfish's best more
+often (report/results/independent.json). The static capture-threat term (knights.evaluate.threats,
+``+threats``, one capture and its recapture) was part of the default while the democracy was
+weaker; over the current one it no longer earned its place. The ladder rates all three
+(``knights strength``). A searching bot plays :data:`SEARCH_NETWORK`."""
 
 THREATS_SUFFIX = "+threats"
 """An evaluator's name with the static capture-threat term added (:mod:`knights.evaluate.threats`)."""
+QSEARCH_SUFFIX = "+qsearch"
+"""An evaluator's name with the captures played out by a capture search (:mod:`knights.evaluate.qsearch`)."""
+VARIANT_SUFFIXES = (THREATS_SUFFIX, QSEARCH_SUFFIX)
+"""What may follow any evaluator's name (one of them at most)."""
+
+
+def split_variant(name: str) -> tuple[str, str]:
+    """``"EL/v19+qsearch"`` -> ``("EL/v19", "+qsearch")``; a name without a variant -> ``(name, "")``.
+    The suffix is matched in any case and returned as spelled in :data:`VARIANT_SUFFIXES`.
+
+    >>> split_variant("democracy+THREATS"), split_variant("material")
+    (('democracy', '+threats'), ('material', ''))
+    """
+    for suffix in VARIANT_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)], suffix
+    return name, ""
 
 
 def repo_path(path: str | Path) -> Path:

@@ -19,19 +19,18 @@ from __future__ import annotations
 import re
 
 from knights.learn import registry
-from knights.learn.registry import DEFAULT_EVALUATOR, DEFAULT_NETWORK, SEARCH_NETWORK
-from knights.learn.registry import THREATS_SUFFIX as THREATS
+from knights.learn.registry import DEFAULT_EVALUATOR, DEFAULT_NETWORK, SEARCH_NETWORK, VARIANT_SUFFIXES, split_variant
 
 
 def quick_evaluator_names() -> list[str]:
     """The Evaluator option's choices from the files on disk, without importing torch (the
     library's :func:`knights.evaluate.names.available_evaluators` does; a test checks they
     agree): ``material``, each ``EL/vN`` with a library and weights, ``democracy`` when
-    its manifest is shipped, then each with ``+threats``."""
+    its manifest is shipped, then each with ``+threats``, then each with ``+qsearch``."""
     names = ["material"] + [v.name for v in registry.all_versions("EL") if v.is_trained()]
     if (registry.ENSEMBLE_MODELS / "democracy.json").is_file():
         names.append("democracy")
-    return names + [n + THREATS for n in names]
+    return names + [n + suffix for suffix in VARIANT_SUFFIXES for n in names]
 
 
 def quick_default(names: list[str], asked: str | None, depth: int = 1) -> str:
@@ -46,18 +45,17 @@ def quick_default(names: list[str], asked: str | None, depth: int = 1) -> str:
                 return network
     if asked and asked.strip().lower() not in ("", "default"):
         text = asked.strip()
-        threats = text.lower().endswith(THREATS)
-        base = text[: -len(THREATS)] if threats else text
+        base, variant = split_variant(text)
         match = re.fullmatch(r"(?i)el/v?(\d+)", base)
         if match:
             base = f"EL/v{int(match.group(1))}"
         elif base.lower() == "ensemble":
             base = "democracy"
-        wanted = base + (THREATS if threats else "")
+        wanted = base + variant
         for name in names:
             if name.lower() == wanted.lower():
                 return name
     if DEFAULT_EVALUATOR in names:
         return DEFAULT_EVALUATOR
-    nets = [n for n in names if n.startswith("EL/") and not n.endswith(THREATS)]
+    nets = [n for n in names if n.startswith("EL/") and not split_variant(n)[1]]
     return nets[-1] if nets else "material"

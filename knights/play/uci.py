@@ -10,7 +10,8 @@ honoured, see below), ``stop``, ``ponderhit``, ``setoption``, ``debug``, ``regis
 name            type     meaning
 ==============  =======  ====================================================
 Evaluator       combo    ``material``, ``democracy`` or a trained ``EL/vN``, each
-                         optionally with ``+threats`` (default: the registry's
+                         optionally with ``+qsearch`` or ``+threats``
+                         (default: the registry's
                          ``SEARCH_NETWORK`` while the bot searches, its
                          ``DEFAULT_EVALUATOR`` at Depth 1, or their fallback
                          with an ``info string`` notice)

@@ -20,7 +20,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "report" / "results"
-MODEL = re.compile(r"^(?:EL|SL)/v\d+$|^democracy(?:\+threats)?$")
+MODEL = re.compile(r"^(?:(?:EL|SL)/v\d+|democracy)(?:\+threats|\+qsearch)?$")
 """Keys that name a model: a value found under one belongs to that model."""
 SETS = ("games", "tactics", "endgames")
 

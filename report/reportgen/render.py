@@ -121,7 +121,8 @@ def model_mismatches(tex: str) -> list[str]:
         plain = TAG.sub(lambda m: m.group(2), unit)
         for owner, value in TAG.findall(unit):
             if not re.search(re.escape(owner) + r"(?![\w+])", plain):
-                names = sorted(set(re.findall(r"(?:EL|SL)/v\d+|democracy(?:\+threats)?", plain))) or ["no model"]
+                named = re.findall(r"(?:(?:EL|SL)/v\d+|democracy)(?:\+threats|\+qsearch)?", plain)
+                names = sorted(set(named)) or ["no model"]
                 out.append(f"{value!r} is {owner}'s, in a sentence that names {', '.join(names)} only: "
                            f"{' '.join(plain.split())[:160]}")
     return out

@@ -1,0 +1,74 @@
+"""Pool the games of ``knights match`` runs into one comparison, written as JSON.
+
+A measurement, not a test. Each ``--arm NAME FOLDER [FOLDER ...]`` names one player's runs
+(the folders ``knights match --out`` wrote, each holding ``games.jsonl``); the runs of
+different arms should come from the same seeds, so that they meet the same openings. For
+every run and every arm pooled: games, wins, draws, losses and the score of the player
+under test (the match's first player), and, for two arms, the second's pooled score less the
+first's with its standard error::
+
+    .venv/bin/python tools/pool_matches.py --what "..." \\
+        --arm democracy runs/dem_old runs/match_democracy \\
+        --arm democracy+qsearch runs/match7_democracy_qsearch runs/match_democracy_qsearch \\
+        --out report/results/one_ply_capture_search.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from knights.common import write_json
+
+
+def run_figures(folder: Path) -> dict[str, Any]:
+    """One run's games from its ``games.jsonl``: who played whom, the seeds, and the score."""
+    games = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines() if line.strip()]
+    if not games:
+        raise SystemExit(f"{folder}/games.jsonl holds no games")
+    players = {(g["a"], g["b"]) for g in games}
+    if len(players) != 1:
+        raise SystemExit(f"{folder}: more than one pairing ({sorted(players)}); pool one pairing a run")
+    (player, opponent), = players
+    return {"folder": str(folder), "player": player, "opponent": opponent, **tally([g["score_a"] for g in games])}
+
+
+def tally(scores: list[float]) -> dict[str, Any]:
+    n = len(scores)
+    wins, draws = sum(s == 1.0 for s in scores), sum(s == 0.5 for s in scores)
+    return {"games": n, "wins": wins, "draws": draws, "losses": n - wins - draws, "score": round(sum(scores) / n, 4)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--arm", nargs="+", action="append", required=True, metavar="NAME FOLDER",
+                        help="an arm's name, then the match folders of its runs")
+    parser.add_argument("--what", default="", help="what the comparison asks, written into the JSON")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    arms: dict[str, Any] = {}
+    for name, *folders in args.arm:
+        if not folders:
+            raise SystemExit(f"--arm {name}: give at least one match folder")
+        runs = [run_figures(Path(f)) for f in folders]
+        scores = [g for r in runs for g in [1.0] * r["wins"] + [0.5] * r["draws"] + [0.0] * r["losses"]]
+        arms[name] = {"runs": runs, "pooled": tally(scores)}
+        print(f"{name}: " + "; ".join(f"{r['folder']} {r['score']:.3f} over {r['games']}" for r in runs)
+              + f"; pooled {arms[name]['pooled']['score']:.3f} over {arms[name]['pooled']['games']}")
+    out: dict[str, Any] = {"what": args.what, "command": " ".join(["python tools/pool_matches.py", *sys.argv[1:]]),
+                           "arms": arms}
+    if len(arms) == 2:
+        (a, fa), (b, fb) = ((n, f["pooled"]) for n, f in arms.items())
+        se = math.sqrt(sum(f["score"] * (1 - f["score"]) / f["games"] for f in (fa, fb)))
+        out["difference"] = {"arm": b, "against": a, "value": round(fb["score"] - fa["score"], 4),
+                             "standard_error": round(se, 4)}
+        print(f"{b} - {a}: {fb['score'] - fa['score']:+.3f} ({se:.3f} standard error)")
+    write_json(args.out, out)
+
+
+if __name__ == "__main__":
+    main()
