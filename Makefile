@@ -27,8 +27,10 @@ WORKERS ?= $(shell nproc)
 CHUNK_LINES ?= 3850
 # More data from the other generator styles (make more-data)
 MORE_POSITIONS ?= 4500000
+# Endings played out from a thinned start position (make endings-data)
+ENDINGS_POSITIONS ?= 400000
 
-.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data more-data sample notebook lab models strength report clean help
+.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data more-data endings-data sample notebook lab models strength report clean help
 
 help:
 	@echo "make play                 play the bot in the terminal"
@@ -37,7 +39,7 @@ help:
 	@echo "make check                ruff, mypy and the import-graph test (tests/test_architecture.py)"
 	@echo "make test-fast            every test not marked slow, in parallel: the quick loop"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
-	@echo "make bench | strength | search-strength | soak | label-floor | data | more-data | sample | models | report"
+	@echo "make bench | strength | search-strength | soak | label-floor | data | more-data | endings-data | sample | models | report"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
 	@echo "make lab                  JupyterLab on the project (prints its URL; Ctrl-C stops it)"
 	@echo "make clean                remove the virtual environment and caches"
@@ -171,6 +173,18 @@ more-data: setup
 		--report report/results/dataset_more.json
 	bash data/split.sh --force data/generated/more/more.csv data/more Chess_More_ \
 		$$(( ($$(wc -l < data/generated/more/more.csv) + 258) / 260 ))
+
+# Endings played out (knights/data/generate.py, style endings: the start position with only the
+# kings and a few men on their home squares, random plies, then Stockfish-eps players for at most
+# 100 plies), new positions only (none of data/full, data/more, the sample or the independent
+# sets); resumable like more-data.
+# Chunks go to data/endings/, 260 of them (letters a-j, as data/more). EL/v20 trains on them.
+endings-data: setup
+	@test -d data/more || { echo "make endings-data: data/more is missing; run make more-data first (the endings leave out its positions)" >&2; exit 2; }
+	$(KNIGHTS) data grow --set endings --rounds 1 --positions $(ENDINGS_POSITIONS) --depth $(DEPTH) \
+		--workers $(WORKERS) --report report/results/dataset_endings.json
+	bash data/split.sh --force data/generated/endings/kept.csv data/endings Chess_Endings_ \
+		$$(( ($$(wc -l < data/generated/endings/kept.csv) + 258) / 260 ))
 
 # The independent test sets (data/independent/, committed): games between players the
 # training generator never uses, tactical moments of them, random endgames; labelled by

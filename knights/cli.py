@@ -87,7 +87,7 @@ def _data_grow(args: argparse.Namespace) -> int:
     from knights.data.grow import grow
 
     report = grow(args.positions, depth=args.depth, rounds=args.rounds, workers=args.workers, work=args.work,
-                  progress=not args.quiet)
+                  progress=not args.quiet, grown=args.set)
     print(report.summary())
     if args.report:
         path = Path(args.report)
@@ -351,8 +351,9 @@ def build_parser() -> argparse.ArgumentParser:
     from knights.learn import distributed
     from knights.learn.registry import SEARCH_NETWORK
 
-    evaluators = (f"material, democracy or a trained EL version such as {DEFAULT_NETWORK}, each optionally with "
-                  f"+threats (default: {SEARCH_NETWORK} when the bot searches, as it does unless --depth 1; "
+    evaluators = (f"material, democracy or a trained EL version such as {DEFAULT_NETWORK}, each optionally "
+                  f"with +qsearch or +threats (default: {SEARCH_NETWORK} when the bot searches, as it does "
+                  "unless --depth 1; "
                   f"{DEFAULT_EVALUATOR} at depth 1; while their files are missing, the newest trained "
                   "network, else material, with a notice)")
     parser = argparse.ArgumentParser(prog="knights", description=DESCRIPTION)
@@ -383,7 +384,12 @@ def build_parser() -> argparse.ArgumentParser:
     grw.add_argument("--depth", type=int, default=8, help="Stockfish labelling depth (as data/full)")
     grw.add_argument("--rounds", type=int, default=4, help="the styles take turns in this many rounds")
     grw.add_argument("--workers", type=int, default=1, help="parallel workers, one Stockfish each")
-    grw.add_argument("--work", default="data/generated/more", help="folder of the styles' files and more.csv")
+    grw.add_argument("--set", default="more", choices=("more", "endings"),
+                     help="more: the openings, strong and odds styles (data/more); endings: endings from a thinned "
+                          "start played out (data/endings)")
+    grw.add_argument("--work", default=None,
+                     help="folder of the styles' files and the combined file (default: the set's own, "
+                          "data/generated/<set>)")
     grw.add_argument("--report", default=None, help="also write the run's figures to this JSON file")
     grw.add_argument("--quiet", action="store_true")
     grw.set_defaults(func=_data_grow)

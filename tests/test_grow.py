@@ -10,8 +10,8 @@ import chess
 import pytest
 
 from knights.data import csslab
-from knights.data.generate import STYLES, Recipe, play_labelled_game
-from knights.data.grow import grow, targets
+from knights.data.generate import ENDINGS_PLIES, STYLES, Recipe, play_labelled_game
+from knights.data.grow import GROWN, grow, targets
 from knights.data.independent import fen_key
 from knights.data.stockfish import Stockfish
 
@@ -50,6 +50,11 @@ def test_every_style_plays_legal_labelled_games_deterministically(stockfish, sty
         if style == "odds":   # fewer men than the start, none of them added
             assert 26 <= men <= 31
             assert board.board_fen() != chess.Board().board_fen()
+        elif style == "endings":   # a few men, every one on a home square of its own kind
+            start = chess.Board()
+            assert 3 <= men <= 2 + 2 * (3 + 5)
+            assert all(start.piece_at(sq) == piece for sq, piece in board.piece_map().items())
+            assert len(rows) <= ENDINGS_PLIES
         else:
             assert rows[0]["board"] == chess.Board().fen()
         for r in rows:
@@ -111,3 +116,15 @@ def test_grow_keeps_only_new_positions_and_resumes(stockfish, tmp_path):
     assert again.dropped["in old.csv"] >= 10
     report = json.loads(json.dumps(again.as_dict(Recipe(depth=3))))
     assert report["positions_kept"] == again.kept and set(report["styles"]) == {"openings", "strong", "odds"}
+
+
+def test_grow_endings_is_its_own_set(stockfish, tmp_path):
+    """``--set endings``: one style, its own folder and combined file, data/more left out too."""
+    assert GROWN["endings"].shares == {"endings": 1.0} and "data/more" in GROWN["endings"].exclude
+    report = grow(60, rounds=1, work=tmp_path / "endings", exclude=(), root=tmp_path, stockfish_path=stockfish,
+                  progress=False, games_per_part=1, depth=3, grown="endings")
+    assert report.out == tmp_path / "endings" / "kept.csv"
+    header, rows = read(report.out)
+    assert tuple(header) == csslab.COLUMNS and len(rows) == report.kept > 0
+    assert {r["game_id"][:3] for r in rows} == {"fin"}
+    assert [s.style for s in report.styles] == ["endings"]

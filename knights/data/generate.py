@@ -57,6 +57,7 @@ import chess
 
 from knights.board.outcome import outcome
 from knights.board.pieces import capture_gain
+from knights.board.placements import parse_material, random_material
 from knights.common import write_json
 from knights.data import csslab
 from knights.data.shards import (
@@ -156,6 +157,33 @@ often unevenly."""
     return board
 
 
+def endings_start(rng: random.Random) -> chess.Board:
+    """The standard start with only a few men left on their home squares: material drawn
+    by a general rule (:func:`knights.board.placements.random_material`: 0-3 pieces and
+    0-5 pawns a side, often the same pieces on both sides), each piece on one of its own
+    home squares (a material draw that has no room, such as three rooks, is drawn again)
+    and the pawns on home squares picked at random; castling rights a removed rook held
+    are cleared. The random plies and the players then take it into an ending. Unlike
+    the independent ``endgames`` set, no man is put on a random square."""
+    while True:
+        strong, weak = parse_material(random_material(rng))
+        strong_colour = rng.random() < 0.5
+        board = chess.Board()
+        board.clear_board()
+        placed = True
+        for colour, pieces in ((strong_colour, strong), (not strong_colour, weak)):
+            home = chess.Board()
+            for piece in pieces:
+                free = [sq for sq in home.pieces(piece, colour) if board.piece_at(sq) is None]
+                if not free:
+                    placed = False
+                    break
+                board.set_piece_at(rng.choice(free), chess.Piece(piece, colour))
+        if placed:
+            board.castling_rights = board.clean_castling_rights()
+            return board
+
+
 @dataclass(frozen=True)
 class Style:
     """One generator of games: who plays, from where, after how many random plies."""
@@ -166,8 +194,12 @@ class Style:
     start: Callable[[random.Random], chess.Board] = standard_start
     game_prefix: str = "gen"
     """``game_id`` is this prefix and the game's number (styles differ, so their games never share an id)."""
+    max_plies: int | None = None
+    """A style's own cap on a game's plies, below the recipe's ``max_plies`` (None: the recipe's)."""
 
 
+ENDINGS_PLIES = 100
+"""The ``endings`` style's games stop here: past it a drawn ending mostly shuffles."""
 STRONG_EPSILONS = (0.0, 0.02, 0.05)
 """The random-move probabilities of the ``strong`` style's players."""
 
@@ -182,6 +214,10 @@ STYLES: dict[str, Style] = {
     "odds": Style("material odds: the start position less 0-3 men of each side, then Stockfish-eps against "
                   "Stockfish-eps or the greedy capturer after 0-4 random plies", odds_players, (0, 4),
                   start=odds_start, game_prefix="odd"),
+    "endings": Style("endings from the start position: kings and 0-3 pieces and 0-5 pawns a side left on "
+                     "their home squares, then Stockfish-eps against Stockfish-eps or the greedy capturer after "
+                     "4-12 random plies, at most 100 plies a game", odds_players, (4, 12), start=endings_start,
+                     game_prefix="fin", max_plies=ENDINGS_PLIES),
 }
 """The generators, by name. ``mixed`` makes ``data/full``; ``knights data grow`` adds the others."""
 
@@ -235,7 +271,7 @@ def play_labelled_game(engine: Stockfish, recipe: Recipe, index: int) -> list[di
         if final_value is not None:
             break
         analysis = engine.analyse(board.fen(), depth=recipe.depth)
-        if len(plies) >= recipe.max_plies:
+        if len(plies) >= min(recipe.max_plies, style.max_plies or recipe.max_plies):
             final_value = csslab.eval_to_pawns(rel_text(analysis))
             termination = "Adjudication"
             break

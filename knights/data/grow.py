@@ -55,12 +55,32 @@ WORK_DIR = "data/generated/more"
 """Where the styles' files, their parts and the combined ``more.csv`` are written (ignored by git)."""
 SHARES = {"openings": 0.35, "strong": 0.35, "odds": 0.30}
 """Each grown style's share of the positions."""
-SEEDS = {"openings": 3101, "strong": 3102, "odds": 3103}
+SEEDS = {"openings": 3101, "strong": 3102, "odds": 3103, "endings": 3104}
 """Each style's seed (``data/full`` uses 2024): no two runs share a game stream."""
 EXCLUDE = ("data/full", "data/sample", INDEPENDENT_DIR)
 """Positions already here are not added: the training data made so far (``data/full`` holds
 every row of ``data/generated/games.csv``, so that file is not read again), and the
 independent test sets, which must stay unseen by every training run."""
+
+
+@dataclass(frozen=True)
+class GrownSet:
+    """One folder of grown data: which styles in what shares, where they are played, what
+    they leave out, and the combined file the Makefile splits into chunks."""
+
+    shares: dict[str, float]
+    work: str
+    exclude: tuple[str, ...]
+    combined: str
+
+
+GROWN: dict[str, GrownSet] = {
+    "more": GrownSet(SHARES, WORK_DIR, EXCLUDE, "more.csv"),
+    "endings": GrownSet({"endings": 1.0}, "data/generated/endings", (*EXCLUDE, "data/more"), "kept.csv"),
+}
+"""``data/more`` (``make more-data``: the three styles beside ``data/full``'s) and
+``data/endings`` (``make endings-data``: endings played out from a thinned start, for the networks that
+train on them; it also leaves out ``data/more``'s positions)."""
 
 
 @dataclass
@@ -190,13 +210,20 @@ def combine(paths: Sequence[Path], out: Path, exclude: TrainingKeys) -> tuple[in
     return kept, dropped
 
 
-def grow(positions: int, *, depth: int = 8, rounds: int = 4, workers: int = 1, work: str | Path = WORK_DIR,
-         exclude: Sequence[str] = EXCLUDE, root: Path = REPO_ROOT, stockfish_path: str | None = None,
-         progress: bool = True, shares: dict[str, float] = SHARES, games_per_part: int = 25) -> GrowReport:
-    """Play ``positions`` more positions over the grown styles and combine them into ``<work>/more.csv``."""
-    work = Path(work) if Path(work).is_absolute() else root / work
+def grow(positions: int, *, depth: int = 8, rounds: int = 4, workers: int = 1, work: str | Path | None = None,
+         exclude: Sequence[str] | None = None, root: Path = REPO_ROOT, stockfish_path: str | None = None,
+         progress: bool = True, shares: dict[str, float] | None = None, games_per_part: int = 25,
+         grown: str = "more") -> GrowReport:
+    """Play ``positions`` more positions over the styles of the :data:`GROWN` set ``grown`` and
+    combine them into its combined file (``<work>/more.csv`` for ``more``); ``work``,
+    ``exclude`` and ``shares`` replace the set's own."""
+    plan = GROWN[grown]
+    shares = plan.shares if shares is None else shares
+    exclude = plan.exclude if exclude is None else exclude
+    work = Path(plan.work if work is None else work)
+    work = work if work.is_absolute() else root / work
     work.mkdir(parents=True, exist_ok=True)
-    report = GrowReport(work / "more.csv", workers=workers)
+    report = GrowReport(work / plan.combined, workers=workers)
     ledger_path = work / TIMINGS
     ledger: dict[str, dict[str, float]] = json.loads(ledger_path.read_text()) if ledger_path.is_file() else {}
     t0 = time.perf_counter()

@@ -37,7 +37,7 @@ Endgames (:class:`EndgameSource`)
 ---------------------------------
 A material configuration such as ``KRPvKR`` is drawn from :data:`ENDGAMES`, the stronger
 side given to White or Black at random, and the pieces put on random squares (pawns on
-ranks 2-7) until the position is legal (:func:`knights.board.arrays.position_problem`)
+ranks 2-7) until the position is legal (:func:`knights.board.placements.random_placement`)
 and the side to move has a move (no mate, no stalemate). Such positions are not what
 games produce, which is the point: the networks have to judge material they rarely saw
 in unfamiliar places.
@@ -60,7 +60,8 @@ from typing import Protocol
 
 import chess
 
-from knights.board.arrays import position_problem
+from knights.board.placements import parse_material as parse_material
+from knights.board.placements import random_placement
 from knights.common import write_json
 from knights.data import csslab
 from knights.data.generate import rel_text
@@ -76,10 +77,10 @@ DEPTH = 12
 START_PLIES = 4
 """Positions within this many plies of the standard start are dropped: the training
 generator opens with 0-6 random plies, so it reaches all of them easily."""
-TRAINING_SOURCES = ("data/full", "data/sample", "data/generated/games.csv", "data/more")
+TRAINING_SOURCES = ("data/full", "data/sample", "data/generated/games.csv", "data/more", "data/endings")
 """Every folder (or file) of training data: the full dataset and its pre-split file (the
 version notebooks and the ensemble train on ``data/full``), the committed sample (quick
-runs) and the grown data of the other generator styles (``data/more``,
+runs) and the grown data of the other generator styles (``data/more`` and ``data/endings``,
 :mod:`knights.data.grow`, which itself leaves out every position of these sets). Those not
 on this machine are recorded as absent."""
 
@@ -458,38 +459,6 @@ ENDGAMES: tuple[tuple[str, float], ...] = (
     ("KRBvKR", 1.0), ("KRNPvKRP", 1.0), ("KQvKBN", 0.5),
 )
 """Material configurations (stronger side first) and their relative frequencies."""
-
-_LETTER = {"K": chess.KING, "Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT,
-           "P": chess.PAWN}
-
-
-def parse_material(config: str) -> tuple[list[chess.PieceType], list[chess.PieceType]]:
-    """``"KRPvKR"`` -> the piece types of the stronger side and of the other, kings first."""
-    strong, weak = config.split("v")
-    return [_LETTER[c] for c in strong], [_LETTER[c] for c in weak]
-
-
-def random_placement(config: str, rng: random.Random, tries: int = 1000) -> chess.Board:
-    """A legal position of ``config`` (stronger side's colour and the side to move drawn
-    at random) in which the side to move has a legal move."""
-    strong, weak = parse_material(config)
-    for _ in range(tries):
-        strong_colour = rng.random() < 0.5
-        board = chess.Board(None)
-        board.turn = rng.random() < 0.5
-        ok = True
-        for colour, pieces in ((strong_colour, strong), (not strong_colour, weak)):
-            for piece in pieces:
-                free = [s for s in chess.SQUARES if board.piece_at(s) is None
-                        and (piece != chess.PAWN or 1 <= chess.square_rank(s) <= 6)]
-                if not free:
-                    ok = False
-                    break
-                board.set_piece_at(rng.choice(free), chess.Piece(piece, colour))
-        if ok and position_problem(board) is None and not board.is_game_over(claim_draw=False):
-            return board
-    raise RuntimeError(f"no legal {config} position in {tries} tries")
-
 
 @dataclass
 class EndgameSource:

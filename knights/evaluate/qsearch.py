@@ -18,6 +18,14 @@ position itself, as the search (:mod:`knights.play.search`) does in its own capt
 search. The swing is searched with alpha-beta, the most valuable victim first, at most
 :data:`MAX_PLIES` captures deep.
 
+Why add the material rather than judge the position where the captures end: that was tried.
+Evaluating the end of the capture line with the democracy lowered its MAE over every position of
+the independent sets (``games`` 1.393 -> 1.321, ``tactics`` 1.860 -> 1.644, ``endgames`` 2.442 ->
+1.840; this form: 1.552, 2.250, 2.389) but played worse one ply ahead against sf-elo:1350: 0.247
+over the same 200 games on which this form scored 0.355 (knights match, default seed and seed 7).
+What the bot needs from the term is the exchange, counted exactly; the network's second opinion
+of an unfamiliar position after it cost more than it gave.
+
 Where it differs from :mod:`knights.evaluate.threats` (one capture, retaken if the square
 is attacked): a whole exchange is played out, so a defended piece attacked by a smaller
 one, an overloaded defender or a capture that loses the capturer to a second attacker

@@ -47,6 +47,7 @@ OUT_DIR = registry.REPO_ROOT / "runs" / "ablation"
 ABLATION_JSON = RESULTS_DIR / "ablation.json"
 INDEPENDENT_DIR = registry.REPO_ROOT / "data" / "independent"
 MORE_DATA = "data/more"
+ENDINGS_DATA = "data/endings"
 LETTERS: dict[str, str] | None = None
 """Train and validation letters; None: EL/v13's own (``DATA``)."""
 
@@ -60,6 +61,7 @@ class Variant:
     rows: str = "quiet"               # or "all"
     share: int = 1                    # every share-th training file (1: all of them)
     more: bool = False                # also data/more's training and validation letters
+    endings: bool = False             # also data/endings' training and validation letters
     flip_files: bool = False          # files reversed on a random half of the rows without castling rights
     settings: tuple[tuple[str, Any], ...] = ()   # other TrainConfig changes, (name, value) pairs
     hidden: int = 0                   # the accumulator's width (0: EL/v13's, 128)
@@ -90,6 +92,8 @@ VARIANTS = (
             says="both: the 256-wide accumulator on data/more grown to 3M positions: EL/v18"),
     Variant("quiet_wp_more_4500k_flip_256", more=True, flip_files=True, hidden=256, shipped="EL/v19",
             says="EL/v18's recipe on data/more grown to 4.5M positions (over 5M with data/full): EL/v19"),
+    Variant("quiet_wp_more_4500k_endings_flip_256", more=True, endings=True, flip_files=True, hidden=256,
+            shipped="EL/v20", says="EL/v19's recipe with data/endings added (endings from a thinned start): EL/v20"),
 )
 
 
@@ -128,6 +132,9 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
     if variant.more:
         train_files += select_chunks(MORE_DATA, letters["train"])
         val_files += select_chunks(MORE_DATA, letters["val"])
+    if variant.endings:
+        train_files += select_chunks(ENDINGS_DATA, letters["train"])
+        val_files += select_chunks(ENDINGS_DATA, letters["val"])
     train = _rows(load_encoded(train_files, cache, progress=progress), variant)
     val = _rows(load_encoded(val_files, cache, progress=progress), variant)
     torch.manual_seed(lib.TRAIN.seed)
@@ -203,6 +210,9 @@ def run(only: list[str] | None = None, *, device: str | None = None, out: Path =
             continue
         if variant.more and not registry.repo_path(MORE_DATA).is_dir():
             print(f"{variant.name}: skipped, {MORE_DATA} is not here (make more-data)")
+            continue
+        if variant.endings and not registry.repo_path(ENDINGS_DATA).is_dir():
+            print(f"{variant.name}: skipped, {ENDINGS_DATA} is not here (make endings-data)")
             continue
         weights = OUT_DIR / f"{variant.name}.pt"
         lib = registry.get(BASE)

@@ -121,8 +121,10 @@ def run_data(version: registry.Version, *, data_dir: str | None = None, more: Se
         more = getattr(lib, "MORE", ())     # the version's own further folders (EL V15: data/more)
         for m in more:
             if not registry.repo_path(m).is_dir():
-                raise FileNotFoundError(f"{version.name} also trains on {m}, which is not here: `make more-data` "
-                                        f"grows it (about 3 h on 2 cores), or pass more=[...] / data_dir to choose")
+                grow = "make endings-data" if m.rstrip("/").endswith("endings") else "make more-data"
+                raise FileNotFoundError(f"{version.name} also trains on {m}, which is not here: `{grow}` grows it "
+                                        f"(hours on 2 cores: the Makefile says how long), or pass more=[...] / "
+                                        f"data_dir to choose")
     extra = [registry.repo_path(m) for m in more]
     letters = {"train": train or defaults["train"], "val": val or defaults["val"], "test": test or defaults["test"]}
     files = {k: select_chunks(folder, spec) for k, spec in letters.items()}

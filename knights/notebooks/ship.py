@@ -38,6 +38,7 @@ RUNS: dict[str, dict[str, int | str]] = {
     "EL/v17": {"epochs": 30},  # ours: EL/v16 with the files mirrored on rows that cannot castle (~4 min, 2 cores)
     "EL/v18": {"epochs": 30},  # ours: EL/v17, 256 wide, on data/more grown to 3M (~10 min, 2 cores)
     "EL/v19": {"epochs": 30},  # ours: EL/v18 on data/more grown to 4.5M (~15 min, 2 cores)
+    "EL/v20": {"epochs": 30},  # ours: EL/v19 with data/endings (make endings-data; ~18 min, 2 cores)
     # SL: 4096-wide outputs are slow on a CPU: one epoch over nine chunks (~35k positions,
     # the last chunk of each letter a-i), validated on nine others, tested on all of j
     **{f"SL/v{n}": {"epochs": 1, "batch_size": 64, "train_letters": "every 26th except j",
