@@ -126,7 +126,11 @@ def derive(ctx: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
             by_model.setdefault(row["name"], {})[st["set"]] = row
     for row in need(ctx, "networks").plain()["evaluation"]:
         by_model.setdefault(row["name"], {})["j"] = row
-    nets = [n for n, sets in by_model.items() if n.startswith("EL/") and all(s in sets for s in SETS)]
+    def network(name: str) -> bool:
+        """An EL network alone (not one with the threat term or the capture search added)."""
+        return bool(re.fullmatch(r"EL/v\d+", name))
+
+    nets = [n for n, sets in by_model.items() if network(n) and all(s in sets for s in SETS)]
 
     def mean(name: str, key: str) -> float:
         return sum(by_model[name][s][key] for s in SETS) / len(SETS)
@@ -160,7 +164,7 @@ def derive(ctx: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
     rated = [n for n in nets if n in ours]
     def best(st: str, key: str) -> str:
         """The EL network with the lowest ``key`` on set ``st`` (``j``: the test letter)."""
-        return min((n for n, sets in by_model.items() if n.startswith("EL/") and st in sets
+        return min((n for n, sets in by_model.items() if network(n) and st in sets
                     and sets[st].get(key) is not None), key=lambda n: by_model[n][st][key])
 
     return {
@@ -264,6 +268,9 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
         ("make search-strength", search_s, "search_strength.json", search_what),
         ("make bench", bench, "bench.json", "the speed table"),
     ]
+    if "dataset_endings" in ctx:
+        rows.insert(2, ("make endings-data", sec("dataset_endings", "seconds_all_runs")
+                        + sec("dataset_endings", "seconds_combine"), "dataset_endings.json", "the endings"))
     if "soak" in ctx:
         rows.append(("make soak", sum(float(r["seconds"]) for r in ctx["soak"].plain()["rows"]), "soak.json",
                      "the real-clock soak"))

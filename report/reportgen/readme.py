@@ -24,7 +24,8 @@ def headline_rows(src: Any) -> list[tuple[str, str]]:
     def values(key: str, name: str) -> list[float]:
         return [next(r[key] for r in st["evaluation"] if r["name"] == name) for st in sets]
 
-    nets = {r["name"] for st in sets for r in st["evaluation"] if r["kind"] == "network"}
+    nets = {r["name"] for st in sets for r in st["evaluation"]           # networks alone: no +qsearch
+            if r["kind"] == "network" and "+" not in r["name"]}
     full = {n: sum(values("quiet_level_mae", n)) / len(sets) for n in nets
             if all(any(r["name"] == n for r in st["evaluation"]) for st in sets)}
     best = min(full, key=lambda n: (full[n], n))
