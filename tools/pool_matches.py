@@ -25,8 +25,9 @@ from typing import Any
 from knights.common import write_json
 
 
-def run_figures(folder: Path) -> dict[str, Any]:
-    """One run's games from its ``games.jsonl``: who played whom, the seeds, and the score."""
+def run_figures(folder: Path) -> tuple[dict[str, Any], list[float]]:
+    """One run's games from its ``games.jsonl``: who played whom and the tally, and the
+    player under test's score of every game."""
     games = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines() if line.strip()]
     if not games:
         raise SystemExit(f"{folder}/games.jsonl holds no games")
@@ -34,7 +35,8 @@ def run_figures(folder: Path) -> dict[str, Any]:
     if len(players) != 1:
         raise SystemExit(f"{folder}: more than one pairing ({sorted(players)}); pool one pairing a run")
     (player, opponent), = players
-    return {"folder": str(folder), "player": player, "opponent": opponent, **tally([g["score_a"] for g in games])}
+    scores = [g["score_a"] for g in games]
+    return {"folder": str(folder), "player": player, "opponent": opponent, **tally(scores)}, scores
 
 
 def tally(scores: list[float]) -> dict[str, Any]:
@@ -54,9 +56,9 @@ def main() -> None:
     for name, *folders in args.arm:
         if not folders:
             raise SystemExit(f"--arm {name}: give at least one match folder")
-        runs = [run_figures(Path(f)) for f in folders]
-        scores = [g for r in runs for g in [1.0] * r["wins"] + [0.5] * r["draws"] + [0.0] * r["losses"]]
-        arms[name] = {"runs": runs, "pooled": tally(scores)}
+        figures = [run_figures(Path(f)) for f in folders]
+        runs = [r for r, _ in figures]
+        arms[name] = {"runs": runs, "pooled": tally([x for _, scores in figures for x in scores])}
         print(f"{name}: " + "; ".join(f"{r['folder']} {r['score']:.3f} over {r['games']}" for r in runs)
               + f"; pooled {arms[name]['pooled']['score']:.3f} over {arms[name]['pooled']['games']}")
     out: dict[str, Any] = {"what": args.what, "command": " ".join(["python tools/pool_matches.py", *sys.argv[1:]]),

@@ -165,6 +165,7 @@ def endings_start(rng: random.Random) -> chess.Board:
     and the pawns on home squares picked at random; castling rights a removed rook held
     are cleared. The random plies and the players then take it into an ending. Unlike
     the independent ``endgames`` set, no man is put on a random square."""
+    home = chess.Board()
     while True:
         strong, weak = parse_material(random_material(rng))
         strong_colour = rng.random() < 0.5
@@ -172,7 +173,6 @@ def endings_start(rng: random.Random) -> chess.Board:
         board.clear_board()
         placed = True
         for colour, pieces in ((strong_colour, strong), (not strong_colour, weak)):
-            home = chess.Board()
             for piece in pieces:
                 free = [sq for sq in home.pieces(piece, colour) if board.piece_at(sq) is None]
                 if not free:

@@ -72,11 +72,14 @@ class GrownSet:
     work: str
     exclude: tuple[str, ...]
     combined: str
+    folder: str
+    """Where the Makefile's ``make <name>-data`` splits the combined file into chunks."""
 
 
 GROWN: dict[str, GrownSet] = {
-    "more": GrownSet(SHARES, WORK_DIR, EXCLUDE, "more.csv"),
-    "endings": GrownSet({"endings": 1.0}, "data/generated/endings", (*EXCLUDE, "data/more"), "kept.csv"),
+    "more": GrownSet(SHARES, WORK_DIR, EXCLUDE, "more.csv", "data/more"),
+    "endings": GrownSet({"endings": 1.0}, "data/generated/endings", (*EXCLUDE, "data/more"), "kept.csv",
+                        "data/endings"),
 }
 """``data/more`` (``make more-data``: the three styles beside ``data/full``'s) and
 ``data/endings`` (``make endings-data``: endings played out from a thinned start, for the networks that

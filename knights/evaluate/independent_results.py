@@ -130,8 +130,8 @@ def evaluators() -> tuple[list[tuple[str, Evaluator]], democracy.Democracy | Non
     out: list[tuple[str, Evaluator]] = []
     versions = [v for v in registry.all_versions("EL") if v.is_trained()]
     out += [("network", network_evaluator(v.name)) for v in versions]
-    if versions:
-        out.append(("network", CaptureSearchEvaluator(network_evaluator(versions[-1].name))))
+    if versions:                                     # the newest, already loaded, with the capture search
+        out.append(("network", CaptureSearchEvaluator(out[-1][1])))
     dem = democracy.load_shipped() if democracy.is_shipped() else None
     if dem is not None:
         out += [("ensemble", dem), ("ensemble", ThreatAwareEvaluator(dem)), ("ensemble", CaptureSearchEvaluator(dem))]

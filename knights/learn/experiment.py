@@ -121,7 +121,10 @@ def run_data(version: registry.Version, *, data_dir: str | None = None, more: Se
         more = getattr(lib, "MORE", ())     # the version's own further folders (EL V15: data/more)
         for m in more:
             if not registry.repo_path(m).is_dir():
-                grow = "make endings-data" if m.rstrip("/").endswith("endings") else "make more-data"
+                from knights.data.grow import GROWN
+
+                grow = next((f"make {name}-data" for name, g in GROWN.items() if g.folder == m.rstrip("/")),
+                            "make more-data")
                 raise FileNotFoundError(f"{version.name} also trains on {m}, which is not here: `{grow}` grows it "
                                         f"(hours on 2 cores: the Makefile says how long), or pass more=[...] / "
                                         f"data_dir to choose")

@@ -25,6 +25,11 @@ MODEL = re.compile(r"^(?:(?:EL|SL)/v\d+|democracy)(?:\+threats|\+qsearch)?$")
 SETS = ("games", "tactics", "endgames")
 
 
+def network_alone(name: str) -> bool:
+    """An EL network alone: not one with the threat term or the capture search added."""
+    return bool(re.fullmatch(r"EL/v\d+", name))
+
+
 class Missing(Exception):
     """A value the report needs and no results file holds (deliberately not a LookupError,
     which the templating engine would quietly turn into an undefined value)."""
@@ -126,11 +131,7 @@ def derive(ctx: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
             by_model.setdefault(row["name"], {})[st["set"]] = row
     for row in need(ctx, "networks").plain()["evaluation"]:
         by_model.setdefault(row["name"], {})["j"] = row
-    def network(name: str) -> bool:
-        """An EL network alone (not one with the threat term or the capture search added)."""
-        return bool(re.fullmatch(r"EL/v\d+", name))
-
-    nets = [n for n, sets in by_model.items() if network(n) and all(s in sets for s in SETS)]
+    nets = [n for n, sets in by_model.items() if network_alone(n) and all(s in sets for s in SETS)]
 
     def mean(name: str, key: str) -> float:
         return sum(by_model[name][s][key] for s in SETS) / len(SETS)
@@ -164,7 +165,7 @@ def derive(ctx: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
     rated = [n for n in nets if n in ours]
     def best(st: str, key: str) -> str:
         """The EL network with the lowest ``key`` on set ``st`` (``j``: the test letter)."""
-        return min((n for n, sets in by_model.items() if network(n) and st in sets
+        return min((n for n, sets in by_model.items() if network_alone(n) and st in sets
                     and sets[st].get(key) is not None), key=lambda n: by_model[n][st][key])
 
     return {
