@@ -28,7 +28,9 @@ from knights.play.rules import (
     REPETITION,
     STALEMATE,
     game_over,
+    mates_in_one,
     opponent_claims,
+    opponent_mates,
     terminal_outcomes,
 )
 from knights.play.user_input import EngineError, board_from_fen
@@ -85,11 +87,27 @@ def reference_claim(board: chess.Board, move: chess.Move) -> str | None:
         board.pop()
 
 
+def reference_mates(board: chess.Board, move: chess.Move) -> bool:
+    """Whether the opponent mates at once after ``move``: every reply tried."""
+    board.push(move)
+    try:
+        for reply in list(board.legal_moves):
+            board.push(reply)
+            mated = board.is_checkmate()
+            board.pop()
+            if mated:
+                return True
+        return False
+    finally:
+        board.pop()
+
+
 def assert_children_match(board: chess.Board) -> Counter:
     assert np.array_equal(squares_from_board(board), parse_fens([board.fen()])[0][0]), board.fen()
     children = expand(board)
     outcomes = terminal_outcomes(board, children)
     claims = opponent_claims(board, children, outcomes)
+    mated = opponent_mates(board, children, outcomes)
     assert children.moves == list(board.legal_moves)
     seen: Counter = Counter()
     for i, move in enumerate(children.moves):
@@ -104,7 +122,9 @@ def assert_children_match(board: chess.Board) -> Counter:
         assert bool(children.en_passant[i]) == board.is_en_passant(move), where
         assert outcomes[i] == reference_outcome(board, move), where
         assert claims[i] == (None if outcomes[i] else reference_claim(board, move)), where
+        assert mated[i] == (outcomes[i] is None and reference_mates(board, move)), where
         seen[outcomes[i]] += 1
+        seen["opponent mates"] += bool(mated[i])
         seen[claims[i]] += 1
         seen["promotion"] += move.promotion is not None
         seen["castling"] += board.is_castling(move)
@@ -133,7 +153,8 @@ def test_children_equal_python_chess_over_random_games():
         positions += 1
     assert positions > 500
     # the playouts exercise every special case
-    for kind in (CHECKMATE, STALEMATE, INSUFFICIENT, OPPONENT_REPETITION, "promotion", "castling", "en passant"):
+    for kind in (CHECKMATE, STALEMATE, INSUFFICIENT, OPPONENT_REPETITION, "opponent mates", "promotion", "castling",
+                 "en passant"):
         assert seen[kind] > 0, (kind, seen)
 
 
@@ -212,6 +233,39 @@ def test_mate_in_one_always_found(fen, mates, tiny_network):
             assert decision.move.uci() in mates
             assert decision.mates and decision.rank == 0
             assert decision.score == (MATE_SCORE if " w " in fen else -MATE_SCORE)
+
+
+BACK_RANK = "4r1k1/3n1ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"   # Rxd7?? Re1#
+
+
+def test_a_move_that_lets_the_opponent_mate_is_lost(tiny_network):
+    board = chess.Board(BACK_RANK)
+    greedy = chess.Move.from_uci("d1d7")
+    assert reference_mates(board, greedy) and not mates_in_one(chess.Board(BACK_RANK.replace(" w ", " b ")))
+    for evaluator in (MaterialEvaluator(), tiny_network):
+        for seed in range(10):   # never drawn as a random alternative either
+            decision = OnePlyEngine(evaluator, seed=seed).choose(board)
+            assert decision.move != greedy and decision.mate_in is None
+            assert dict(decision.candidates)[greedy] == -MATE_SCORE
+    unguarded = material_engine(stochastic=False, mate_guard=False).choose(board)
+    assert unguarded.move == greedy and unguarded.score == pytest.approx(0.0)   # a knight down before it
+    # every move loses: the bot still moves, and says it is mated in one
+    doomed = chess.Board("5k2/1R6/8/2R5/7K/p1PP4/5BP1/4QB2 b - - 2 58")
+    assert all(reference_mates(doomed, m) for m in doomed.legal_moves)
+    decision = material_engine(stochastic=False).choose(doomed)
+    assert decision.move in doomed.legal_moves
+    assert decision.mate_in == -1 and decision.score == MATE_SCORE   # White's side: White mates
+
+
+def test_mates_in_one_against_every_reply():
+    checked = found = 0
+    for board in random_positions(seed=5, games=60):
+        if not board.is_game_over():
+            expected = any(reference_outcome(board, m) == CHECKMATE for m in board.legal_moves)
+            assert mates_in_one(board) == expected, board.fen()
+            checked += 1
+            found += expected
+    assert checked > 3000 and found > 10
 
 
 def test_scores_are_from_whites_side_and_ranked_for_the_mover():
@@ -522,6 +576,20 @@ def test_game_over_reasons():
     for uci in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"]:
         board.push_uci(uci)
     assert game_over(board) == REPETITION
+
+
+def test_a_draw_the_side_to_move_could_claim_is_its_choice():
+    """The arena ends a game on a repetition on the board, not on one the side to move
+    could announce: a queen up, Black plays on instead of ...Ng8."""
+    from knights.board.outcome import outcome
+
+    board = _knight_dance("1N2K3", "3qk1n1")
+    assert board.can_claim_threefold_repetition() and not board.is_repetition(3)
+    assert outcome(board) is None and Settings().claim_next_move is False
+    assert outcome(board, claim_next_move=True).termination == chess.Termination.THREEFOLD_REPETITION
+    record = play_game(EnginePlayer(material_engine(stochastic=False)), EnginePlayer(material_engine(stochastic=False)),
+                       board, Settings(max_plies=len(board.move_stack) + 1, adjudicate_cp=None))
+    assert record.termination == MAX_PLIES
 
 
 # -- the benchmarks' pieces (the timings themselves are `knights bench decision soak`) ----------------

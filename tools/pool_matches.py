@@ -5,7 +5,12 @@ A measurement, not a test. Each ``--arm NAME FOLDER [FOLDER ...]`` names one pla
 different arms should come from the same seeds, so that they meet the same openings. For
 every run and every arm pooled: games, wins, draws, losses and the score of the player
 under test (the match's first player), and, for two arms, the second's pooled score less the
-first's with its standard error::
+first's with its standard error. It also reads every game's moves (the PGNs beside
+``games.jsonl``) for two ways a one-ply bot throws points away: the games in which the
+player under test made a move after which the opponent could mate at once while another
+move did not allow it (``avoidable_mate_in_one``, with the player's score in them), and the
+draws by threefold repetition with the player three pawns or more of material ahead
+(``repetition_draws_ahead``)::
 
     .venv/bin/python tools/pool_matches.py --what "..." \\
         --arm democracy runs/dem_old runs/match_democracy \\
@@ -22,12 +27,50 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import chess
+import chess.pgn
+
+from knights.board.pieces import PAWNS
 from knights.common import write_json
+from knights.play.rules import mates_in_one
+
+AHEAD_PAWNS = 3
+"""Material lead (pawns) at which a repetition draw counts as thrown away."""
 
 
-def run_figures(folder: Path) -> tuple[dict[str, Any], list[float]]:
-    """One run's games from its ``games.jsonl``: who played whom and the tally, and the
-    player under test's score of every game."""
+def allows_mate(board: chess.Board, move: chess.Move) -> bool:
+    board.push(move)
+    try:
+        return mates_in_one(board)
+    finally:
+        board.pop()
+
+
+def material(board: chess.Board, color: chess.Color) -> int:
+    """``color``'s material less the other side's, pawns (P=1 N=3 B=3 R=5 Q=9)."""
+    return sum(PAWNS[p.piece_type] * (1 if p.color == color else -1) for p in board.piece_map().values())
+
+
+def read_game(folder: Path, game: dict[str, Any]) -> dict[str, bool]:
+    """What one game's moves show about the player under test (the match's first player)."""
+    with open(folder / game["pgn_file"]) as f:
+        record = chess.pgn.read_game(f)
+    if record is None:
+        raise SystemExit(f"{folder / game['pgn_file']}: no game in it")
+    ours = chess.WHITE if game["white"] == game["a"] else chess.BLACK
+    board = record.board()
+    avoidable = False
+    for move in record.mainline_moves():
+        if board.turn == ours and not avoidable and allows_mate(board, move):
+            avoidable = any(not allows_mate(board, m) for m in board.legal_moves)
+        board.push(move)
+    ahead = game["termination"] == "threefold repetition" and material(board, ours) >= AHEAD_PAWNS
+    return {"avoidable_mate_in_one": avoidable, "repetition_draw_ahead": ahead}
+
+
+def run_figures(folder: Path) -> tuple[dict[str, Any], list[float], list[dict[str, bool]]]:
+    """One run's games from its ``games.jsonl``: who played whom and the tally, the
+    player under test's score of every game and what each game's moves show."""
     games = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines() if line.strip()]
     if not games:
         raise SystemExit(f"{folder}/games.jsonl holds no games")
@@ -36,7 +79,14 @@ def run_figures(folder: Path) -> tuple[dict[str, Any], list[float]]:
         raise SystemExit(f"{folder}: more than one pairing ({sorted(players)}); pool one pairing a run")
     (player, opponent), = players
     scores = [g["score_a"] for g in games]
-    return {"folder": str(folder), "player": player, "opponent": opponent, **tally(scores)}, scores
+    return ({"folder": str(folder), "player": player, "opponent": opponent, **tally(scores)}, scores,
+            [read_game(folder, g) for g in games])
+
+
+def misses(scores: list[float], read: list[dict[str, bool]]) -> dict[str, Any]:
+    mated = [s for s, r in zip(scores, read, strict=True) if r["avoidable_mate_in_one"]]
+    return {"avoidable_mate_in_one": {"games": len(mated), "score": sum(mated)},
+            "repetition_draws_ahead": sum(r["repetition_draw_ahead"] for r in read)}
 
 
 def tally(scores: list[float]) -> dict[str, Any]:
@@ -57,10 +107,13 @@ def main() -> None:
         if not folders:
             raise SystemExit(f"--arm {name}: give at least one match folder")
         figures = [run_figures(Path(f)) for f in folders]
-        runs = [r for r, _ in figures]
-        arms[name] = {"runs": runs, "pooled": tally([x for _, scores in figures for x in scores])}
+        runs = [r for r, _, _ in figures]
+        scores = [x for _, s, _ in figures for x in s]
+        arms[name] = {"runs": runs, "pooled": tally(scores),
+                      "games_read": misses(scores, [x for _, _, r in figures for x in r])}
         print(f"{name}: " + "; ".join(f"{r['folder']} {r['score']:.3f} over {r['games']}" for r in runs)
-              + f"; pooled {arms[name]['pooled']['score']:.3f} over {arms[name]['pooled']['games']}")
+              + f"; pooled {arms[name]['pooled']['score']:.3f} over {arms[name]['pooled']['games']}; "
+              + f"{arms[name]['games_read']}")
     out: dict[str, Any] = {"what": args.what, "command": " ".join(["python tools/pool_matches.py", *sys.argv[1:]]),
                            "arms": arms}
     if len(arms) == 2:

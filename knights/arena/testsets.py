@@ -153,7 +153,7 @@ def make_player(spec: str, seed: int, stockfish_path: str | None = None) -> Play
         from knights.evaluate.base import MaterialEvaluator
         from knights.play.engine import OnePlyEngine
 
-        return EnginePlayer(OnePlyEngine(MaterialEvaluator(), stochastic=True, seed=seed), spec)
+        return EnginePlayer(OnePlyEngine(MaterialEvaluator(), stochastic=True, seed=seed, mate_guard=False), spec)
     raise ValueError(f"unknown test-set player {spec!r}")
 
 

@@ -23,6 +23,7 @@ stalemate                                   ``0``
 insufficient material (python-chess)        ``0``
 threefold repetition (this move repeats)    ``0``
 fifty-move rule (the clock reaches 100)     ``0``
+the opponent can mate with its reply        ``-MATE_SCORE`` / ``+MATE_SCORE``
 anything else                               the evaluator's value, clipped to
                                             ``+-EVAL_LIMIT`` (+ capture bonus)
 ==========================================  =================================
@@ -36,6 +37,15 @@ hundredth half-move) is worth at most 0 to the mover: the opponent takes the dra
 when that is better for it (``min(value, 0)`` for White, ``max(value, 0)`` for
 Black). So a winning bot does not let the opponent repeat its way out, and a losing
 one gains nothing from it. Every draw here is one lichess applies automatically.
+
+A move after which the opponent mates at once (:func:`~knights.play.rules.opponent_mates`)
+is scored as the loss it is, so the bot plays one only when every move allows it. This
+looks at the opponent's replies, as the draw claims do, but only at the few that can
+give check, and it asks nothing of the evaluator. Why it is a rule and not left to the
+model: in 200 games one ply ahead against sf-elo:1350 the shipped bot walked into an
+avoidable mate in one in 65, and scored 0 in all of them (``tools/pool_matches.py`` reads
+the games; ``report/results/one_ply_mate_guard.json``). ``mate_guard=False`` turns it off (the test-set generator's material player
+keeps it off, so the committed sets stay what its code makes).
 
 Stochastic opening (the paper's table)
 --------------------------------------
@@ -58,7 +68,8 @@ existing ranks are renormalised proportionally (2 legal moves at move 1:
 0.65/0.85 and 0.20/0.85). A move that ends the game is never a random
 alternative: when the best move ends the game (a mate in one, or a draw that is
 better than everything else) it is played; draws ranked lower are left out of the
-draw. Each engine has its own seeded ``numpy.random.Generator``.
+draw, and so are moves after which the opponent mates. Each engine has its own seeded
+``numpy.random.Generator``.
 """
 
 from __future__ import annotations
@@ -73,7 +84,7 @@ from knights.board.positions import Positions
 from knights.evaluate.base import Evaluator, finite_evaluations
 from knights.evaluate.names import select_evaluator
 from knights.play.children import Children, expand
-from knights.play.rules import CHECKMATE, opponent_claims, recent_placements, terminal_outcomes
+from knights.play.rules import CHECKMATE, opponent_claims, opponent_mates, recent_placements, terminal_outcomes
 from knights.play.user_input import EngineError, board_from_fen, check_position
 
 MATE_SCORE = 100.0
@@ -142,10 +153,11 @@ class OnePlyEngine:
     :func:`select_evaluator` (``None``: the default, with its fallback).
     ``capture_bonus``: pawns added to captures for the side to move (the shipped bot
     used :data:`ORIGINAL_CAPTURE_BONUS`; 0 by default).
+    ``mate_guard``: score a move after which the opponent mates at once as lost (on by default).
     """
 
     def __init__(self, evaluator: Evaluator | str | None = None, *, stochastic: bool = True,
-                 seed: int | None = None, capture_bonus: float = 0.0) -> None:
+                 seed: int | None = None, capture_bonus: float = 0.0, mate_guard: bool = True) -> None:
         if evaluator is None or isinstance(evaluator, str):
             evaluator = select_evaluator(evaluator)
         if not callable(getattr(evaluator, "evaluate", None)):
@@ -153,6 +165,7 @@ class OnePlyEngine:
         self.evaluator = evaluator
         self.stochastic = bool(stochastic)
         self.capture_bonus = float(capture_bonus)
+        self.mate_guard = bool(mate_guard)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
@@ -200,6 +213,8 @@ class OnePlyEngine:
                 scores[i] = DRAW_SCORE
             elif claims[i] is not None:   # the opponent may take a draw instead: at most 0 for us
                 scores[i] = min(scores[i], DRAW_SCORE) if sign > 0 else max(scores[i], DRAW_SCORE)
+        if self.mate_guard:
+            scores[opponent_mates(board, children, outcomes)] = -sign * MATE_SCORE
         return scores, outcomes, claims
 
     # -- choosing --------------------------------------------------------------------------
@@ -220,17 +235,20 @@ class OnePlyEngine:
         scores, outcomes, claims = self.score_children(board, children)
         sign = 1.0 if board.turn == chess.WHITE else -1.0
         order = np.argsort(-sign * scores, kind="stable")
-        rank = self._pick_rank(board, order, outcomes)
+        lost = [outcomes[i] is None and sign * scores[i] <= -MATE_SCORE for i in range(len(moves))]
+        rank = self._pick_rank(board, order, outcomes, lost)
         chosen = int(order[rank])
         candidates = [(moves[i], float(scores[i])) for i in order]
         terminal = {moves[i]: o for i, o in enumerate(outcomes) if o is not None}
         claimable = {moves[i]: c for i, c in enumerate(claims) if c is not None}
-        return Decision(moves[chosen], float(scores[chosen]), candidates, rank, terminal, claimable)
+        return Decision(moves[chosen], float(scores[chosen]), candidates, rank, terminal, claimable,
+                        mate_in=-1 if lost[chosen] else None)
 
-    def _pick_rank(self, board: chess.Board, order: np.ndarray, outcomes: list[str | None]) -> int:
-        if not self.stochastic or outcomes[int(order[0])] is not None:
+    def _pick_rank(self, board: chess.Board, order: np.ndarray, outcomes: list[str | None],
+                   lost: list[bool]) -> int:
+        if not self.stochastic or outcomes[int(order[0])] is not None or lost[int(order[0])]:
             return 0
-        pool = [r for r, i in enumerate(order) if outcomes[int(i)] is None]
+        pool = [r for r, i in enumerate(order) if outcomes[int(i)] is None and not lost[int(i)]]
         weights = opening_weights(board.fullmove_number, len(pool))
         if len(weights) == 1:
             return pool[0]

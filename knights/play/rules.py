@@ -263,6 +263,84 @@ def opponent_claims(board: chess.Board, children: Children, outcomes: Sequence[s
     return out
 
 
+# -- the opponent's mate in one ----------------------------------------------------------------
+def _checking_candidates(board: chess.Board) -> list[chess.Move]:
+    """The side to move's legal moves that *can* give check (a superset of those that
+    do): a piece landing where its kind attacks the enemy king, a move of the only
+    piece between that king and a slider of the mover's (a discovered check), every
+    promotion, castling and en passant. python-chess generates each group with masks,
+    so the many moves that cannot check are never made."""
+    them = board.turn
+    king = board.king(not them)
+    if king is None:
+        return list(board.generate_legal_moves())
+    occupied, own = board.occupied, board.occupied_co[them]
+    diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied]
+    straight = (chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
+                | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied])
+    groups = [(board.knights & own, chess.BB_KNIGHT_ATTACKS[king]),
+              (board.pawns & own, chess.BB_PAWN_ATTACKS[not them][king]),
+              (board.bishops & own, diagonal), (board.rooks & own, straight),
+              (board.queens & own, diagonal | straight)]
+    # discovered checks: the one piece of ours between the king and our slider may go anywhere
+    sliders = ((board.bishops | board.queens) & own & chess.BB_DIAG_ATTACKS[king][0]
+               | (board.rooks | board.queens) & own & (chess.BB_RANK_ATTACKS[king][0] | chess.BB_FILE_ATTACKS[king][0]))
+    lone = 0
+    for slider in chess.scan_forward(sliders):
+        between = chess.between(king, slider) & occupied
+        if between and not between & (between - 1) and between & own:
+            lone |= between
+    promoting = board.pawns & own & (chess.BB_RANK_7 if them == chess.WHITE else chess.BB_RANK_2)
+    groups.append((lone | promoting, chess.BB_ALL))
+    seen: set[chess.Move] = set()
+    out = []
+    for from_mask, to_mask in groups:
+        for move in board.generate_legal_moves(from_mask, to_mask):
+            if move not in seen:
+                seen.add(move)
+                out.append(move)
+    if board.ep_square is not None:
+        out += [m for m in board.generate_legal_ep() if m not in seen]
+    if board.castling_rights & own:
+        out += [m for m in board.generate_castling_moves() if m not in seen]
+    return out
+
+
+def mates_in_one(board: chess.Board) -> bool:
+    """Whether the side to move on ``board`` has a move that mates at once (``board``
+    is left as it was).
+
+    >>> mates_in_one(chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"))   # Ra8#
+    True
+    >>> mates_in_one(chess.Board("6k1/5pp1/7p/8/8/8/8/R5K1 w - - 0 1"))  # the king has h7
+    False
+    """
+    for move in _checking_candidates(board):
+        board.push(move)
+        try:
+            if board.is_check() and not any(board.generate_legal_moves()):
+                return True
+        finally:
+            board.pop()
+    return False
+
+
+def opponent_mates(board: chess.Board, children: Children, outcomes: Sequence[str | None]) -> np.ndarray:
+    """For each child that does not end the game: whether the opponent can mate with
+    its reply, ``(N,)`` bool. The engine scores such a child as lost
+    (:meth:`knights.play.engine.OnePlyEngine.score_children`)."""
+    out = np.zeros(len(children), bool)
+    scratch = board.copy(stack=False)
+    for i, move in enumerate(children.moves):
+        if outcomes[i] is None:
+            scratch.push(move)
+            try:
+                out[i] = mates_in_one(scratch)
+            finally:
+                scratch.pop()
+    return out
+
+
 # -- a finished game ---------------------------------------------------------------------------
 def game_over(board: chess.Board) -> str | None:
     """Why the game on ``board`` is over, or ``None``: checkmate, stalemate,
