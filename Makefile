@@ -29,8 +29,10 @@ CHUNK_LINES ?= 3850
 MORE_POSITIONS ?= 4500000
 # Endings played out from a thinned start position (make endings-data)
 ENDINGS_POSITIONS ?= 400000
+# Games of shallow Stockfish searches (make shallow-data)
+SHALLOW_POSITIONS ?= 500000
 
-.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data more-data endings-data sample notebook lab models strength report clean help
+.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data more-data endings-data shallow-data sample notebook lab models strength report clean help
 
 help:
 	@echo "make play                 play the bot in the terminal"
@@ -39,7 +41,7 @@ help:
 	@echo "make check                ruff, mypy and the import-graph test (tests/test_architecture.py)"
 	@echo "make test-fast            every test not marked slow, in parallel: the quick loop"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
-	@echo "make bench | strength | search-strength | soak | label-floor | data | more-data | endings-data | sample | models | report"
+	@echo "make bench | strength | search-strength | soak | label-floor | data | more-data | endings-data | shallow-data | sample | models | report"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
 	@echo "make lab                  JupyterLab on the project (prints its URL; Ctrl-C stops it)"
 	@echo "make clean                remove the virtual environment and caches"
@@ -185,6 +187,17 @@ endings-data: setup
 		--workers $(WORKERS) --report report/results/dataset_endings.json
 	bash data/split.sh --force data/generated/endings/kept.csv data/endings Chess_Endings_ \
 		$$(( ($$(wc -l < data/generated/endings/kept.csv) + 258) / 260 ))
+
+# Games of Stockfish searching 1-4 plies (knights/data/generate.py, style shallow: what its depth-8
+# search would have played after an earlier iteration) against itself or Stockfish-eps, new
+# positions only (none of data/full, data/more, data/endings, the sample or the independent sets);
+# resumable like more-data. Chunks go to data/shallow/, 260 of them (letters a-j).
+shallow-data: setup
+	@test -d data/endings || { echo "make shallow-data: data/endings is missing; run make endings-data first (the shallow games leave out its positions)" >&2; exit 2; }
+	$(KNIGHTS) data grow --set shallow --rounds 1 --positions $(SHALLOW_POSITIONS) --depth $(DEPTH) \
+		--workers $(WORKERS) --report report/results/dataset_shallow.json
+	bash data/split.sh --force data/generated/shallow/kept.csv data/shallow Chess_Shallow_ \
+		$$(( ($$(wc -l < data/generated/shallow/kept.csv) + 258) / 260 ))
 
 # The independent test sets (data/independent/, committed): games between players the
 # training generator never uses, tactical moments of them, random endgames; labelled by

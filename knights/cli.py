@@ -384,9 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
     grw.add_argument("--depth", type=int, default=8, help="Stockfish labelling depth (as data/full)")
     grw.add_argument("--rounds", type=int, default=4, help="the styles take turns in this many rounds")
     grw.add_argument("--workers", type=int, default=1, help="parallel workers, one Stockfish each")
-    grw.add_argument("--set", default="more", choices=("more", "endings"),
+    grw.add_argument("--set", default="more", choices=("more", "endings", "shallow"),
                      help="more: the openings, strong and odds styles (data/more); endings: endings from a thinned "
-                          "start played out (data/endings)")
+                          "start played out (data/endings); shallow: Stockfish searching 1-4 plies (data/shallow)")
     grw.add_argument("--work", default=None,
                      help="folder of the styles' files and the combined file (default: the set's own, "
                           "data/generated/<set>)")

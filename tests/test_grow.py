@@ -10,7 +10,7 @@ import chess
 import pytest
 
 from knights.data import csslab
-from knights.data.generate import ENDINGS_PLIES, STYLES, Recipe, play_labelled_game
+from knights.data.generate import ENDINGS_PLIES, STYLES, Recipe, choose_move, play_labelled_game
 from knights.data.grow import GROWN, grow, targets
 from knights.data.independent import fen_key
 from knights.data.stockfish import Stockfish
@@ -128,3 +128,21 @@ def test_grow_endings_is_its_own_set(stockfish, tmp_path):
     assert tuple(header) == csslab.COLUMNS and len(rows) == report.kept > 0
     assert {r["game_id"][:3] for r in rows} == {"fin"}
     assert [s.style for s in report.styles] == ["endings"]
+
+
+def test_a_shallow_player_plays_its_iterations_move():
+    """``stockfish-depth<D>`` plays what the search chose after iteration D (the deepest it has
+    when the search stopped earlier); a move that is not legal falls back on the best move."""
+    import random
+
+    board = chess.Board()
+    shallow = ("e2e4", "d2d4", "g1f3")
+    rng = random.Random(0)
+    assert choose_move("stockfish-depth1", board, "c2c4", rng, shallow).uci() == "e2e4"
+    assert choose_move("stockfish-depth2", board, "c2c4", rng, shallow).uci() == "d2d4"
+    assert choose_move("stockfish-depth4", board, "c2c4", rng, shallow).uci() == "g1f3"
+    assert choose_move("stockfish-depth1", board, "c2c4", rng, ("e7e5",)).uci() == "c2c4"
+    assert choose_move("stockfish-depth2", board, "c2c4", rng, ()).uci() == "c2c4"
+    assert GROWN["shallow"].shares == {"shallow": 1.0}
+    assert {"data/more", "data/endings"} <= set(GROWN["shallow"].exclude)
+

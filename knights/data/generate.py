@@ -8,6 +8,8 @@ search gives both the *label* (``cp``) and the engine's best move. Players:
 * ``stockfish-eps<E>``: plays Stockfish's best move, except that with probability
   ``E`` it plays a uniformly random legal move instead. Different ``E`` per side
   give lopsided games and realistic mistakes at no extra engine time.
+* ``stockfish-depth<D>``: plays what the same search would have played at depth
+  ``D`` (the principal variation's first move after that iteration; ``shallow`` style).
 * ``greedy``: one-ply material counter (captures the most it can, else random).
 * ``random``: a uniformly random legal move.
 
@@ -135,6 +137,19 @@ def odds_players(rng: random.Random) -> tuple[str, str]:
     return (first, second) if rng.random() < 0.5 else (second, first)
 
 
+SHALLOW_DEPTHS = (1, 2, 3, 4)
+"""The depths a ``stockfish-depth<D>`` player of the ``shallow`` style is drawn with."""
+
+
+def shallow_players(rng: random.Random) -> tuple[str, str]:
+    """Shallow Stockfish against shallow Stockfish (60%) or against Stockfish-eps (``shallow``
+    style): the plausible moves that a short search prefers and a deep one refutes."""
+    first = f"stockfish-depth{rng.choice(SHALLOW_DEPTHS)}"
+    second = f"stockfish-depth{rng.choice(SHALLOW_DEPTHS)}" if rng.random() < 0.6 else \
+        f"stockfish-eps{rng.choice(EPSILONS):.2f}"
+    return (first, second) if rng.random() < 0.5 else (second, first)
+
+
 def standard_start(rng: random.Random) -> chess.Board:
     """The standard start (a start function takes the game's random stream; this one needs none)."""
     return chess.Board()
@@ -218,12 +233,21 @@ STYLES: dict[str, Style] = {
                      "their home squares, then Stockfish-eps against Stockfish-eps or the greedy capturer after "
                      "4-12 random plies, at most 100 plies a game", odds_players, (4, 12), start=endings_start,
                      game_prefix="fin", max_plies=ENDINGS_PLIES),
+    "shallow": Style("Stockfish searching 1-4 plies (the depth-8 search's own earlier iterations) against "
+                     "itself or Stockfish-eps, after 2-8 random plies: the inaccuracies of a short search",
+                     shallow_players, (2, 8), game_prefix="shl"),
 }
 """The generators, by name. ``mixed`` makes ``data/full``; ``knights data grow`` adds the others."""
 
 
-def choose_move(player: str, board: chess.Board, best: str | None, rng: random.Random) -> chess.Move:
+def choose_move(player: str, board: chess.Board, best: str | None, rng: random.Random,
+                shallow: tuple[str, ...] = ()) -> chess.Move:
     moves = list(board.legal_moves)
+    if player.startswith("stockfish-depth"):
+        depth = int(player.rsplit("depth", 1)[1])
+        pick = shallow[min(depth, len(shallow)) - 1] if shallow else best
+        move = chess.Move.from_uci(pick) if pick else None
+        return move if move in moves else (chess.Move.from_uci(best) if best else rng.choice(moves))
     if player.startswith("stockfish"):
         eps = float(player.rsplit("eps", 1)[1])
         if best is not None and rng.random() >= eps:
@@ -279,7 +303,7 @@ def play_labelled_game(engine: Stockfish, recipe: Recipe, index: int) -> list[di
         if len(plies) < opening_plies:
             move = rng.choice(list(board.legal_moves))
         else:
-            move = choose_move(player, board, analysis.bestmove, rng)
+            move = choose_move(player, board, analysis.bestmove, rng, analysis.shallow)
         plies.append((csslab.position_columns(board), move, analysis))
         board.push(move)
     return game_rows(f"{style.game_prefix}{index:07d}", white, black, plies, board, final_value, termination,

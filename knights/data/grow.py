@@ -55,7 +55,7 @@ WORK_DIR = "data/generated/more"
 """Where the styles' files, their parts and the combined ``more.csv`` are written (ignored by git)."""
 SHARES = {"openings": 0.35, "strong": 0.35, "odds": 0.30}
 """Each grown style's share of the positions."""
-SEEDS = {"openings": 3101, "strong": 3102, "odds": 3103, "endings": 3104}
+SEEDS = {"openings": 3101, "strong": 3102, "odds": 3103, "endings": 3104, "shallow": 3105}
 """Each style's seed (``data/full`` uses 2024): no two runs share a game stream."""
 EXCLUDE = ("data/full", "data/sample", INDEPENDENT_DIR)
 """Positions already here are not added: the training data made so far (``data/full`` holds
@@ -80,10 +80,13 @@ GROWN: dict[str, GrownSet] = {
     "more": GrownSet(SHARES, WORK_DIR, EXCLUDE, "more.csv", "data/more"),
     "endings": GrownSet({"endings": 1.0}, "data/generated/endings", (*EXCLUDE, "data/more"), "kept.csv",
                         "data/endings"),
+    "shallow": GrownSet({"shallow": 1.0}, "data/generated/shallow", (*EXCLUDE, "data/more", "data/endings"),
+                        "kept.csv", "data/shallow"),
 }
 """``data/more`` (``make more-data``: the three styles beside ``data/full``'s) and
 ``data/endings`` (``make endings-data``: endings played out from a thinned start, for the networks that
-train on them; it also leaves out ``data/more``'s positions)."""
+train on them; it also leaves out ``data/more``'s positions) and ``data/shallow`` (``make shallow-data``:
+games of Stockfish searching only 1-4 plies, whose inaccuracies none of the other styles make)."""
 
 
 @dataclass

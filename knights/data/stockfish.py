@@ -43,6 +43,9 @@ class Analysis:
     mate: int | None
     bestmove: str | None
     depth: int
+    shallow: tuple[str, ...] = ()
+    """The first move of the principal variation after each finished iteration: ``shallow[d - 1]``
+    is what Stockfish would play searching to depth ``d`` (from the same search, at no cost)."""
 
     def white_pov(self, white_to_move: bool) -> Analysis:
         """The same analysis with the score from White's side."""
@@ -53,6 +56,7 @@ class Analysis:
             None if self.mate is None else -self.mate,
             self.bestmove,
             self.depth,
+            self.shallow,
         )
 
 
@@ -144,6 +148,7 @@ def parse_search_output(lines: list[str]) -> Analysis:
     depth = 0
     fallback: tuple[int | None, int | None, int] | None = None
     bestmove = None
+    shallow: dict[int, str] = {}
     for line in lines:
         if line.startswith("bestmove"):
             parts = line.split()
@@ -160,6 +165,11 @@ def parse_search_output(lines: list[str]) -> Analysis:
             fallback = parsed
             continue
         cp, mate, depth = parsed
+        if "pv" in tokens and tokens.index("pv") + 1 < len(tokens):
+            shallow[d] = tokens[tokens.index("pv") + 1]
     if cp is None and mate is None and fallback is not None:
         cp, mate, depth = fallback
-    return Analysis(cp, mate, bestmove, depth)
+    moves: list[str] = []
+    for d in range(1, max(shallow, default=0) + 1):   # a depth with no exact line keeps the one before
+        moves.append(shallow.get(d, moves[-1] if moves else ""))
+    return Analysis(cp, mate, bestmove, depth, tuple(moves))

@@ -48,6 +48,7 @@ ABLATION_JSON = RESULTS_DIR / "ablation.json"
 INDEPENDENT_DIR = registry.REPO_ROOT / "data" / "independent"
 MORE_DATA = "data/more"
 ENDINGS_DATA = "data/endings"
+SHALLOW_DATA = "data/shallow"
 LETTERS: dict[str, str] | None = None
 """Train and validation letters; None: EL/v13's own (``DATA``)."""
 
@@ -62,6 +63,7 @@ class Variant:
     share: int = 1                    # every share-th training file (1: all of them)
     more: bool = False                # also data/more's training and validation letters
     endings: bool = False             # also data/endings' training and validation letters
+    shallow: bool = False             # also data/shallow's training and validation letters
     flip_files: bool = False          # files reversed on a random half of the rows without castling rights
     settings: tuple[tuple[str, Any], ...] = ()   # other TrainConfig changes, (name, value) pairs
     hidden: int = 0                   # the accumulator's width (0: EL/v13's, 128)
@@ -94,6 +96,9 @@ VARIANTS = (
             says="EL/v18's recipe on data/more grown to 4.5M positions (over 5M with data/full): EL/v19"),
     Variant("quiet_wp_more_4500k_endings_flip_256", more=True, endings=True, flip_files=True, hidden=256,
             shipped="EL/v20", says="EL/v19's recipe with data/endings added (endings from a thinned start): EL/v20"),
+    Variant("quiet_wp_more_4500k_endings_shallow_flip_256", more=True, endings=True, shallow=True, flip_files=True,
+            hidden=256, shipped="EL/v21",
+            says="EL/v20's recipe with data/shallow added (the games of Stockfish searching 1-4 plies): EL/v21"),
 )
 
 
@@ -135,6 +140,9 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
     if variant.endings:
         train_files += select_chunks(ENDINGS_DATA, letters["train"])
         val_files += select_chunks(ENDINGS_DATA, letters["val"])
+    if variant.shallow:
+        train_files += select_chunks(SHALLOW_DATA, letters["train"])
+        val_files += select_chunks(SHALLOW_DATA, letters["val"])
     train = _rows(load_encoded(train_files, cache, progress=progress), variant)
     val = _rows(load_encoded(val_files, cache, progress=progress), variant)
     torch.manual_seed(lib.TRAIN.seed)
@@ -213,6 +221,9 @@ def run(only: list[str] | None = None, *, device: str | None = None, out: Path =
             continue
         if variant.endings and not registry.repo_path(ENDINGS_DATA).is_dir():
             print(f"{variant.name}: skipped, {ENDINGS_DATA} is not here (make endings-data)")
+            continue
+        if variant.shallow and not registry.repo_path(SHALLOW_DATA).is_dir():
+            print(f"{variant.name}: skipped, {SHALLOW_DATA} is not here (make shallow-data)")
             continue
         weights = OUT_DIR / f"{variant.name}.pt"
         lib = registry.get(BASE)
