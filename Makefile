@@ -29,7 +29,7 @@ CHUNK_LINES ?= 3850
 MORE_POSITIONS ?= 4500000
 # Endings played out from a thinned start position (make endings-data)
 ENDINGS_POSITIONS ?= 400000
-# Games of shallow Stockfish searches (make shallow-data)
+# Games of Stockfish playing an early iteration's move (make shallow-data)
 SHALLOW_POSITIONS ?= 500000
 
 .PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data more-data endings-data shallow-data sample notebook lab models strength report clean help
@@ -188,8 +188,8 @@ endings-data: setup
 	bash data/split.sh --force data/generated/endings/kept.csv data/endings Chess_Endings_ \
 		$$(( ($$(wc -l < data/generated/endings/kept.csv) + 258) / 260 ))
 
-# Games of Stockfish searching 1-4 plies (knights/data/generate.py, style shallow: what its depth-8
-# search would have played after an earlier iteration) against itself or Stockfish-eps, new
+# Games of Stockfish playing the move its depth-8 labelling search ranked first after iteration 1-4
+# (knights/data/generate.py, style shallow) against the same or Stockfish-eps, new
 # positions only (none of data/full, data/more, data/endings, the sample or the independent sets);
 # resumable like more-data. Chunks go to data/shallow/, 260 of them (letters a-j).
 shallow-data: setup

@@ -386,7 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
     grw.add_argument("--workers", type=int, default=1, help="parallel workers, one Stockfish each")
     grw.add_argument("--set", default="more", choices=("more", "endings", "shallow"),
                      help="more: the openings, strong and odds styles (data/more); endings: endings from a thinned "
-                          "start played out (data/endings); shallow: Stockfish searching 1-4 plies (data/shallow)")
+                          "start played out (data/endings); shallow: Stockfish playing an early iteration's move "
+                          "(data/shallow)")
     grw.add_argument("--work", default=None,
                      help="folder of the styles' files and the combined file (default: the set's own, "
                           "data/generated/<set>)")

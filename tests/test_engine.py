@@ -250,11 +250,43 @@ def test_a_move_that_lets_the_opponent_mate_is_lost(tiny_network):
     unguarded = material_engine(stochastic=False, mate_guard=False).choose(board)
     assert unguarded.move == greedy and unguarded.score == pytest.approx(0.0)   # a knight down before it
     # every move loses: the bot still moves, and says it is mated in one
-    doomed = chess.Board("5k2/1R6/8/2R5/7K/p1PP4/5BP1/4QB2 b - - 2 58")
+    doomed = chess.Board("8/q1pr4/4p2p/k5P1/8/p7/b1K5/8 w - - 1 36")
     assert all(reference_mates(doomed, m) for m in doomed.legal_moves)
-    decision = material_engine(stochastic=False).choose(doomed)
-    assert decision.move in doomed.legal_moves
-    assert decision.mate_in == -1 and decision.score == MATE_SCORE   # White's side: White mates
+    for seed in range(5):
+        decision = material_engine(seed=seed).choose(doomed)
+        assert decision.mate_in == -1 and decision.score == -MATE_SCORE
+        # every move loses: the one the evaluator likes best (it takes a pawn), not the first generated
+        assert doomed.san(decision.move) == "gxh6"
+
+
+CHECKS_BY_EVERY_ROUTE = [
+    ("5k2/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1"),        # castling: the rook gives check
+    ("8/8/8/R2pP2k/8/8/8/4K3 w - d6 0 1", "e5d6"),     # en passant uncovers the rook on the rank
+    ("4k3/8/8/8/4K3/8/8/4R3 w - - 0 1", "e4d4"),       # the king steps off its rook's file
+    ("3k4/6P1/8/8/8/8/8/4K3 w - - 0 1", "g7g8q"),      # a promotion
+    ("4k3/8/8/8/8/8/4N3/4R1K1 w - - 0 1", "e2f4"),     # a knight uncovers the rook
+]
+
+
+@pytest.mark.parametrize("fen,check", CHECKS_BY_EVERY_ROUTE)
+def test_every_checking_move_is_a_candidate(fen, check):
+    from knights.play.rules import _checking_candidates
+
+    board = chess.Board(fen)
+    checks = {m for m in board.legal_moves if board.gives_check(m)}
+    assert chess.Move.from_uci(check) in checks
+    assert checks <= set(_checking_candidates(board))
+
+
+def test_checking_candidates_over_random_games():
+    from knights.play.rules import _checking_candidates
+
+    seen = 0
+    for board in random_positions(seed=9, games=40):
+        checks = {m for m in board.legal_moves if board.gives_check(m)}
+        assert checks <= set(_checking_candidates(board)), board.fen()
+        seen += len(checks)
+    assert seen > 500
 
 
 def test_mates_in_one_against_every_reply():

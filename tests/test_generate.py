@@ -33,7 +33,8 @@ def test_parse_search_output_prefers_last_exact_score():
     a = parse_search_output(lines)
     assert (a.cp, a.mate, a.bestmove, a.depth) == (35, None, "d2d4", 2)
     assert a.shallow == ("e2e4", "d2d4")   # each finished iteration's first move; the bound is no iteration
-    gap = parse_search_output(["info depth 1 score cp 5 pv g1f3\n", "info depth 3 score cp 9 pv e2e4\n", "bestmove e2e4\n"])
+    gap = parse_search_output(["info depth 1 score cp 5 pv g1f3\n", "info depth 3 score cp 9 pv e2e4\n",
+                               "bestmove e2e4\n"])
     assert gap.shallow == ("g1f3", "g1f3", "e2e4")   # a depth with no line keeps the move before
     mate = parse_search_output(["info depth 5 score mate -2 pv h7h8\n", "bestmove (none)\n"])
     assert (mate.cp, mate.mate, mate.bestmove) == (None, -2, None)

@@ -10,7 +10,8 @@ first's with its standard error. It also reads every game's moves (the PGNs besi
 player under test made a move after which the opponent could mate at once while another
 move did not allow it (``avoidable_mate_in_one``, with the player's score in them), and the
 draws by threefold repetition with the player three pawns or more of material ahead
-(``repetition_draws_ahead``)::
+(``repetition_draws_ahead``; ``of_them_not_on_the_board``: those ended because the side to move
+could claim the repetition with its next move, not because it stood on the board)::
 
     .venv/bin/python tools/pool_matches.py --what "..." \\
         --arm democracy runs/dem_old runs/match_democracy \\
@@ -65,7 +66,8 @@ def read_game(folder: Path, game: dict[str, Any]) -> dict[str, bool]:
             avoidable = any(not allows_mate(board, m) for m in board.legal_moves)
         board.push(move)
     ahead = game["termination"] == "threefold repetition" and material(board, ours) >= AHEAD_PAWNS
-    return {"avoidable_mate_in_one": avoidable, "repetition_draw_ahead": ahead}
+    return {"avoidable_mate_in_one": avoidable, "repetition_draw_ahead": ahead,
+            "claimed_not_on_board": ahead and not board.is_repetition(3)}
 
 
 def run_figures(folder: Path) -> tuple[dict[str, Any], list[float], list[dict[str, bool]]]:
@@ -86,7 +88,8 @@ def run_figures(folder: Path) -> tuple[dict[str, Any], list[float], list[dict[st
 def misses(scores: list[float], read: list[dict[str, bool]]) -> dict[str, Any]:
     mated = [s for s, r in zip(scores, read, strict=True) if r["avoidable_mate_in_one"]]
     return {"avoidable_mate_in_one": {"games": len(mated), "score": sum(mated)},
-            "repetition_draws_ahead": sum(r["repetition_draw_ahead"] for r in read)}
+            "repetition_draws_ahead": sum(r["repetition_draw_ahead"] for r in read),
+            "of_them_not_on_the_board": sum(r["claimed_not_on_board"] for r in read)}
 
 
 def tally(scores: list[float]) -> dict[str, Any]:

@@ -4,7 +4,8 @@ For each position of a set (by default every :data:`EVERY`-th row of the indepen
 ``games`` set: rows 0, 5, 10, ... so 1,000 of its 5,000), the evaluator's one-ply choice
 is the move :class:`~knights.play.engine.OnePlyEngine` plays with its stochastic opening
 off (``stochastic=False``): the legal move whose resulting position the evaluator scores
-best for the mover, mates and draws scored by the rules. Stockfish at :data:`DEPTH`
+best for the mover, mates and draws scored by the rules, and a move after which the opponent
+mates at once scored as lost (the engine's rule since the mate-in-one guard). Stockfish at :data:`DEPTH`
 (default 10; the position alone, no game history) judges it:
 
 * **best move**: the share of positions where the choice is Stockfish's best move;

@@ -83,9 +83,13 @@ def run_key(ms: int) -> str:
 
 
 def commit() -> str:
+    """The short hash of HEAD, with ``-dirty`` when the working tree has uncommitted changes."""
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                               check=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                                 text=True, check=True).stdout.strip()
+        return f"{head}-dirty" if changed else head
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 

@@ -60,8 +60,10 @@ MIN_PLY = 20
 at most 6 plies; ten moves later its games and ours have parted)."""
 MAX_PLIES = 220
 """A game still going at this many plies is drawn."""
-SETTINGS = Settings(max_plies=MAX_PLIES, adjudicate_cp=1000, adjudicate_plies=30)
-"""How a game ends: the rules, a side a queen and a pawn ahead for 30 plies, or MAX_PLIES."""
+SETTINGS = Settings(max_plies=MAX_PLIES, adjudicate_cp=1000, adjudicate_plies=30, claim_next_move=True)
+"""How a game ends: the rules, a side a queen and a pawn ahead for 30 plies, or MAX_PLIES. The committed
+sets were played with a draw the side to move could claim by its next move ending the game (the arena's
+rule then), so that stays (the recipe, and so the parts' key, is the one the sets were made with)."""
 SET_ORDER = ("games", "tactics", "endgames")
 """Build order: each set is de-duplicated against the sets before it."""
 

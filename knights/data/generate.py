@@ -8,8 +8,10 @@ search gives both the *label* (``cp``) and the engine's best move. Players:
 * ``stockfish-eps<E>``: plays Stockfish's best move, except that with probability
   ``E`` it plays a uniformly random legal move instead. Different ``E`` per side
   give lopsided games and realistic mistakes at no extra engine time.
-* ``stockfish-depth<D>``: plays what the same search would have played at depth
-  ``D`` (the principal variation's first move after that iteration; ``shallow`` style).
+* ``stockfish-depth<D>``: plays the move the same search ranked first after its
+  iteration ``D`` (``shallow`` style). The hash is cleared once a game, not once a
+  position, so early iterations start from what the game's earlier searches left: the
+  move is closer to the deep search's choice than a fresh depth-``D`` search's would be.
 * ``greedy``: one-ply material counter (captures the most it can, else random).
 * ``random``: a uniformly random legal move.
 
@@ -142,8 +144,8 @@ SHALLOW_DEPTHS = (1, 2, 3, 4)
 
 
 def shallow_players(rng: random.Random) -> tuple[str, str]:
-    """Shallow Stockfish against shallow Stockfish (60%) or against Stockfish-eps (``shallow``
-    style): the plausible moves that a short search prefers and a deep one refutes."""
+    """Stockfish playing an early iteration's move (60%: on both sides) or against Stockfish-eps
+    (``shallow`` style)."""
     first = f"stockfish-depth{rng.choice(SHALLOW_DEPTHS)}"
     second = f"stockfish-depth{rng.choice(SHALLOW_DEPTHS)}" if rng.random() < 0.6 else \
         f"stockfish-eps{rng.choice(EPSILONS):.2f}"
@@ -233,8 +235,9 @@ STYLES: dict[str, Style] = {
                      "their home squares, then Stockfish-eps against Stockfish-eps or the greedy capturer after "
                      "4-12 random plies, at most 100 plies a game", odds_players, (4, 12), start=endings_start,
                      game_prefix="fin", max_plies=ENDINGS_PLIES),
-    "shallow": Style("Stockfish searching 1-4 plies (the depth-8 search's own earlier iterations) against "
-                     "itself or Stockfish-eps, after 2-8 random plies: the inaccuracies of a short search",
+    "shallow": Style("Stockfish playing the move its depth-8 labelling search ranked first after iteration 1-4 "
+                     "(with the hash the game has built up) against the same or Stockfish-eps, after 2-8 random "
+                     "plies",
                      shallow_players, (2, 8), game_prefix="shl"),
 }
 """The generators, by name. ``mixed`` makes ``data/full``; ``knights data grow`` adds the others."""

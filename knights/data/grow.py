@@ -86,7 +86,7 @@ GROWN: dict[str, GrownSet] = {
 """``data/more`` (``make more-data``: the three styles beside ``data/full``'s) and
 ``data/endings`` (``make endings-data``: endings played out from a thinned start, for the networks that
 train on them; it also leaves out ``data/more``'s positions) and ``data/shallow`` (``make shallow-data``:
-games of Stockfish searching only 1-4 plies, whose inaccuracies none of the other styles make)."""
+games of Stockfish playing the move its labelling search ranked first after iteration 1-4)."""
 
 
 @dataclass

@@ -45,7 +45,8 @@ class Analysis:
     depth: int
     shallow: tuple[str, ...] = ()
     """The first move of the principal variation after each finished iteration: ``shallow[d - 1]``
-    is what Stockfish would play searching to depth ``d`` (from the same search, at no cost)."""
+    is the move this search ranked first after iteration ``d`` (at no cost). Not what a fresh
+    depth-``d`` search plays: the iterations start from whatever the hash already holds."""
 
     def white_pov(self, white_to_move: bool) -> Analysis:
         """The same analysis with the score from White's side."""

@@ -44,8 +44,9 @@ looks at the opponent's replies, as the draw claims do, but only at the few that
 give check, and it asks nothing of the evaluator. Why it is a rule and not left to the
 model: in 200 games one ply ahead against sf-elo:1350 the shipped bot walked into an
 avoidable mate in one in 65, and scored 0 in all of them (``tools/pool_matches.py`` reads
-the games; ``report/results/one_ply_mate_guard.json``). ``mate_guard=False`` turns it off (the test-set generator's material player
-keeps it off, so the committed sets stay what its code makes).
+the games; ``report/results/one_ply_mate_guard.json``). ``mate_guard=False`` turns it off
+(the test-set generator's material player keeps it off, and its games keep the old draw
+rule, so the committed sets stay what its code makes).
 
 Stochastic opening (the paper's table)
 --------------------------------------
@@ -180,10 +181,13 @@ class OnePlyEngine:
 
     # -- scoring -------------------------------------------------------------------------
     def score_children(self, board: chess.Board, children: Children
-                       ) -> tuple[np.ndarray, list[str | None], list[str | None]]:
-        """Scores (pawns, White's side) of the children, their game-ending outcomes and
-        the draws the opponent could claim after them (see :func:`opponent_claims`).
-        The evaluator is called once, on the children that do not end the game."""
+                       ) -> tuple[np.ndarray, list[str | None], list[str | None], np.ndarray]:
+        """Scores (pawns, White's side) of the children, their game-ending outcomes, the
+        draws the opponent could claim after them (see :func:`opponent_claims`) and the
+        scores as they were before a move the opponent answers with mate was scored lost
+        (:func:`opponent_mates`; they order the lost moves among themselves, so a bot with
+        only such moves plays the one its evaluator likes best). The evaluator is called
+        once, on the children that do not end the game."""
         n = len(children)
         history = recent_placements(board)
         outcomes = terminal_outcomes(board, children, history)
@@ -213,9 +217,10 @@ class OnePlyEngine:
                 scores[i] = DRAW_SCORE
             elif claims[i] is not None:   # the opponent may take a draw instead: at most 0 for us
                 scores[i] = min(scores[i], DRAW_SCORE) if sign > 0 else max(scores[i], DRAW_SCORE)
+        judged = scores.copy()
         if self.mate_guard:
             scores[opponent_mates(board, children, outcomes)] = -sign * MATE_SCORE
-        return scores, outcomes, claims
+        return scores, outcomes, claims, judged
 
     # -- choosing --------------------------------------------------------------------------
     def choose(self, board: chess.Board, root_moves: Sequence[chess.Move] | None = None) -> Decision:
@@ -232,9 +237,9 @@ class OnePlyEngine:
             restricted = [m for m in moves if m in allowed]
             moves = restricted or moves
         children = expand(board, moves)
-        scores, outcomes, claims = self.score_children(board, children)
+        scores, outcomes, claims, judged = self.score_children(board, children)
         sign = 1.0 if board.turn == chess.WHITE else -1.0
-        order = np.argsort(-sign * scores, kind="stable")
+        order = np.lexsort((-sign * judged, -sign * scores))   # by score, ties by the score before the mate rule
         lost = [outcomes[i] is None and sign * scores[i] <= -MATE_SCORE for i in range(len(moves))]
         rank = self._pick_rank(board, order, outcomes, lost)
         chosen = int(order[rank])

@@ -1,8 +1,9 @@
 """How the game ends: after each legal move at once, and for a finished game.
 
 For the children :func:`knights.play.children.expand` makes, :func:`terminal_outcomes`
-says which end the game and :func:`opponent_claims` which let the opponent claim a
-draw with its reply:
+says which end the game, :func:`opponent_claims` which let the opponent claim a
+draw with its reply and :func:`opponent_mates` which let it mate at once
+(:func:`mates_in_one`):
 
 >>> from knights.play.children import expand
 >>> board = chess.Board("7k/8/6K1/8/8/8/8/R7 w - - 0 1")

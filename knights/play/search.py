@@ -590,8 +590,9 @@ class SearchEngine:
         first = self.one_ply.choose(board, root_moves)     # depth 1: the one-ply bot's decision
         self.one_ply_seconds = time.perf_counter() - started
         sign = 1 if board.turn == chess.WHITE else -1
-        iteration = Iteration(1, 1, MATE - 1 if first.mates else round(first.score * 100 * sign),
-                              len(first.candidates), self.one_ply_seconds, (first.move,))
+        # centipawns from the mover's side; a mate in one either way as the search writes a mate one ply off
+        cp = MATE - 1 if first.mates else -(MATE - 2) if first.mate_in == -1 else round(first.score * 100 * sign)
+        iteration = Iteration(1, 1, cp, len(first.candidates), self.one_ply_seconds, (first.move,))
         self.last = iteration
         if on_iteration is not None:
             on_iteration(iteration)

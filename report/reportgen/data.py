@@ -275,7 +275,8 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
     if "dataset_shallow" in ctx:
         rows.insert(3 if "dataset_endings" in ctx else 2,
                     ("make shallow-data", sec("dataset_shallow", "seconds_all_runs")
-                     + sec("dataset_shallow", "seconds_combine"), "dataset_shallow.json", "the shallow searches' games"))
+                     + sec("dataset_shallow", "seconds_combine"), "dataset_shallow.json",
+                     "the shallow searches' games"))
     if "soak" in ctx:
         rows.append(("make soak", sum(float(r["seconds"]) for r in ctx["soak"].plain()["rows"]), "soak.json",
                      "the real-clock soak"))

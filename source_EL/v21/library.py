@@ -1,14 +1,15 @@
-"""EL V21 (ours, beyond the original): EL/v20 with shallow searches' games added to its data.
+"""EL V21 (ours, beyond the original): EL/v20 with the shallow style's games added to its data.
 
 Not a version of the original. Everything is EL/v20's (the 768 sparse piece-square
 features seen from each side, a 256-wide accumulator, the 32-32 head, the squared error of
 the win probability, quiet positions only, files mirrored on half the rows that cannot
 castle, Adam with a cosine schedule, the training and validation letters of data/full,
 data/more and data/endings) and one more folder: data/shallow (``make shallow-data``),
-games in which Stockfish plays what its search chose after only 1-4 plies, against itself
-or Stockfish-eps. A short search's moves are plausible and often wrong in a way a random
-move is not, so the games reach the middlegames of players who make real mistakes, which
-the other generators' players (nearly best moves, or uniformly random ones) seldom reach.
+games in which Stockfish plays the move its depth-8 labelling search ranked first after
+iteration 1-4, against the same or Stockfish-eps. The aim was the plausible mistakes of a
+short search, which the other generators' players (nearly best moves, or uniformly random
+ones) do not make; as generated (the hash is kept through a game), these moves are closer to
+the deep search's choice than a fresh short search's would be.
 The independent ``games`` set's players (softmax over Stockfish's scores at node limits,
 material alpha-beta, a one-ply material counter) are still used by no training data.
 
