@@ -64,8 +64,5 @@ def test_every_variant_naming_a_shipped_version_is_that_versions_recipe():
         width = variant.hidden or ablation.registry.get(ablation.BASE).build().hidden
         assert lib.build_model().hidden == width, variant.name
         assert lib.TRAIN.flip_files == variant.flip_files, variant.name
-        folders = tuple(f for f, on in ((ablation.MORE_DATA, variant.more), (ablation.ENDINGS_DATA, variant.endings),
-                                        (ablation.SHALLOW_DATA, variant.shallow))
-                        if on)
-        assert tuple(getattr(lib, "MORE", ())) == folders, variant.name
+        assert tuple(getattr(lib, "MORE", ())) == variant.folders(), variant.name
         assert (variant.target, variant.rows) == (lib.TARGET, lib.TRAIN_ON), variant.name

@@ -31,8 +31,8 @@ from typing import Any
 import chess
 import chess.pgn
 
-from knights.board.pieces import PAWNS
 from knights.common import write_json
+from knights.play.players import material_cp
 from knights.play.rules import mates_in_one
 
 AHEAD_PAWNS = 3
@@ -45,11 +45,6 @@ def allows_mate(board: chess.Board, move: chess.Move) -> bool:
         return mates_in_one(board)
     finally:
         board.pop()
-
-
-def material(board: chess.Board, color: chess.Color) -> int:
-    """``color``'s material less the other side's, pawns (P=1 N=3 B=3 R=5 Q=9)."""
-    return sum(PAWNS[p.piece_type] * (1 if p.color == color else -1) for p in board.piece_map().values())
 
 
 def read_game(folder: Path, game: dict[str, Any]) -> dict[str, bool]:
@@ -65,7 +60,7 @@ def read_game(folder: Path, game: dict[str, Any]) -> dict[str, bool]:
         if board.turn == ours and not avoidable and allows_mate(board, move):
             avoidable = any(not allows_mate(board, m) for m in board.legal_moves)
         board.push(move)
-    ahead = game["termination"] == "threefold repetition" and material(board, ours) >= AHEAD_PAWNS
+    ahead = game["termination"] == "threefold repetition" and material_cp(board, ours) >= 100 * AHEAD_PAWNS
     return {"avoidable_mate_in_one": avoidable, "repetition_draw_ahead": ahead,
             "claimed_not_on_board": ahead and not board.is_repetition(3)}
 

@@ -20,6 +20,7 @@ no training data comes from the test set's generator.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable, Sequence
 
 import chess
 
@@ -72,6 +73,28 @@ def random_material(rng: random.Random) -> str:
             return "v".join(sides)
 
 
+def place_men(board: chess.Board, men: Sequence[tuple[chess.Color, Sequence[chess.PieceType]]], rng: random.Random,
+              squares: Callable[[chess.PieceType, chess.Color], Iterable[chess.Square]]) -> bool:
+    """Put each side's men on ``board``, each on a free square drawn from ``squares(piece,
+    colour)``; ``False`` (the board part-filled) when a man finds none. A side stops at
+    such a man but the next side is still placed: the draws that takes are part of the
+    recipes that made the committed ``endgames`` set and ``data/endings``."""
+    placed = True
+    for colour, pieces in men:
+        for piece in pieces:
+            free = [s for s in squares(piece, colour) if board.piece_at(s) is None]
+            if not free:
+                placed = False
+                break
+            board.set_piece_at(rng.choice(free), chess.Piece(piece, colour))
+    return placed
+
+
+def _anywhere(piece: chess.PieceType, colour: chess.Color) -> list[chess.Square]:
+    """Every square, pawns on ranks 2-7."""
+    return [s for s in chess.SQUARES if piece != chess.PAWN or 1 <= chess.square_rank(s) <= 6]
+
+
 def random_placement(config: str, rng: random.Random, tries: int = 1000) -> chess.Board:
     """A legal position of ``config`` (stronger side's colour and the side to move drawn
     at random; pawns on ranks 2-7; no castling or en passant) in which the side to move
@@ -81,15 +104,7 @@ def random_placement(config: str, rng: random.Random, tries: int = 1000) -> ches
         strong_colour = rng.random() < 0.5
         board = chess.Board(None)
         board.turn = rng.random() < 0.5
-        ok = True
-        for colour, pieces in ((strong_colour, strong), (not strong_colour, weak)):
-            for piece in pieces:
-                free = [s for s in chess.SQUARES if board.piece_at(s) is None
-                        and (piece != chess.PAWN or 1 <= chess.square_rank(s) <= 6)]
-                if not free:
-                    ok = False
-                    break
-                board.set_piece_at(rng.choice(free), chess.Piece(piece, colour))
+        ok = place_men(board, ((strong_colour, strong), (not strong_colour, weak)), rng, _anywhere)
         if ok and position_problem(board) is None and not board.is_game_over(claim_draw=False):
             return board
     raise RuntimeError(f"no legal {config} position in {tries} tries")

@@ -61,7 +61,7 @@ import chess
 
 from knights.board.outcome import outcome
 from knights.board.pieces import capture_gain
-from knights.board.placements import parse_material, random_material
+from knights.board.placements import parse_material, place_men, random_material
 from knights.common import write_json
 from knights.data import csslab
 from knights.data.shards import (
@@ -188,15 +188,7 @@ def endings_start(rng: random.Random) -> chess.Board:
         strong_colour = rng.random() < 0.5
         board = chess.Board()
         board.clear_board()
-        placed = True
-        for colour, pieces in ((strong_colour, strong), (not strong_colour, weak)):
-            for piece in pieces:
-                free = [sq for sq in home.pieces(piece, colour) if board.piece_at(sq) is None]
-                if not free:
-                    placed = False
-                    break
-                board.set_piece_at(rng.choice(free), chess.Piece(piece, colour))
-        if placed:
+        if place_men(board, ((strong_colour, strong), (not strong_colour, weak)), rng, home.pieces):
             board.castling_rights = board.clean_castling_rights()
             return board
 

@@ -89,6 +89,12 @@ train on them; it also leaves out ``data/more``'s positions) and ``data/shallow`
 games of Stockfish playing the move its labelling search ranked first after iteration 1-4)."""
 
 
+def grow_command(folder: str) -> str:
+    """The make target that grows a data folder of :data:`GROWN` (``make more-data`` for any other)."""
+    return next((f"make {name}-data" for name, g in GROWN.items() if g.folder == folder.rstrip("/")),
+                "make more-data")
+
+
 @dataclass
 class StyleRun:
     style: str

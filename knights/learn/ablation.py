@@ -34,6 +34,7 @@ import torch
 from knights.common import write_json
 from knights.data.cache import ChunkCache, load_encoded
 from knights.data.chunks import Encoded, read_chunk, select_chunks
+from knights.data.grow import grow_command
 from knights.features.attacks import quiet
 from knights.learn import modelfile, registry
 from knights.learn.experiment import FULL_DATA, TEST_LETTERS, predict
@@ -70,6 +71,11 @@ class Variant:
     says: str = ""
     shipped: str = ""                 # the shipped version trained by exactly this recipe: measured, not retrained
 
+    def folders(self) -> tuple[str, ...]:
+        """The grown data folders this variant trains on beside data/full, in that order."""
+        return tuple(f for f, on in ((MORE_DATA, self.more), (ENDINGS_DATA, self.endings),
+                                     (SHALLOW_DATA, self.shallow)) if on)
+
 
 VARIANTS = (
     Variant("quiet_wp", says="the shipped recipe: quiet rows, win-probability loss, all of data/full"),
@@ -98,7 +104,7 @@ VARIANTS = (
             shipped="EL/v20", says="EL/v19's recipe with data/endings added (endings from a thinned start): EL/v20"),
     Variant("quiet_wp_more_4500k_endings_shallow_flip_256", more=True, endings=True, shallow=True, flip_files=True,
             hidden=256, shipped="EL/v21",
-            says="EL/v20's recipe with data/shallow added (the games of Stockfish searching 1-4 plies): EL/v21"),
+            says="EL/v20's recipe with data/shallow added (Stockfish playing an early iteration's move): EL/v21"),
 )
 
 
@@ -134,15 +140,9 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
     letters = LETTERS or lib.DATA
     train_files = select_chunks(FULL_DATA, letters["train"])[::variant.share]
     val_files = select_chunks(FULL_DATA, letters["val"])
-    if variant.more:
-        train_files += select_chunks(MORE_DATA, letters["train"])
-        val_files += select_chunks(MORE_DATA, letters["val"])
-    if variant.endings:
-        train_files += select_chunks(ENDINGS_DATA, letters["train"])
-        val_files += select_chunks(ENDINGS_DATA, letters["val"])
-    if variant.shallow:
-        train_files += select_chunks(SHALLOW_DATA, letters["train"])
-        val_files += select_chunks(SHALLOW_DATA, letters["val"])
+    for folder in variant.folders():
+        train_files += select_chunks(folder, letters["train"])
+        val_files += select_chunks(folder, letters["val"])
     train = _rows(load_encoded(train_files, cache, progress=progress), variant)
     val = _rows(load_encoded(val_files, cache, progress=progress), variant)
     torch.manual_seed(lib.TRAIN.seed)
@@ -216,14 +216,9 @@ def run(only: list[str] | None = None, *, device: str | None = None, out: Path =
     for variant in VARIANTS:
         if only and variant.name not in only:
             continue
-        if variant.more and not registry.repo_path(MORE_DATA).is_dir():
-            print(f"{variant.name}: skipped, {MORE_DATA} is not here (make more-data)")
-            continue
-        if variant.endings and not registry.repo_path(ENDINGS_DATA).is_dir():
-            print(f"{variant.name}: skipped, {ENDINGS_DATA} is not here (make endings-data)")
-            continue
-        if variant.shallow and not registry.repo_path(SHALLOW_DATA).is_dir():
-            print(f"{variant.name}: skipped, {SHALLOW_DATA} is not here (make shallow-data)")
+        missing = [f for f in variant.folders() if not registry.repo_path(f).is_dir()]
+        if missing:
+            print(f"{variant.name}: skipped, {missing[0]} is not here ({grow_command(missing[0])})")
             continue
         weights = OUT_DIR / f"{variant.name}.pt"
         lib = registry.get(BASE)

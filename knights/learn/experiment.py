@@ -121,13 +121,11 @@ def run_data(version: registry.Version, *, data_dir: str | None = None, more: Se
         more = getattr(lib, "MORE", ())     # the version's own further folders (EL V15: data/more)
         for m in more:
             if not registry.repo_path(m).is_dir():
-                from knights.data.grow import GROWN
+                from knights.data.grow import grow_command
 
-                grow = next((f"make {name}-data" for name, g in GROWN.items() if g.folder == m.rstrip("/")),
-                            "make more-data")
-                raise FileNotFoundError(f"{version.name} also trains on {m}, which is not here: `{grow}` grows it "
-                                        f"(hours on 2 cores: the Makefile says how long), or pass more=[...] / "
-                                        f"data_dir to choose")
+                raise FileNotFoundError(f"{version.name} also trains on {m}, which is not here: `{grow_command(m)}` "
+                                        "grows it (hours on 2 cores: the Makefile says how long), or pass "
+                                        "more=[...] / data_dir to choose")
     extra = [registry.repo_path(m) for m in more]
     letters = {"train": train or defaults["train"], "val": val or defaults["val"], "test": test or defaults["test"]}
     files = {k: select_chunks(folder, spec) for k, spec in letters.items()}

@@ -269,14 +269,12 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
         ("make search-strength", search_s, "search_strength.json", search_what),
         ("make bench", bench, "bench.json", "the speed table"),
     ]
-    if "dataset_endings" in ctx:
-        rows.insert(2, ("make endings-data", sec("dataset_endings", "seconds_all_runs")
-                        + sec("dataset_endings", "seconds_combine"), "dataset_endings.json", "the endings"))
-    if "dataset_shallow" in ctx:
-        rows.insert(3 if "dataset_endings" in ctx else 2,
-                    ("make shallow-data", sec("dataset_shallow", "seconds_all_runs")
-                     + sec("dataset_shallow", "seconds_combine"), "dataset_shallow.json",
-                     "the shallow searches' games"))
+    grown = [(name, what) for name, what in (("endings", "the endings"), ("shallow", "the shallow searches' games"))
+             if f"dataset_{name}" in ctx]
+    for at, (name, what) in enumerate(grown, start=2):   # after make more-data, in the order they build
+        key = f"dataset_{name}"
+        rows.insert(at, (f"make {name}-data", sec(key, "seconds_all_runs") + sec(key, "seconds_combine"),
+                         f"{key}.json", what))
     if "soak" in ctx:
         rows.append(("make soak", sum(float(r["seconds"]) for r in ctx["soak"].plain()["rows"]), "soak.json",
                      "the real-clock soak"))
