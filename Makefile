@@ -32,7 +32,7 @@ ENDINGS_POSITIONS ?= 400000
 # Games of Stockfish playing an early iteration's move (make shallow-data)
 SHALLOW_POSITIONS ?= 500000
 
-.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data more-data endings-data shallow-data sample notebook lab models strength report clean help
+.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data more-data endings-data shallow-data style-data sample notebook lab models strength report clean help
 
 help:
 	@echo "make play                 play the bot in the terminal"
@@ -41,7 +41,7 @@ help:
 	@echo "make check                ruff, mypy and the import-graph test (tests/test_architecture.py)"
 	@echo "make test-fast            every test not marked slow, in parallel: the quick loop"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
-	@echo "make bench | strength | search-strength | soak | label-floor | data | more-data | endings-data | shallow-data | sample | models | report"
+	@echo "make bench | strength | search-strength | soak | label-floor | error-sources | data | more-data | endings-data | shallow-data | style-data SET=cold | sample | models | report"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
 	@echo "make lab                  JupyterLab on the project (prints its URL; Ctrl-C stops it)"
 	@echo "make clean                remove the virtual environment and caches"
@@ -139,7 +139,7 @@ strength: setup
 # in results_pgn/search_strength/ (resumes an interrupted run). 20 games an opponent: about
 # 7 min at 0.1 s and an hour at 1 s on 2 shared cores; ARGS="--times 1000 --anchors 2000
 # --sunfish-games 40" plays one part.
-.PHONY: search-strength soak label-floor
+.PHONY: search-strength soak label-floor error-sources
 search-strength: setup
 	$(KNIGHTS) strength --search --workers $(WORKERS) $(ARGS)
 
@@ -148,6 +148,11 @@ search-strength: setup
 # report/results/label_floor.json (about 2 min).
 label-floor: setup
 	$(KNIGHTS) label-floor --depth $(DEPTH) --depth 1 $(ARGS)
+
+# Where the evaluators err on the independent games set's level positions: by the game's players,
+# the material balance and the men on the board (report/results/error_sources.json, under a minute).
+error-sources: setup
+	$(KNIGHTS) error-sources $(ARGS)
 
 # The bot on real clocks (lichess's 1+0 and 3+2 twenty times shorter: 3 s + 0 and 9 s + 0.1 s)
 # through knights uci and lichess-bot's homemade route, 125 games each: illegal moves, errors,
@@ -198,6 +203,15 @@ shallow-data: setup
 		--workers $(WORKERS) --report report/results/dataset_shallow.json
 	bash data/split.sh --force data/generated/shallow/kept.csv data/shallow Chess_Shallow_ \
 		$$(( ($$(wc -l < data/generated/shallow/kept.csv) + 258) / 260 ))
+
+# The style experiment's sets (knights.data.grow: cold, chaos, again), STYLE_POSITIONS each, into data/<SET>
+STYLE_POSITIONS ?= 300000
+style-data: setup
+	@case "$(SET)" in cold|chaos|again) ;; *) echo "make style-data: SET=cold, chaos or again (got '$(SET)')" >&2; exit 2;; esac
+	$(KNIGHTS) data grow --set $(SET) --rounds 1 --positions $(STYLE_POSITIONS) --depth $(DEPTH) \
+		--workers $(WORKERS) --report report/results/dataset_$(SET).json
+	bash data/split.sh --force data/generated/$(SET)/kept.csv data/$(SET) \
+		Chess_$$(echo $(SET) | sed 's/./\U&/')_ $$(( ($$(wc -l < data/generated/$(SET)/kept.csv) + 258) / 260 ))
 
 # The independent test sets (data/independent/, committed): games between players the
 # training generator never uses, tactical moments of them, random endgames; labelled by

@@ -318,6 +318,18 @@ def _models_commands(sub: Subcommands) -> None:
     lf.add_argument("--quiet", action="store_true")
     lf.set_defaults(func=label_floor)
 
+    def error_sources(args: argparse.Namespace) -> int:
+        from knights.evaluate.error_sources import main_args
+
+        return main_args(args)
+
+    es = sub.add_parser("error-sources", help="where the evaluators err on the independent games set's level "
+                        "positions, by players, material and men (report/results/error_sources.json)")
+    es.add_argument("--independent-dir", default="data/independent", help="folder of the independent sets")
+    es.add_argument("--out", default="report/results/error_sources.json")
+    es.add_argument("--quiet", action="store_true")
+    es.set_defaults(func=error_sources)
+
     def ablation(args: argparse.Namespace) -> int:
         from knights.learn.ablation import run
 
@@ -384,10 +396,10 @@ def build_parser() -> argparse.ArgumentParser:
     grw.add_argument("--depth", type=int, default=8, help="Stockfish labelling depth (as data/full)")
     grw.add_argument("--rounds", type=int, default=4, help="the styles take turns in this many rounds")
     grw.add_argument("--workers", type=int, default=1, help="parallel workers, one Stockfish each")
-    grw.add_argument("--set", default="more", choices=("more", "endings", "shallow"),
+    grw.add_argument("--set", default="more", choices=("more", "endings", "shallow", "cold", "chaos", "again"),
                      help="more: the openings, strong and odds styles (data/more); endings: endings from a thinned "
                           "start played out (data/endings); shallow: Stockfish playing an early iteration's move "
-                          "(data/shallow)")
+                          "(data/shallow); cold, chaos, again: the style experiment's sets (knights.data.grow)")
     grw.add_argument("--work", default=None,
                      help="folder of the styles' files and the combined file (default: the set's own, "
                           "data/generated/<set>)")

@@ -14,10 +14,11 @@ import torch
 
 from knights.board.positions import Positions
 from knights.features.sparse import SparseSpec, feature_index
-from knights.learn.nnue import SparseNet
+from knights.learn.nnue import BucketedSparseNet, SparseNet
 from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT
 from knights.play import incremental
 from knights.play.engine import OnePlyEngine
+from knights.play.fast.compiled import head_bucket
 from knights.play.fast.engine import FastSearchEngine, warm_up
 from knights.play.incremental import NetEvaluator, feature_table, pack
 from knights.play.search import MATE, Control, SearchLimits
@@ -52,8 +53,22 @@ def random_net(seed: int = 0) -> SparseNet:
     return net.eval()
 
 
+def random_bucketed_net(seed: int = 0) -> BucketedSparseNet:
+    """:func:`random_net` with eight heads by men on the board, each different."""
+    torch.manual_seed(seed)
+    net = BucketedSparseNet(buckets=8)
+    with torch.no_grad():
+        net.columns.uniform_(-0.12, 0.12)
+        net.bias.uniform_(0.2, 0.8)
+        for head in net.heads:
+            for layer in head:
+                if isinstance(layer, torch.nn.Linear):
+                    layer.weight.mul_(3.0)
+    return net.eval()
+
+
 def networks() -> list[tuple[str, SparseNet]]:
-    nets = [("random", random_net())]
+    nets = [("random", random_net()), ("random with heads by men", random_bucketed_net())]
     if TRAINED.exists():
         from knights.learn.modelfile import load_into
 
@@ -104,6 +119,28 @@ def test_net_evaluator_equals_the_pytorch_forward() -> None:
     ours = NetEvaluator(pack(dict(model.state_dict())), "v13").evaluate(positions)
     assert np.abs(ours - expected).max() < 1e-4
     assert np.ptp(ours) > 0.05
+
+
+def test_a_network_with_heads_by_men_is_judged_by_the_right_head() -> None:
+    """The compiled head is chosen from the men on the board as the network chooses it; the
+    evaluator equals the PyTorch forward over positions that use several heads."""
+    from knights.board.positions import positions_from_boards
+
+    model = random_bucketed_net(2)
+    boards = [chess.Board(f) for f in POSITIONS] + [chess.Board("8/8/4k3/8/8/3PK3/8/8 w - - 0 1")]
+    positions = positions_from_boards(boards)
+    net = pack(dict(model.state_dict()))
+    assert net.w0.shape[0] == 8 and net.b4.shape == (8,)
+    spec = SparseSpec()
+    mover = spec.tensors(positions)[0]
+    used = model.bucket(mover).tolist()
+    assert used == [head_bucket(np.ascontiguousarray(positions.squares[i]), net) for i in range(len(boards))]
+    assert len(set(used)) >= 3
+    with torch.no_grad():
+        expected = model(*spec.tensors(positions)).numpy()
+    ours = NetEvaluator(net, "bucketed").evaluate(positions)
+    assert np.abs(ours - expected).max() < 1e-4
+    assert pack(dict(random_net().state_dict())).w0.shape[0] == 1
 
 
 def test_nan_weights_are_refused() -> None:

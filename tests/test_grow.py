@@ -69,7 +69,9 @@ def test_styles_differ_in_their_games(stockfish):
     with Stockfish(stockfish) as sf:
         first = {s: play_labelled_game(sf, Recipe(seed=5, style=s, **SMALL), 0) for s in STYLES}
     moves = {s: tuple(r["move"] for r in rows) for s, rows in first.items()}
-    assert len(set(moves.values())) == len(STYLES)
+    # "again" is data/full's own style under its own name (its seed, not its games, differs)
+    assert moves.pop("again") == moves["mixed"]
+    assert len(set(moves.values())) == len(STYLES) - 1
     strong = {r[k] for r in first["strong"] for k in ("white_player", "black_player")}
     assert strong <= {"stockfish-eps0.00", "stockfish-eps0.02", "stockfish-eps0.05"}
 
@@ -146,3 +148,32 @@ def test_a_shallow_player_plays_its_iterations_move():
     assert GROWN["shallow"].shares == {"shallow": 1.0}
     assert {"data/more", "data/endings"} <= set(GROWN["shallow"].exclude)
 
+
+
+def test_the_cold_style_plays_what_a_fresh_short_search_plays(stockfish):
+    """``cold`` clears the hash before every search, so a ``stockfish-depth<D>`` move is what a
+    Stockfish that never saw the game ranks first after iteration D of the same search; the
+    ``shallow`` style keeps the game's hash, and its moves are not all reproduced that way."""
+    def replayed(style):
+        recipe = Recipe(seed=5, style=style, **{**SMALL, "depth": 6, "max_plies": 40})
+        with Stockfish(stockfish) as sf:
+            games = [play_labelled_game(sf, recipe, i) for i in range(4)]
+        same = total = 0
+        with Stockfish(stockfish) as fresh:
+            for rows in games:
+                for r in rows:
+                    player = r["white_player"] if r["board"].split()[1] == "w" else r["black_player"]
+                    if not player.startswith("stockfish-depth") or int(r["move_ply"]) <= 8:
+                        continue
+                    fresh.new_game()
+                    a = fresh.analyse(r["board"], depth=recipe.depth)
+                    d = int(player.rsplit("depth", 1)[1])
+                    total += 1
+                    same += a.shallow[min(d, len(a.shallow)) - 1] == r["move"]
+        return same, total
+
+    same, total = replayed("cold")
+    assert total >= 20 and same == total
+    same, total = replayed("shallow")
+    assert total >= 20 and same < total
+    assert GROWN["cold"].shares == {"cold": 1.0} and STYLES["cold"].cold and not STYLES["shallow"].cold

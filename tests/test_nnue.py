@@ -8,7 +8,7 @@ import torch
 from knights.board.positions import positions_from_boards
 from knights.features.sparse import MAX_PIECES, PAD, SparseSpec, feature_index, view_features
 from knights.learn import registry
-from knights.learn.nnue import SparseNet
+from knights.learn.nnue import BucketedSparseNet, SparseNet
 from knights.learn.targets import PAWN_LOGIT, pawns_from_probability, win_probability
 from knights.learn.training import EvalTask, TrainConfig, WinProbTask, fit
 
@@ -73,6 +73,34 @@ def test_network_answers_pawns_for_white_and_is_colour_symmetric() -> None:
     assert own.shape == (len(FENS),)
     assert torch.allclose(own, -mirrored, atol=1e-6)
     assert float(own.abs().max()) <= 10.0
+
+
+def test_a_bucketed_network_judges_each_position_by_the_head_of_its_men() -> None:
+    """Eight heads by men on the board: 2-4 men head 0, ..., 29-32 head 7; every position's
+    value is its own head on the shared accumulators, colour symmetry holds, and only the
+    heads of the batch's positions learn."""
+    torch.manual_seed(3)
+    net = BucketedSparseNet(hidden=16, head=(8, 8), buckets=8)
+    spec = SparseSpec()
+    mover, other, white = spec.tensors(positions_from_boards(boards()))
+    assert net.bucket(mover).tolist() == [7, 7, 0, 7]        # 32, 32, 3 and 30 men
+    mover_rows = torch.full((6, MAX_PIECES), PAD, dtype=mover.dtype)
+    for i, men in enumerate((2, 4, 5, 8, 9, 32)):
+        mover_rows[i, :men] = torch.arange(men)
+    assert net.bucket(mover_rows).tolist() == [0, 0, 1, 1, 2, 7]
+    z = net.logit(mover, other)
+    both = net.accumulator(torch.cat([mover, other]))
+    x = torch.cat([both[:4], both[4:]], dim=1).clamp(0, 1)
+    for i, b in enumerate(net.bucket(mover).tolist()):
+        assert torch.allclose(z[i], net.heads[b](x[i:i + 1]).squeeze(), atol=1e-6)
+    z.sum().backward()
+    learned = [h[0].weight.grad is not None and bool(h[0].weight.grad.abs().sum() > 0) for h in net.heads]
+    assert learned == [True, False, False, False, False, False, False, True]
+    net.eval()
+    with torch.no_grad():
+        own = net(mover, other, white)
+        mirrored = net(*spec.tensors(positions_from_boards([b.mirror() for b in boards()])))
+    assert torch.allclose(own, -mirrored, atol=1e-6)
 
 
 def test_sparse_product_equals_a_dense_sum_of_columns_and_its_gradient() -> None:

@@ -12,6 +12,8 @@ search gives both the *label* (``cp``) and the engine's best move. Players:
   iteration ``D`` (``shallow`` style). The hash is cleared once a game, not once a
   position, so early iterations start from what the game's earlier searches left: the
   move is closer to the deep search's choice than a fresh depth-``D`` search's would be.
+  In the ``cold`` style the hash is cleared before every search, so the move is the one a
+  fresh ``go depth D`` plays: a short search's own mistakes.
 * ``greedy``: one-ply material counter (captures the most it can, else random).
 * ``random``: a uniformly random legal move.
 
@@ -152,6 +154,12 @@ def shallow_players(rng: random.Random) -> tuple[str, str]:
     return (first, second) if rng.random() < 0.5 else (second, first)
 
 
+def chaos_players(rng: random.Random) -> tuple[str, str]:
+    """Both sides Stockfish, each playing a random move often (``chaos`` style): games that stay
+    disordered on both sides rather than one side's collapse."""
+    return tuple(f"stockfish-eps{rng.choice(CHAOS_EPSILONS):.2f}" for _ in range(2))  # type: ignore[return-value]
+
+
 def standard_start(rng: random.Random) -> chess.Board:
     """The standard start (a start function takes the game's random stream; this one needs none)."""
     return chess.Board()
@@ -205,10 +213,15 @@ class Style:
     """``game_id`` is this prefix and the game's number (styles differ, so their games never share an id)."""
     max_plies: int | None = None
     """A style's own cap on a game's plies, below the recipe's ``max_plies`` (None: the recipe's)."""
+    cold: bool = False
+    """Clear Stockfish's hash before every search, not once a game: each search starts fresh, so an
+    early iteration's move is a short search's own (the labels take longer)."""
 
 
 ENDINGS_PLIES = 100
 """The ``endings`` style's games stop here: past it a drawn ending mostly shuffles."""
+CHAOS_EPSILONS = (0.2, 0.35, 0.5)
+"""The random-move probabilities of the ``chaos`` style's players (both sides err often)."""
 STRONG_EPSILONS = (0.0, 0.02, 0.05)
 """The random-move probabilities of the ``strong`` style's players."""
 
@@ -231,6 +244,14 @@ STYLES: dict[str, Style] = {
                      "(with the hash the game has built up) against the same or Stockfish-eps, after 2-8 random "
                      "plies",
                      shallow_players, (2, 8), game_prefix="shl"),
+    "cold": Style("Stockfish playing the move a fresh search (hash cleared before every position) ranks first "
+                  "after iteration 1-4 against the same or Stockfish-eps, after 2-8 random plies",
+                  shallow_players, (2, 8), game_prefix="cld", cold=True),
+    "chaos": Style("Stockfish against Stockfish, each playing a random move with probability 0.2-0.5, after 2-8 "
+                   "random plies: disorder on both sides", chaos_players, (2, 8), game_prefix="chs"),
+    "again": Style("data/full's own style (Stockfish-eps, greedy and random movers after 0-6 random plies) from "
+                   "another seed: more of the same, the control for a new style", pick_players, OPENING_PLIES,
+                   game_prefix="agn"),
 }
 """The generators, by name. ``mixed`` makes ``data/full``; ``knights data grow`` adds the others."""
 
@@ -289,6 +310,8 @@ def play_labelled_game(engine: Stockfish, recipe: Recipe, index: int) -> list[di
         final_value = terminal_value(board)
         if final_value is not None:
             break
+        if style.cold:
+            engine.new_game()
         analysis = engine.analyse(board.fen(), depth=recipe.depth)
         if len(plies) >= min(recipe.max_plies, style.max_plies or recipe.max_plies):
             final_value = csslab.eval_to_pawns(rel_text(analysis))

@@ -55,7 +55,8 @@ WORK_DIR = "data/generated/more"
 """Where the styles' files, their parts and the combined ``more.csv`` are written (ignored by git)."""
 SHARES = {"openings": 0.35, "strong": 0.35, "odds": 0.30}
 """Each grown style's share of the positions."""
-SEEDS = {"openings": 3101, "strong": 3102, "odds": 3103, "endings": 3104, "shallow": 3105}
+SEEDS = {"openings": 3101, "strong": 3102, "odds": 3103, "endings": 3104, "shallow": 3105, "cold": 3106,
+         "chaos": 3107, "again": 3108}
 """Each style's seed (``data/full`` uses 2024): no two runs share a game stream."""
 EXCLUDE = ("data/full", "data/sample", INDEPENDENT_DIR)
 """Positions already here are not added: the training data made so far (``data/full`` holds
@@ -82,11 +83,17 @@ GROWN: dict[str, GrownSet] = {
                         "data/endings"),
     "shallow": GrownSet({"shallow": 1.0}, "data/generated/shallow", (*EXCLUDE, "data/more", "data/endings"),
                         "kept.csv", "data/shallow"),
+    **{name: GrownSet({name: 1.0}, f"data/generated/{name}",
+                      (*EXCLUDE, "data/more", "data/endings", "data/shallow"), "kept.csv", f"data/{name}")
+       for name in ("cold", "chaos", "again")},
 }
 """``data/more`` (``make more-data``: the three styles beside ``data/full``'s) and
 ``data/endings`` (``make endings-data``: endings played out from a thinned start, for the networks that
 train on them; it also leaves out ``data/more``'s positions) and ``data/shallow`` (``make shallow-data``:
-games of Stockfish playing the move its labelling search ranked first after iteration 1-4)."""
+games of Stockfish playing the move its labelling search ranked first after iteration 1-4); and three
+sets that test what kind of game the networks lack, each against the others at the same size: ``data/cold``
+(a fresh short search's moves), ``data/chaos`` (both sides often random) and ``data/again`` (more of
+``data/full``'s own style, the control)."""
 
 
 def grow_command(folder: str) -> str:

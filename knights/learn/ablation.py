@@ -39,7 +39,7 @@ from knights.features.attacks import quiet
 from knights.learn import modelfile, registry
 from knights.learn.experiment import FULL_DATA, TEST_LETTERS, predict
 from knights.learn.metrics import regression_metrics
-from knights.learn.nnue import SparseNet
+from knights.learn.nnue import BucketedSparseNet, SparseNet
 from knights.learn.results import RESULTS_DIR, headline_metrics
 from knights.learn.training import EvalTask, Task, WinProbTask, choose_device, fit
 
@@ -65,16 +65,18 @@ class Variant:
     more: bool = False                # also data/more's training and validation letters
     endings: bool = False             # also data/endings' training and validation letters
     shallow: bool = False             # also data/shallow's training and validation letters
+    also: tuple[str, ...] = ()        # further grown folders (knights.data.grow.GROWN), e.g. ("data/cold",)
     flip_files: bool = False          # files reversed on a random half of the rows without castling rights
     settings: tuple[tuple[str, Any], ...] = ()   # other TrainConfig changes, (name, value) pairs
     hidden: int = 0                   # the accumulator's width (0: EL/v13's, 128)
+    buckets: int = 0                  # heads by men on the board (knights.learn.nnue.BucketedSparseNet; 0: one)
     says: str = ""
     shipped: str = ""                 # the shipped version trained by exactly this recipe: measured, not retrained
 
     def folders(self) -> tuple[str, ...]:
         """The grown data folders this variant trains on beside data/full, in that order."""
         return tuple(f for f, on in ((MORE_DATA, self.more), (ENDINGS_DATA, self.endings),
-                                     (SHALLOW_DATA, self.shallow)) if on)
+                                     (SHALLOW_DATA, self.shallow)) if on) + self.also
 
 
 VARIANTS = (
@@ -105,6 +107,18 @@ VARIANTS = (
     Variant("quiet_wp_more_4500k_endings_shallow_flip_256", more=True, endings=True, shallow=True, flip_files=True,
             hidden=256, shipped="EL/v21",
             says="EL/v20's recipe with data/shallow added (Stockfish playing an early iteration's move): EL/v21"),
+    # What kind of game do the networks lack? data/full alone and with 300,000 positions of one style each,
+    # at the same size, so the styles are compared with each other and with more of data/full's own.
+    Variant("quiet_wp_flip_256", flip_files=True, hidden=256,
+            says="EL/v21's network and flips on data/full alone: the base of the style experiment"),
+    Variant("quiet_wp_again_flip_256", flip_files=True, hidden=256, also=("data/again",),
+            says="with 300,000 more positions of data/full's own style (the control)"),
+    Variant("quiet_wp_chaos_flip_256", flip_files=True, hidden=256, also=("data/chaos",),
+            says="with 300,000 positions of games where both sides often play a random move"),
+    Variant("quiet_wp_cold_flip_256", flip_files=True, hidden=256, also=("data/cold",),
+            says="with 300,000 positions of games where a fresh depth 1-4 search plays"),
+    Variant("quiet_wp_flip_256_buckets", flip_files=True, hidden=256, buckets=8,
+            says="the experiment's base with eight heads by men on the board (Stockfish's layer stacks)"),
 )
 
 
@@ -126,9 +140,12 @@ def _task(variant: Variant) -> Task:
 def _network(variant: Variant) -> torch.nn.Module:
     """EL/v13's network, or the same with the variant's accumulator width (EL/v13's head)."""
     base = registry.get(BASE).build()
-    if variant.hidden:
+    if variant.hidden or variant.buckets:
         assert isinstance(base, SparseNet), f"{BASE} builds {type(base).__name__}, not a SparseNet"
-        return SparseNet(hidden=variant.hidden, head=base.head_widths)
+        hidden = variant.hidden or base.hidden
+        if variant.buckets:
+            return BucketedSparseNet(hidden=hidden, head=base.head_widths, buckets=variant.buckets)
+        return SparseNet(hidden=hidden, head=base.head_widths)
     return base
 
 

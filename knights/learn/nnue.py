@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from knights.features.sparse import MAX_PIECES, N_FEATURES
+from knights.features.sparse import MAX_PIECES, N_FEATURES, PAD
 from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT
 
 
@@ -44,13 +44,7 @@ class SparseNet(nn.Module):
         bound = 0.5 / MAX_PIECES ** 0.5   # 32 pieces' columns sum to about +-0.3
         self.columns = nn.Parameter(torch.empty(N_FEATURES, hidden).uniform_(-bound, bound))
         self.bias = nn.Parameter(torch.full((hidden,), 0.5))   # start inside the clipped ReLU's slope
-        layers: list[nn.Module] = []
-        width = 2 * hidden
-        for h in head:
-            layers += [nn.Linear(width, h), ClippedReLU()]
-            width = h
-        layers.append(nn.Linear(width, 1))
-        self.head = nn.Sequential(*layers)
+        self.head = head_layers(2 * hidden, self.head_widths)
 
     def accumulator(self, features: torch.Tensor) -> torch.Tensor:
         """The first layer's sums for padded feature lists (N, 32) -> (N, hidden)."""
@@ -70,6 +64,48 @@ class SparseNet(nn.Module):
         sign = white.to(torch.float32) * 2.0 - 1.0
         pawns = sign * self.logit(mover, other) / PAWN_LOGIT
         return pawns if self.training else pawns.clamp(-MAX_PAWNS, MAX_PAWNS)
+
+
+class BucketedSparseNet(SparseNet):
+    """:class:`SparseNet` with one head per bucket of men on the board, as Stockfish's layer
+    stacks: the accumulators are shared, and positions with few men (endings) and many
+    (openings) each get a head of their own. A position with ``m`` men (2-32) uses head
+    ``(m - 1) * buckets // 32``: with 8 buckets, 2-4 men head 0, 5-8 head 1, ..., 29-32 head 7."""
+
+    def __init__(self, hidden: int = 128, head: Sequence[int] = (32, 32), buckets: int = 8) -> None:
+        super().__init__(hidden, head)
+        self.buckets = buckets
+        del self.head
+        self.heads = nn.ModuleList(head_layers(2 * hidden, self.head_widths) for _ in range(buckets))
+
+    def bucket(self, mover: torch.Tensor) -> torch.Tensor:
+        """Each position's head, from its men (the mover's features that are not padding)."""
+        men = (mover != PAD).sum(dim=1)
+        return ((men - 1) * self.buckets // MAX_PIECES).clamp(0, self.buckets - 1)
+
+    def logit(self, mover: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
+        both = self.accumulator(torch.cat([mover, other]))
+        n = mover.shape[0]
+        x = clipped_relu(torch.cat([both[:n], both[n:]], dim=1))
+        bucket = self.bucket(mover)
+        # rows sorted by head, each head on its contiguous slice: one gather and one scatter in all
+        # (a gather per head would make the backward pass add up a batch-sized gradient per head)
+        order = torch.argsort(bucket)
+        sizes = torch.bincount(bucket, minlength=self.buckets).tolist()
+        parts = [head(rows) for head, rows in zip(self.heads, torch.split(x[order], sizes), strict=True) if len(rows)]
+        z = torch.empty_like(bucket, dtype=x.dtype)
+        z[order] = torch.cat(parts).squeeze(1)
+        return z
+
+
+def head_layers(width: int, head: Sequence[int]) -> nn.Sequential:
+    """The layers after the accumulators: Linear and clip for each width in ``head``, then Linear to one."""
+    layers: list[nn.Module] = []
+    for h in head:
+        layers += [nn.Linear(width, h), ClippedReLU()]
+        width = h
+    layers.append(nn.Linear(width, 1))
+    return nn.Sequential(*layers)
 
 
 def _ones_csr(crow: torch.Tensor, cols: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:

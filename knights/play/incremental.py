@@ -36,9 +36,10 @@ N_FEATURES = 768
 
 Net = namedtuple("Net", "use cols bias w0 b0 w2 b2 w4 b4 feat")
 """The packed network: ``use`` (int64[1]: 1 network, 0 the piece-square fallback), the
-accumulator's columns (768, H) and bias (H,), the head's layers (float32, C-contiguous),
-and ``feat[view, code + 6, square]``, each piece's feature from White's (0) and Black's
-(1) view."""
+accumulator's columns (768, H) and bias (H,), the head's layers stacked one row per head
+(float32, C-contiguous: ``w0`` (B, 32, 2H), ``b0`` (B, 32), ..., ``b4`` (B,); B = 1 but for a
+network with heads by men on the board, :func:`knights.play.fast.compiled.head_bucket`), and
+``feat[view, code + 6, square]``, each piece's feature from White's (0) and Black's (1) view."""
 
 
 def feature_table() -> np.ndarray:
@@ -57,14 +58,15 @@ def feature_table() -> np.ndarray:
 
 
 def pack(state: dict[str, Any] | None) -> Net:
-    """A :class:`Net` from a SparseNet state dict (tensors or arrays); ``None``: the
-    material + piece-square fallback. Refuses non-finite weights."""
+    """A :class:`Net` from a SparseNet (or BucketedSparseNet) state dict (tensors or arrays);
+    ``None``: the material + piece-square fallback. The head's layers are stacked, one row per
+    head (one for a SparseNet). Refuses non-finite weights."""
     feat = feature_table()
     if state is None:
-        z = np.zeros((1, 1), np.float32)
+        z = np.zeros((1, 1, 1), np.float32)
+        one = np.zeros((1, 1), np.float32)
         return Net(np.zeros(1, np.int64), np.zeros((N_FEATURES + 1, 1), np.float32), np.zeros(1, np.float32),
-                   z, np.zeros(1, np.float32), z, np.zeros(1, np.float32), np.zeros(1, np.float32),
-                   np.zeros(1, np.float32), feat)
+                   z, one, z, one, one, np.zeros(1, np.float32), feat)
 
     def arr(key: str) -> np.ndarray:
         value = state[key]
@@ -80,11 +82,21 @@ def pack(state: dict[str, Any] | None) -> Net:
         raise ValueError(f"expected {N_FEATURES} feature columns, got {cols.shape[0]}")
     padded = np.zeros((N_FEATURES + 1, hidden), np.float32)    # row 768: the empty square, zero
     padded[:N_FEATURES] = cols
-    w0 = arr("head.0.weight")
-    if w0.shape[1] != 2 * hidden:
-        raise ValueError(f"the head's first layer takes {w0.shape[1]} inputs, not 2 x {hidden}")
-    return Net(np.ones(1, np.int64), padded, arr("bias"), w0, arr("head.0.bias"), arr("head.2.weight"),
-               arr("head.2.bias"), arr("head.4.weight").reshape(-1), arr("head.4.bias").reshape(-1), feat)
+    heads = sorted({int(k.split(".")[1]) for k in state if k.startswith("heads.")})
+    prefixes = [f"heads.{b}." for b in heads] if heads else ["head."]
+    if heads != list(range(len(heads))):
+        raise ValueError(f"the network's heads are numbered {heads}, not 0 to {len(heads) - 1}")
+
+    def stacked(layer: str, shape: tuple[int, ...]) -> np.ndarray:
+        return np.ascontiguousarray(np.stack([arr(p + layer).reshape(shape) for p in prefixes]))
+
+    first = arr(prefixes[0] + "0.weight")
+    if first.shape[1] != 2 * hidden:
+        raise ValueError(f"the head's first layer takes {first.shape[1]} inputs, not 2 x {hidden}")
+    w0 = stacked("0.weight", first.shape)
+    return Net(np.ones(1, np.int64), padded, arr("bias"), w0, stacked("0.bias", (-1,)),
+               stacked("2.weight", arr(prefixes[0] + "2.weight").shape), stacked("2.bias", (-1,)),
+               stacked("4.weight", (-1,)), np.concatenate([arr(p + "4.bias").reshape(-1) for p in prefixes]), feat)
 
 
 def load_net(source: str | Path | None) -> Net:

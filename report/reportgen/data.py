@@ -281,6 +281,9 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
     if "label_floor" in ctx:
         rows.append(("make label-floor", sec("label_floor", "seconds"), "label_floor.json",
                      "the training labels against the test labels"))
+    if "error_sources" in ctx:
+        rows.append(("make error-sources", sec("error_sources", "seconds"), "error_sources.json",
+                     "where the evaluators err"))
     if "seeds" in ctx:
         # the file's own "seconds" is its last invocation's (a --compare-only rewrite takes seconds)
         rows.append(("make seeds", sum(float(v["seconds"]) for v in ctx["seeds"].plain()["seeds"].values()),

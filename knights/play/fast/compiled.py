@@ -681,12 +681,28 @@ def acc_copy(acc, ply):
     acc[ply + 1, :, :] = acc[ply, :, :]
 
 
+@njit(cache=True)
+def head_bucket(board, net):
+    """Which head judges ``board``: 0 for a one-head network; with ``B`` heads by men on the
+    board (:class:`knights.learn.nnue.BucketedSparseNet`), ``(men - 1) * B // 32``."""
+    buckets = net.w0.shape[0]
+    if buckets == 1:
+        return 0
+    men = 0
+    for sq in range(64):
+        if board[sq] != 0:
+            men += 1
+    b = (men - 1) * buckets // 32
+    return 0 if b < 0 else (buckets - 1 if b >= buckets else b)
+
+
 @njit(cache=True, fastmath=True)
-def head_logit(acc, ply, side, net):
+def head_logit(acc, ply, side, net, bucket):
     """The mover's win-probability logit from the accumulators at ``acc[ply]``, ``side`` to
-    move (0 White): the head on [mover's sums, other's sums] clipped to [0, 1]."""
+    move (0 White): head ``bucket`` on [mover's sums, other's sums] clipped to [0, 1]."""
     hidden = net.cols.shape[1]
-    w0 = net.w0
+    w0 = net.w0[bucket]
+    b0 = net.b0[bucket]
     n0 = w0.shape[0]
     x = np.empty(2 * hidden, np.float32)
     mover = acc[ply, side]
@@ -702,26 +718,28 @@ def head_logit(acc, ply, side, net):
         row = w0[j]
         for i in range(2 * hidden):
             s += row[i] * x[i]
-        s += net.b0[j]
+        s += b0[j]
         h1[j] = 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)
-    w2 = net.w2
+    w2 = net.w2[bucket]
+    b2 = net.b2[bucket]
+    w4 = net.w4[bucket]
     n2 = w2.shape[0]
-    z = np.float32(net.b4[0])
+    z = np.float32(net.b4[bucket])
     for j in range(n2):
         s = np.float32(0.0)
         row = w2[j]
         for i in range(n0):
             s += row[i] * h1[i]
-        s += net.b2[j]
+        s += b2[j]
         s = 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)
-        z += net.w4[j] * s
+        z += w4[j] * s
     return z
 
 
 @njit(cache=True)
-def head_pawns(acc, ply, side, net):
-    """The network's value for the side to move, pawns, clipped to +-10 (SparseNet in eval mode)."""
-    p = head_logit(acc, ply, side, net) / PAWN_LOGIT
+def head_pawns(acc, ply, side, net, board):
+    """The network's value for the side to move on ``board``, pawns, clipped to +-10 (SparseNet in eval mode)."""
+    p = head_logit(acc, ply, side, net, head_bucket(board, net)) / PAWN_LOGIT
     if p > MAX_PAWNS:
         return MAX_PAWNS
     if p < -MAX_PAWNS:
@@ -787,7 +805,7 @@ def evaluate_squares(squares, white, net):
         side = 0 if white[k] else 1
         if net.use[0] == 1:
             acc_refresh(acc, 0, squares[k], net)
-            value = np.float64(head_pawns(acc, 0, side, net))
+            value = np.float64(head_pawns(acc, 0, side, net, squares[k]))
         else:
             value = pst_eval(squares[k], side) / 100.0
         out[k] = value if side == 0 else -value
@@ -846,7 +864,7 @@ def evaluate(p, net, t):
     k = t.stats[S_EVALS]
     t.stats[S_EVALS] = k + 1
     if net.use[0] == 1:
-        pawns = head_pawns(p.acc, p.st[PLY], p.st[SIDE], net)
+        pawns = head_pawns(p.acc, p.st[PLY], p.st[SIDE], net, p.board)
         if k < t.trace.shape[0]:
             t.trace[k, :64] = p.board
             t.trace[k, 64] = p.st[SIDE]

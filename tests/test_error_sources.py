@@ -1,0 +1,41 @@
+"""``knights error-sources``: the games set's level quiet rows split by players, material and men."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from knights.evaluate import error_sources
+from knights.evaluate.independent_results import INDEPENDENT_DIR
+
+pytestmark = pytest.mark.stockfish
+
+
+def test_the_split_covers_every_level_row_once_and_material_reads_zero_where_equal(tmp_path, stockfish):
+    lines = (INDEPENDENT_DIR / "games.csv").read_text().splitlines(keepends=True)
+    (tmp_path / "games.csv").write_text("".join(lines[:801]))        # header and 800 rows
+    out = tmp_path / "error_sources.json"
+    doc = error_sources.run(independent_dir=tmp_path, data_dir=tmp_path / "no_full", out=out, progress=False)
+    assert json.loads(out.read_text()) == doc
+    assert set(doc["sets"]) == {"games"}                               # no data/full there: no j
+    games = doc["sets"]["games"]
+    assert games["rows"] == 800 and 0 < games["level_rows"] < 800
+    assert doc["evaluators"][:2] == ["material", "stockfish depth 1"] and len(doc["evaluators"]) >= 3
+    for kind in ("all", "players", "material", "men"):
+        assert sum(g["rows"] for g in games["groups"][kind].values()) == games["level_rows"], kind
+    equal = games["groups"]["material"]["equal"]
+    assert equal["by_evaluator"]["material"]["mean_abs_value"] == 0.0
+    assert equal["by_evaluator"]["material"]["mae"] == pytest.approx(equal["mean_abs_label"])
+    for group in games["groups"]["all"]["all"]["by_evaluator"].values():
+        assert group["mae"] >= 0 and group["mean_abs_value"] >= 0
+
+
+def test_a_set_whose_rows_do_not_all_read_is_refused_by_name(tmp_path):
+    lines = (INDEPENDENT_DIR / "games.csv").read_text().splitlines(keepends=True)
+    broken = lines[1].split(",")
+    broken[lines[0].split(",").index("board")] = "not a position"
+    (tmp_path / "games.csv").write_text("".join([lines[0], ",".join(broken), *lines[2:50]]))
+    with pytest.raises(SystemExit, match=r"games\.csv has 49 rows but 48 read as positions"):
+        error_sources.run(independent_dir=tmp_path, data_dir=tmp_path / "no_full", out=tmp_path / "x.json",
+                          progress=False)
