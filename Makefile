@@ -206,12 +206,18 @@ shallow-data: setup
 
 # The style experiment's sets (knights.data.grow: cold, chaos, again), STYLE_POSITIONS each, into data/<SET>
 STYLE_POSITIONS ?= 300000
-style-data: setup
-	@case "$(SET)" in cold|chaos|again) ;; *) echo "make style-data: SET=cold, chaos or again (got '$(SET)')" >&2; exit 2;; esac
+STYLE_PREFIX_cold := Cold
+STYLE_PREFIX_chaos := Chaos
+STYLE_PREFIX_again := Again
+style-data: style-set setup
 	$(KNIGHTS) data grow --set $(SET) --rounds 1 --positions $(STYLE_POSITIONS) --depth $(DEPTH) \
 		--workers $(WORKERS) --report report/results/dataset_$(SET).json
-	bash data/split.sh --force data/generated/$(SET)/kept.csv data/$(SET) \
-		Chess_$$(echo $(SET) | sed 's/./\U&/')_ $$(( ($$(wc -l < data/generated/$(SET)/kept.csv) + 258) / 260 ))
+	bash data/split.sh --force data/generated/$(SET)/kept.csv data/$(SET) Chess_$(STYLE_PREFIX_$(SET))_ \
+		$$(( ($$(wc -l < data/generated/$(SET)/kept.csv) + 258) / 260 ))
+
+.PHONY: style-set
+style-set:
+	@test -n "$(STYLE_PREFIX_$(SET))" || { echo "make style-data: SET=cold, chaos or again (got '$(SET)')" >&2; exit 2; }
 
 # The independent test sets (data/independent/, committed): games between players the
 # training generator never uses, tactical moments of them, random endgames; labelled by

@@ -39,3 +39,14 @@ def test_a_set_whose_rows_do_not_all_read_is_refused_by_name(tmp_path):
     with pytest.raises(SystemExit, match=r"games\.csv has 49 rows but 48 read as positions"):
         error_sources.run(independent_dir=tmp_path, data_dir=tmp_path / "no_full", out=tmp_path / "x.json",
                           progress=False)
+
+
+def test_the_test_letters_are_split_by_material_and_men_when_their_folder_is_here(tmp_path, stockfish):
+    lines = (INDEPENDENT_DIR / "games.csv").read_text().splitlines(keepends=True)
+    (tmp_path / "games.csv").write_text("".join(lines[:301]))
+    doc = error_sources.run(independent_dir=tmp_path, data_dir="data/sample", out=tmp_path / "x.json", progress=False)
+    letters = doc["sets"]["j"]
+    assert "data/sample letters j" in letters["file"] and letters["level_rows"] > 50
+    assert set(letters["groups"]) == {"all", "material", "men"}              # no players in the training games
+    for kind in ("material", "men"):
+        assert sum(g["rows"] for g in letters["groups"][kind].values()) == letters["level_rows"]

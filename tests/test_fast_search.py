@@ -143,6 +143,37 @@ def test_a_network_with_heads_by_men_is_judged_by_the_right_head() -> None:
     assert pack(dict(random_net().state_dict())).w0.shape[0] == 1
 
 
+def test_the_head_is_chosen_alike_for_every_count_of_men() -> None:
+    """The compiled bucket formula equals the network's at every count of men, for any number of heads."""
+    for buckets in (1, 3, 5, 8):
+        model = BucketedSparseNet(hidden=4, head=(4, 4), buckets=buckets)
+        state = dict(model.state_dict())
+        if buckets == 1:
+            state = {k.replace("heads.0.", "head."): v for k, v in state.items()}
+        net = pack(state)
+        for men in range(2, 33):
+            board = np.zeros(64, np.int8)
+            board[:men] = 1
+            mover = torch.full((1, 32), 768, dtype=torch.int16)
+            mover[0, :men] = torch.arange(men)
+            expected = int(model.bucket(mover)) if buckets > 1 else 0
+            assert head_bucket(board, net) == expected, (buckets, men)
+
+
+def test_a_weights_file_loads_whatever_its_heads(tmp_path: Path) -> None:
+    from knights.learn.modelfile import ModelFileError, save_model
+    from knights.play.incremental import load_net
+
+    model = random_bucketed_net(4)
+    save_model(model, tmp_path / "bucketed.pt", {"variant": "test"})
+    loaded = load_net(tmp_path / "bucketed.pt")
+    packed = pack(dict(model.state_dict()))
+    assert all(np.array_equal(a, b) for a, b in zip(loaded, packed, strict=True))
+    save_model(torch.nn.Linear(2, 2), tmp_path / "other.pt", {"variant": "test"})
+    with pytest.raises(ModelFileError, match="not a sparse network's weights"):
+        load_net(tmp_path / "other.pt")
+
+
 def test_nan_weights_are_refused() -> None:
     state = dict(random_net().state_dict())
     state["head.2.bias"] = state["head.2.bias"].clone()

@@ -165,11 +165,13 @@ def test_the_cold_style_plays_what_a_fresh_short_search_plays(stockfish):
                     player = r["white_player"] if r["board"].split()[1] == "w" else r["black_player"]
                     if not player.startswith("stockfish-depth") or int(r["move_ply"]) <= 8:
                         continue
+                    d = int(player.rsplit("depth", 1)[1])
                     fresh.new_game()
                     a = fresh.analyse(r["board"], depth=recipe.depth)
-                    d = int(player.rsplit("depth", 1)[1])
+                    fresh.new_game()
+                    short = fresh.analyse(r["board"], depth=d)        # a fresh ``go depth D``
                     total += 1
-                    same += a.shallow[min(d, len(a.shallow)) - 1] == r["move"]
+                    same += a.shallow[min(d, len(a.shallow)) - 1] == r["move"] == short.bestmove
         return same, total
 
     same, total = replayed("cold")
@@ -177,3 +179,20 @@ def test_the_cold_style_plays_what_a_fresh_short_search_plays(stockfish):
     same, total = replayed("shallow")
     assert total >= 20 and same < total
     assert GROWN["cold"].shares == {"cold": 1.0} and STYLES["cold"].cold and not STYLES["shallow"].cold
+
+
+def test_every_grown_set_names_a_make_command_that_exists():
+    """The hint a missing folder gets (knights ablation, training) is a real Makefile target."""
+    from pathlib import Path
+
+    from knights.data.grow import grow_command
+
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
+    for name, grown in GROWN.items():
+        command = grow_command(grown.folder)
+        target = command.split()[1]
+        assert f"\n{target}:" in makefile, (name, command)
+        if "SET=" in command:
+            assert f"STYLE_PREFIX_{command.split('SET=')[1]} :=" in makefile
+    assert grow_command("data/cold") == "make style-data SET=cold"
+    assert grow_command("data/nowhere") == "make more-data"

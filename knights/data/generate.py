@@ -215,7 +215,8 @@ class Style:
     """A style's own cap on a game's plies, below the recipe's ``max_plies`` (None: the recipe's)."""
     cold: bool = False
     """Clear Stockfish's hash before every search, not once a game: each search starts fresh, so an
-    early iteration's move is a short search's own (the labels take longer)."""
+    early iteration's move is a short search's own. The labels then come from a fresh depth-8 search
+    too (as the independent sets' do), not one that inherits the game's hash, and take longer."""
 
 
 ENDINGS_PLIES = 100

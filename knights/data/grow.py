@@ -74,7 +74,9 @@ class GrownSet:
     exclude: tuple[str, ...]
     combined: str
     folder: str
-    """Where the Makefile's ``make <name>-data`` splits the combined file into chunks."""
+    """Where the Makefile's target (:attr:`make`) splits the combined file into chunks."""
+    make: str = ""
+    """The make command that grows it (empty: ``make <name>-data``)."""
 
 
 GROWN: dict[str, GrownSet] = {
@@ -84,7 +86,8 @@ GROWN: dict[str, GrownSet] = {
     "shallow": GrownSet({"shallow": 1.0}, "data/generated/shallow", (*EXCLUDE, "data/more", "data/endings"),
                         "kept.csv", "data/shallow"),
     **{name: GrownSet({name: 1.0}, f"data/generated/{name}",
-                      (*EXCLUDE, "data/more", "data/endings", "data/shallow"), "kept.csv", f"data/{name}")
+                      (*EXCLUDE, "data/more", "data/endings", "data/shallow"), "kept.csv", f"data/{name}",
+                      make=f"make style-data SET={name}")
        for name in ("cold", "chaos", "again")},
 }
 """``data/more`` (``make more-data``: the three styles beside ``data/full``'s) and
@@ -97,8 +100,8 @@ sets that test what kind of game the networks lack, each against the others at t
 
 
 def grow_command(folder: str) -> str:
-    """The make target that grows a data folder of :data:`GROWN` (``make more-data`` for any other)."""
-    return next((f"make {name}-data" for name, g in GROWN.items() if g.folder == folder.rstrip("/")),
+    """The make command that grows a data folder of :data:`GROWN` (``make more-data`` for any other)."""
+    return next((g.make or f"make {name}-data" for name, g in GROWN.items() if g.folder == folder.rstrip("/")),
                 "make more-data")
 
 

@@ -8,8 +8,8 @@ positions are, so that a gap to Stockfish at depth 1 can be traced to a kind of 
 * ``players``: who played the game: Stockfish on both sides (``sf-soft``: plausible moves),
   material searchers on both sides (``ab1``-``ab3``, ``oneply-material``: material first, no
   positional sense), or one of each;
-* ``material``: how far counting material is from level (|material| in pawns: equal, within a
-  pawn and a half, more): on level positions a material imbalance is compensated by something
+* ``material``: how far counting material is from level (|material| in pawns: equal, one pawn,
+  two or more): on level positions a material imbalance is compensated by something
   the evaluator has to see;
 * ``men``: men on the board (an endgame has 10 or fewer).
 
@@ -60,7 +60,9 @@ from knights.learn.results import RESULTS_DIR, level_rows, quiet_rows, stockfish
 ERROR_SOURCES_JSON = RESULTS_DIR / "error_sources.json"
 GAMES_SET = "games"
 MATERIAL_SEARCHERS = ("ab1", "ab2", "ab3", "oneply-material")
-"""The independent games' players that search material alone (the rest are Stockfish)."""
+"""The independent games' players that search material alone."""
+STOCKFISH_PLAYERS = "sf-soft:"
+"""The prefix of the independent games' Stockfish players (:class:`knights.arena.testsets.SoftmaxStockfish`)."""
 
 
 def player_group(white: str, black: str) -> str:
@@ -70,15 +72,26 @@ def player_group(white: str, black: str) -> str:
     ('stockfish both sides', 'material searchers both sides')
     >>> player_group("ab3", "sf-soft:n1000:t0.5")
     'one of each'
+    >>> player_group("ab3", "sunfish")
+    Traceback (most recent call last):
+    ValueError: unknown player 'sunfish': neither Stockfish (sf-soft:...) nor a material searcher (ab1, ...)
     """
+    for player in (white, black):
+        if player not in MATERIAL_SEARCHERS and not player.startswith(STOCKFISH_PLAYERS):
+            raise ValueError(f"unknown player {player!r}: neither Stockfish ({STOCKFISH_PLAYERS}...) nor a "
+                             f"material searcher ({MATERIAL_SEARCHERS[0]}, ...)")
     searchers = sum(p in MATERIAL_SEARCHERS for p in (white, black))
     return ("stockfish both sides", "one of each", "material searchers both sides")[searchers]
 
 
 def material_group(material: float) -> str:
-    """|material| in pawns, in three bands: equal, within a pawn and a half, more."""
+    """|material| in pawns (P=1, N=B=3, R=5, Q=9, so whole pawns), in three bands.
+
+    >>> material_group(0), material_group(-1), material_group(2), material_group(9)
+    ('equal', 'one pawn', 'two pawns or more', 'two pawns or more')
+    """
     size = abs(material)
-    return "equal" if size < 0.5 else "within 1.5 pawns" if size < 1.5 else "1.5 pawns or more"
+    return "equal" if size < 0.5 else "one pawn" if size < 1.5 else "two pawns or more"
 
 
 def men_group(men: int) -> str:
@@ -105,7 +118,7 @@ def measured() -> list[tuple[str, Evaluator]]:
 
 
 GROUP_ORDER = ("all", "stockfish both sides", "one of each", "material searchers both sides", "equal",
-               "within 1.5 pawns", "1.5 pawns or more", "25 or more", "11-24", "10 or fewer")
+               "one pawn", "two pawns or more", "25 or more", "11-24", "10 or fewer")
 """The groups in the order the file lists them (openings to endings, level to unbalanced)."""
 
 
@@ -184,7 +197,7 @@ def main_args(a: argparse.Namespace) -> int:
     doc = run(independent_dir=registry.repo_path(a.independent_dir), out=out, progress=not a.quiet)
     names = doc["evaluators"]
     for set_name, st in doc["sets"].items():
-        print(f"{set_name:<40}{'rows':>6}{'|label|':>9}" + "".join(f"{n[:18]:>20}" for n in names))
+        print(f"{set_name:<40}{'rows':>6}{'|label|':>9}" + "".join(f"{n[:18]:>19}" for n in names))
         for kind, table in st["groups"].items():
             for group, row in table.items():
                 cells = "".join(f"{row['by_evaluator'][n]['mae']:>11.3f} "

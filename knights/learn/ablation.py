@@ -107,8 +107,10 @@ VARIANTS = (
     Variant("quiet_wp_more_4500k_endings_shallow_flip_256", more=True, endings=True, shallow=True, flip_files=True,
             hidden=256, shipped="EL/v21",
             says="EL/v20's recipe with data/shallow added (Stockfish playing an early iteration's move): EL/v21"),
-    # What kind of game do the networks lack? data/full alone and with 300,000 positions of one style each,
-    # at the same size, so the styles are compared with each other and with more of data/full's own.
+    # What kind of game do the networks lack? data/full alone and with 300,000 played positions of one style
+    # each (make style-data), so the styles are compared with each other and with more of data/full's own.
+    # ("300,000 positions": played; those already in the training data are not kept, and the variant trains
+    # on the training letters' quiet rows, as every variant does: the table gives its training rows.)
     Variant("quiet_wp_flip_256", flip_files=True, hidden=256,
             says="EL/v21's network and flips on data/full alone: the base of the style experiment"),
     Variant("quiet_wp_again_flip_256", flip_files=True, hidden=256, also=("data/again",),

@@ -93,9 +93,10 @@ class BucketedSparseNet(SparseNet):
         order = torch.argsort(bucket)
         sizes = torch.bincount(bucket, minlength=self.buckets).tolist()
         parts = [head(rows) for head, rows in zip(self.heads, torch.split(x[order], sizes), strict=True) if len(rows)]
-        z = torch.empty_like(bucket, dtype=x.dtype)
-        z[order] = torch.cat(parts).squeeze(1)
-        return z
+        if not parts:                                   # an empty batch
+            return x.new_zeros(0)
+        by_head = torch.cat(parts).squeeze(1)           # (a mixed-precision head's dtype, not the sums')
+        return by_head[torch.argsort(order)]
 
 
 def head_layers(width: int, head: Sequence[int]) -> nn.Sequential:

@@ -100,23 +100,26 @@ def pack(state: dict[str, Any] | None) -> Net:
 
 
 def load_net(source: str | Path | None) -> Net:
-    """The packed network of a version name (``"EL/v13"``), a weights file, or ``None``
-    (the piece-square fallback)."""
+    """The packed network of a version name (``"EL/v13"``), a weights file (a SparseNet's or a
+    BucketedSparseNet's, checked and loaded without executing code), or ``None`` (the
+    piece-square fallback)."""
     if source is None:
         return pack(None)
     import torch
 
     from knights.learn import registry
-    from knights.learn.modelfile import load_into
-    from knights.learn.nnue import SparseNet
+    from knights.learn.modelfile import ModelFileError, expand_state, load_state
 
     text = str(source)
     if text.startswith("EL/") or text.startswith("SL/"):
         model, _ = registry.get(text).load()
-    else:
-        model = load_into(SparseNet(), Path(text))
-    with torch.no_grad():
-        return pack(dict(model.state_dict()))
+        with torch.no_grad():
+            return pack(dict(model.state_dict()))
+    state = expand_state(load_state(Path(text)))     # any width, one head or heads by men
+    try:
+        return pack(state)
+    except KeyError as exc:
+        raise ModelFileError(f"{text}: not a sparse network's weights (no {exc.args[0]!r})") from None
 
 
 def accumulator_width(net: Net) -> int:
