@@ -121,6 +121,10 @@ VARIANTS = (
             says="with 300,000 positions of games where a fresh depth 1-4 search plays"),
     Variant("quiet_wp_flip_256_buckets", flip_files=True, hidden=256, buckets=8,
             says="the experiment's base with eight heads by men on the board (Stockfish's layer stacks)"),
+    Variant("quiet_wp_flip_256_seed1", flip_files=True, hidden=256, settings=(("seed", 1),),
+            says="the experiment's base from another seed: how far a seed alone moves these figures"),
+    Variant("quiet_wp_flip_256_buckets_seed1", flip_files=True, hidden=256, buckets=8, settings=(("seed", 1),),
+            says="the eight heads from another seed"),
 )
 
 
@@ -164,15 +168,15 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
         val_files += select_chunks(folder, letters["val"])
     train = _rows(load_encoded(train_files, cache, progress=progress), variant)
     val = _rows(load_encoded(val_files, cache, progress=progress), variant)
-    torch.manual_seed(lib.TRAIN.seed)
-    model = _network(variant)
-    dev = choose_device(device)
-    t0 = time.perf_counter()
     cfg = lib.TRAIN.replace(epochs=epochs) if epochs else lib.TRAIN
     if variant.flip_files:
         cfg = cfg.replace(flip_files=True)
     if variant.settings:
         cfg = cfg.replace(**dict(variant.settings))
+    torch.manual_seed(cfg.seed)                      # the network's start and the batches' order
+    model = _network(variant)
+    dev = choose_device(device)
+    t0 = time.perf_counter()
     history = fit(model, _task(variant), train, val, cfg, device=dev, progress=progress)
     record = {**asdict(variant), "train_rows": len(train), "val_rows": len(val), "epochs": history.epochs,
               "best_epoch": history.best_epoch, "seconds": round(time.perf_counter() - t0, 1), "device": str(dev),
