@@ -51,12 +51,15 @@ class SparseNet(nn.Module):
         sums: torch.Tensor = _SparseSum.apply(features, self.columns)  # type: ignore[no-untyped-call]
         return sums + self.bias
 
-    def logit(self, mover: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
-        """The mover's win-probability logit, shape (N,)."""
+    def head_input(self, mover: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
+        """[mover's accumulator, other's] clipped to [0, 1], shape (N, 2 hidden): what a head reads."""
         both = self.accumulator(torch.cat([mover, other]))     # one product for both sides
         n = mover.shape[0]
-        x = clipped_relu(torch.cat([both[:n], both[n:]], dim=1))
-        z: torch.Tensor = self.head(x).squeeze(1)
+        return clipped_relu(torch.cat([both[:n], both[n:]], dim=1))
+
+    def logit(self, mover: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
+        """The mover's win-probability logit, shape (N,)."""
+        z: torch.Tensor = self.head(self.head_input(mover, other)).squeeze(1)
         return z
 
     def forward(self, mover: torch.Tensor, other: torch.Tensor, white: torch.Tensor) -> torch.Tensor:
@@ -84,9 +87,7 @@ class BucketedSparseNet(SparseNet):
         return ((men - 1) * self.buckets // MAX_PIECES).clamp(0, self.buckets - 1)
 
     def logit(self, mover: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
-        both = self.accumulator(torch.cat([mover, other]))
-        n = mover.shape[0]
-        x = clipped_relu(torch.cat([both[:n], both[n:]], dim=1))
+        x = self.head_input(mover, other)
         bucket = self.bucket(mover)
         # rows sorted by head, each head on its contiguous slice: one gather and one scatter in all
         # (a gather per head would make the backward pass add up a batch-sized gradient per head)
