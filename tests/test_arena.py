@@ -12,7 +12,7 @@ import chess.pgn
 import pytest
 
 from knights.arena.ladder import strength_plan
-from knights.arena.matches import load_records, run_games, schedule
+from knights.arena.matches import finished, load_records, run_games, schedule
 from knights.arena.scores import pair_stats
 from knights.arena.specs import build_player, check_spec
 from knights.cli import main as cli_main
@@ -195,6 +195,23 @@ def test_a_player_that_unmakes_the_game_forfeits_and_the_game_is_kept():
         assert replay.is_legal(move)
         replay.push(move)
     assert vandal.board.king(chess.WHITE) is not None and vandal.board.fen() == replay.fen()
+
+
+def test_a_resumed_match_keeps_only_games_played_under_the_same_rules(tmp_path):
+    """finished(): the games already in a folder count for a resumed match only when they were
+    played under the same Settings (draw rule, limits); a record of another rule, or of a log
+    written before records held their settings, is played again."""
+    tasks = schedule([("greedy", "random", 3)], Settings(max_plies=40, seed=3))
+    run_games(tasks[:2], tmp_path, progress=False)
+    assert sorted(r["index"] for r in finished(tmp_path, tasks)) == [0, 1]
+    claiming = schedule([("greedy", "random", 3)], Settings(max_plies=40, seed=3, claim_next_move=True))
+    assert finished(tmp_path, claiming) == []
+    log = tmp_path / "games.jsonl"
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    del rows[0]["settings"]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert [r["index"] for r in finished(tmp_path, tasks)] == [rows[1]["index"]]
+    assert finished(tmp_path / "nothing", tasks) == []
 
 
 def test_run_games_in_two_workers_writes_legal_pgns(tmp_path):

@@ -25,7 +25,7 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from knights.arena.specs import build_player, check_spec
@@ -131,7 +131,7 @@ def run_task(task: GameTask) -> dict:
             if broken is not None:
                 _close(broken)
     score_white = {"1-0": 1.0, "0-1": 0.0}.get(record["result"], 0.5)
-    record.update(index=task.index, a=task.a, b=task.b, seed=task.seed,
+    record.update(index=task.index, a=task.a, b=task.b, seed=task.seed, settings=asdict(task.settings),
                   score_a=score_white if task.a_white else 1.0 - score_white,
                   wall=round(time.perf_counter() - start, 4))
     return record
@@ -220,3 +220,14 @@ def load_records(out_dir: str | Path) -> list[dict]:
     """The records of a match folder (its ``games.jsonl``)."""
     path = Path(out_dir) / "games.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def finished(out_dir: str | Path, tasks: Sequence[GameTask]) -> list[dict]:
+    """The records in ``out_dir`` of games of ``tasks`` played under the same
+    :class:`~knights.play.game.Settings` (when a game ends, the draw rule, the limits), so a
+    resumed match never mixes games played under another rule; none if the folder has no log."""
+    if not (Path(out_dir) / "games.jsonl").exists():
+        return []
+    wanted = {(t.a, t.b, t.index): asdict(t.settings) for t in tasks}
+    return [r for r in load_records(out_dir)
+            if wanted.get((r["a"], r["b"], r["index"])) == r.get("settings", "unknown")]

@@ -59,7 +59,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from knights.arena.matches import load_records, run_games, schedule
+from knights.arena.matches import finished, run_games, schedule
 from knights.arena.report import rating_report
 from knights.arena.specs import check_spec
 from knights.common import write_json
@@ -109,15 +109,13 @@ def play_run(ms: int, opponents: Sequence[str], games: int, sunfish_games: int |
     out = pgn_dir / f"{ms}ms"
     settings = Settings(max_plies=300, seed=seed)
     tasks = schedule([(player, o, games_against(o, games, sunfish_games)) for o in opponents], settings)
-    done = load_records(out) if (out / "games.jsonl").exists() else []
-    have = {(r["a"], r["b"], r["index"]) for r in done}
+    have = {(r["a"], r["b"], r["index"]) for r in finished(out, tasks)}
     todo = [t for t in tasks if (t.a, t.b, t.index) not in have]
     start = time.perf_counter()
     if todo:
         run_games(todo, out, workers=workers, progress=progress, desc=f"search {run_key(ms)}")
-    wanted = {(t.a, t.b, t.index) for t in tasks}
-    records = [r for r in load_records(out) if (r["a"], r["b"], r["index"]) in wanted]
-    return records, time.perf_counter() - start
+    records = {(r["a"], r["b"], r["index"]): r for r in finished(out, tasks)}   # a replayed game: its newest record
+    return list(records.values()), time.perf_counter() - start
 
 
 def summarise(records: Sequence[dict], ms: int, anchors: dict[str, float], command: str, seconds: float,

@@ -65,6 +65,7 @@ from typing import Any
 import chess
 import chess.engine
 
+from knights.board.outcome import outcome as game_outcome
 from knights.data.stockfish import find_stockfish
 from knights.learn.registry import SEARCH_NETWORK
 from knights.play.openings import OPENINGS
@@ -257,7 +258,7 @@ def play_one(route: Any, opponent: chess.engine.SimpleEngine, base: float, inc: 
         row["error"] = f"new game: {type(exc).__name__}: {exc}"
         route.close()
         return {**row, "games": 1, "result": result, "seconds": round(time.perf_counter() - started, 2)}
-    while not board.is_game_over(claim_draw=True) and len(board.move_stack) < max_plies:
+    while game_outcome(board) is None and len(board.move_stack) < max_plies:   # the project's one rule
         if board.turn != ours:
             reply = opponent.play(board, chess.engine.Limit(nodes=OPPONENT_NODES)).move
             if reply is None:
@@ -292,8 +293,8 @@ def play_one(route: Any, opponent: chess.engine.SimpleEngine, base: float, inc: 
             row["nan_scores"] += 1
         board.push(move)
     if result == "*":
-        outcome = board.outcome(claim_draw=True)
-        result = outcome.result() if outcome else "1/2-1/2"
+        ended = game_outcome(board)
+        result = ended.result() if ended else "1/2-1/2"
     points = {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
     points = points if ours == chess.WHITE else 1.0 - points
     row["wins"], row["draws"], row["losses"] = int(points == 1.0), int(points == 0.5), int(points == 0.0)

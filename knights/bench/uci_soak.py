@@ -20,6 +20,7 @@ import chess
 import chess.engine
 
 from knights.bench.core import benchmark, make_result
+from knights.board.outcome import outcome
 from knights.learn import registry
 
 CLOCKS = ((3.0, 0.02), (1.0, 0.0))
@@ -33,7 +34,7 @@ def clocked_game(white: chess.engine.SimpleEngine, black: chess.engine.SimpleEng
     board = chess.Board()
     clocks = {chess.WHITE: base, chess.BLACK: base}
     tally = {"plies": 0, "illegal": 0, "errors": 0, "time_losses": 0, "quick": 0, "least_left": base}
-    while not board.is_game_over(claim_draw=True) and len(board.move_stack) < max_plies:
+    while outcome(board) is None and len(board.move_stack) < max_plies:   # the project's one rule
         engine = white if board.turn == chess.WHITE else black
         limit = chess.engine.Limit(white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
                                    white_inc=inc, black_inc=inc)
