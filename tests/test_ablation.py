@@ -14,7 +14,7 @@ def test_ablation_trains_measures_and_resumes(tmp_path, monkeypatch):
     monkeypatch.setattr(ablation, "OUT_DIR", tmp_path / "runs")
     monkeypatch.setattr(ablation, "LETTERS", {"train": "a-h", "val": "i"})
     variants = (ablation.Variant("quiet_wp", says="shipped"),
-                ablation.Variant("all_l1", rows="all", target="pawns", hidden=16))
+                ablation.Variant("all_l1", rows="all", target="pawns", hidden=16, king_zones=True))
     monkeypatch.setattr(ablation, "VARIANTS", variants)
     out = tmp_path / "ablation.json"
     table = ablation.run(device="cpu", out=out, progress=False, epochs=2)
@@ -24,8 +24,8 @@ def test_ablation_trains_measures_and_resumes(tmp_path, monkeypatch):
     quiet, every = doc["variants"]["quiet_wp"]["training"], doc["variants"]["all_l1"]["training"]
     assert quiet["train_rows"] < every["train_rows"]          # the quiet rows are a subset
     recipe = doc["variants"]["all_l1"]["recipe"]
-    assert recipe["target"] == "pawns" and recipe["hidden"] == 16
-    assert ablation._network(variants[1]).columns.shape == (768, 16)     # reloaded below at that width
+    assert recipe["target"] == "pawns" and recipe["hidden"] == 16 and recipe["king_zones"]
+    assert ablation._network(variants[1]).columns.shape == (768 * 9, 16)  # reloaded below at that width, zoned
     for v in doc["variants"].values():
         for figures in v["sets"].values():
             assert np.isfinite(figures["mae"]) and 0 < figures["win_probability_error"] < 1
@@ -66,3 +66,4 @@ def test_every_variant_naming_a_shipped_version_is_that_versions_recipe():
         assert lib.TRAIN.flip_files == variant.flip_files, variant.name
         assert tuple(getattr(lib, "MORE", ())) == variant.folders(), variant.name
         assert (variant.target, variant.rows) == (lib.TARGET, lib.TRAIN_ON), variant.name
+        assert lib.INPUTS.king_zones == variant.king_zones, variant.name

@@ -39,11 +39,11 @@ def compiled() -> None:
     warm_up()
 
 
-def random_net(seed: int = 0) -> SparseNet:
-    """A SparseNet whose values vary from position to position (the initial columns are
-    small on purpose; these are not)."""
+def random_net(seed: int = 0, spec: SparseSpec = SparseSpec()) -> SparseNet:
+    """A SparseNet (on ``spec``'s features) whose values vary from position to position (the
+    initial columns are small on purpose; these are not)."""
     torch.manual_seed(seed)
-    net = SparseNet()
+    net = SparseNet(n_features=spec.n_features)
     with torch.no_grad():
         net.columns.uniform_(-0.12, 0.12)
         net.bias.uniform_(0.2, 0.8)
@@ -67,12 +67,16 @@ def random_bucketed_net(seed: int = 0) -> BucketedSparseNet:
     return net.eval()
 
 
-def networks() -> list[tuple[str, SparseNet]]:
-    nets = [("random", random_net()), ("random with heads by men", random_bucketed_net())]
+ZONES = SparseSpec(king_zones=True)
+
+
+def networks() -> list[tuple[str, SparseNet, SparseSpec]]:
+    nets = [("random", random_net(), SparseSpec()), ("random with heads by men", random_bucketed_net(), SparseSpec()),
+            ("random with the king's zones", random_net(5, ZONES), ZONES)]
     if TRAINED.exists():
         from knights.learn.modelfile import load_into
 
-        nets.append(("trained", load_into(SparseNet(), TRAINED).eval()))
+        nets.append(("trained", load_into(SparseNet(), TRAINED).eval(), SparseSpec()))
     return nets
 
 
@@ -85,8 +89,9 @@ def test_constants_and_feature_table_are_the_networks() -> None:
                 assert table[view, code + 6, sq] == feature_index(code, sq, white_view)
 
 
-@pytest.mark.parametrize(("label", "model"), networks())
-def test_incremental_equals_the_pytorch_forward_on_every_searched_node(label: str, model: SparseNet) -> None:
+@pytest.mark.parametrize(("label", "model", "spec"), networks())
+def test_incremental_equals_the_pytorch_forward_on_every_searched_node(label: str, model: SparseNet,
+                                                                      spec: SparseSpec) -> None:
     engine = FastSearchEngine(net=pack(dict(model.state_dict())), stochastic=False, trace=4000)
     worst, seen = 0.0, 0
     for fen in POSITIONS:
@@ -99,7 +104,7 @@ def test_incremental_equals_the_pytorch_forward_on_every_searched_node(label: st
         white = (boards[:, 64] == 0).astype(np.int8)
         positions = Positions(np.ascontiguousarray(boards[:, :64]), white, np.zeros(n, np.int8), np.zeros(n, np.int8))
         with torch.no_grad():
-            expected = model(*SparseSpec().tensors(positions)).numpy().astype(np.float64)
+            expected = model(*spec.tensors(positions)).numpy().astype(np.float64)
         ours = np.where(white == 1, t.trace_values[:n], -t.trace_values[:n])
         assert len({bytes(b) for b in boards}) > 50          # many different positions, not one
         worst = max(worst, float(np.abs(ours - expected).max()))
@@ -119,6 +124,40 @@ def test_net_evaluator_equals_the_pytorch_forward() -> None:
     ours = NetEvaluator(pack(dict(model.state_dict())), "v13").evaluate(positions)
     assert np.abs(ours - expected).max() < 1e-4
     assert np.ptp(ours) > 0.05
+
+
+def test_a_network_with_the_kings_zones_is_packed_one_block_per_zone() -> None:
+    """A zoned network's plain and zone columns are added into one block per zone; the
+    evaluator equals the PyTorch forward, and so does every node of a search whose king walks
+    from zone to zone (that side's accumulator summed afresh)."""
+    from knights.board.positions import positions_from_boards
+    from knights.features.sparse import KING_ZONE
+
+    model = random_net(6, ZONES)
+    net = pack(dict(model.state_dict()))
+    assert net.cols.shape == (8 * 768 + 1, model.hidden)
+    assert np.array_equal(net.zone, KING_ZONE)
+    columns = model.columns.detach().numpy()
+    f = feature_index(2, 18, True)                                   # a White knight on c6, from White
+    assert np.allclose(net.cols[5 * 768 + f], columns[f] + columns[6 * 768 + f])
+    assert not net.cols[-1].any()
+    fens = POSITIONS + ["8/8/4k3/8/8/3PK3/8/8 w - - 0 1", "6k1/8/8/8/8/8/8/1K6 b - - 0 1"]
+    positions = positions_from_boards([chess.Board(f) for f in fens])
+    with torch.no_grad():
+        expected = model(*ZONES.tensors(positions)).numpy()
+    ours = NetEvaluator(net, "zoned").evaluate(positions)
+    assert np.abs(ours - expected).max() < 1e-4
+    kings = FastSearchEngine(net=net, stochastic=False, trace=4000)
+    kings.choose(chess.Board("8/8/3k4/8/8/3PK3/8/8 w - - 0 1"), limits=SearchLimits(nodes=2000))
+    t = kings.core.tables
+    n = min(int(kings.stats["evals"]), 4000)
+    white_kings = {int(KING_ZONE[int(np.flatnonzero(b == 6)[0])]) for b in t.trace[:n, :64]}
+    assert len(white_kings) >= 2                      # the search walked White's king across zones
+    white = (t.trace[:n, 64] == 0).astype(np.int8)
+    walked = Positions(np.ascontiguousarray(t.trace[:n, :64]), white, np.zeros(n, np.int8), np.zeros(n, np.int8))
+    with torch.no_grad():
+        expected = model(*ZONES.tensors(walked)).numpy()
+    assert np.abs(np.where(white == 1, t.trace_values[:n], -t.trace_values[:n]) - expected).max() < 1e-4
 
 
 def test_a_network_with_heads_by_men_is_judged_by_the_right_head() -> None:

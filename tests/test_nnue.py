@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from knights.board.positions import positions_from_boards
-from knights.features.sparse import MAX_PIECES, PAD, SparseSpec, feature_index, view_features
+from knights.features.sparse import KING_ZONE, MAX_PIECES, PAD, SparseSpec, feature_index, view_features
 from knights.learn import registry
 from knights.learn.nnue import BucketedSparseNet, SparseNet
 from knights.learn.targets import PAWN_LOGIT, pawns_from_probability, win_probability
@@ -61,6 +61,62 @@ def test_mirrored_position_has_the_other_sides_features() -> None:
         assert sorted(a[0][0].tolist()) == sorted(b[0][0].tolist())   # the mover sees the same
         assert sorted(a[1][0].tolist()) == sorted(b[1][0].tolist())
         assert a[2][0] != b[2][0]
+
+
+def test_king_zones_add_each_piece_again_in_its_own_kings_zone() -> None:
+    """With king_zones every piece is its plain feature and that feature moved up by 768 times
+    one plus the zone where the perspective's own king stands (castled short on the back rank, in
+    the centre of the second rank, up the board, ...); colours mirrored see the same lists."""
+    spec = SparseSpec(king_zones=True)
+    assert spec.n_features == 768 * 9 and SparseSpec().n_features == 768
+    plain = SparseSpec().encode(positions_from_boards(boards()))
+    zoned = spec.encode(positions_from_boards(boards()))
+    for view in (0, 1):
+        p, z = plain[view], zoned[view]
+        assert z.shape == (len(FENS), 2 * MAX_PIECES)
+        assert ((z[:, :MAX_PIECES] == spec.n_features) == (p == PAD)).all()     # the same pads, renamed
+        assert (z[:, :MAX_PIECES][p != PAD] == p[p != PAD]).all()              # the plain features first
+        shift = z[:, MAX_PIECES:] - z[:, :MAX_PIECES]
+        for row, pieces in zip(shift, p != PAD, strict=True):
+            assert len(set(row[pieces].tolist())) == 1                       # one zone for all the pieces
+    # the start position: both kings on their own back rank's centre (zone 1); the ending of FENS[2],
+    # White's king on f2 (second rank, kingside: zone 5), Black's on f7 = f2 seen from Black (zone 5),
+    # the fourth: both kings uncastled on e1/e8 (zone 1)
+    def zone(view: np.ndarray) -> int:
+        return int(view[MAX_PIECES] - view[0]) // 768 - 1
+    assert [zone(row) for row in zoned[0]] == [1, 1, 5, 1]
+    assert KING_ZONE[chess.square_mirror(chess.G1)] == 2     # castled short (a8 = 0 numbering: g1 is 62)
+    swap = np.array([2, 1, 0, 5, 4, 3, 6, 7])    # files mirrored: queenside and kingside change places
+    assert (KING_ZONE.reshape(8, 8)[:, ::-1] == swap[KING_ZONE.reshape(8, 8)]).all()
+    for board in boards():
+        a = spec.encode(positions_from_boards([board]))
+        b = spec.encode(positions_from_boards([board.mirror()]))
+        assert sorted(a[0][0].tolist()) == sorted(b[0][0].tolist())
+        assert sorted(a[1][0].tolist()) == sorted(b[1][0].tolist())
+
+
+def test_a_network_on_king_zones_sums_both_columns_of_every_piece() -> None:
+    """The accumulator of a zoned network is, for every piece, its plain column plus its
+    zone's column; only the columns of the pieces present (in the kings' zones) learn."""
+    torch.manual_seed(4)
+    spec = SparseSpec(king_zones=True)
+    net = SparseNet(hidden=8, head=(4,), n_features=spec.n_features)
+    mover, other, white = spec.tensors(positions_from_boards(boards()))
+    acc = net.accumulator(mover)
+    dense = torch.stack([net.columns[row[row != spec.n_features]].sum(0) for row in mover]) + net.bias
+    assert torch.allclose(acc, dense, atol=1e-5)
+    net(mover, other, white).sum().backward()
+    assert net.columns.grad is not None
+    used = torch.unique(torch.cat([mover, other]))
+    learned = torch.nonzero(net.columns.grad.abs().sum(1) > 0).flatten()
+    assert set(learned.tolist()) <= set(used.tolist()) - {spec.n_features}
+    assert learned.numel() > 2 * MAX_PIECES
+    bucketed = BucketedSparseNet(hidden=8, head=(4,), buckets=8, n_features=spec.n_features)
+    assert bucketed.bucket(mover).tolist() == [7, 7, 0, 7]           # men counted on the plain half
+    net.eval()
+    with torch.no_grad():
+        mirrored = net(*spec.tensors(positions_from_boards([b.mirror() for b in boards()])))
+        assert torch.allclose(net(mover, other, white), -mirrored, atol=1e-6)
 
 
 def test_network_answers_pawns_for_white_and_is_colour_symmetric() -> None:

@@ -21,7 +21,7 @@ from torch import nn
 
 from knights.board.arrays import material_balance
 from knights.board.positions import Positions, positions_from_boards
-from knights.features.inputs import InputSpec
+from knights.features.inputs import Inputs
 from knights.learn import registry
 
 
@@ -48,7 +48,7 @@ class BoardsMixin:
 class NetworkEvaluator(BoardsMixin):
     """A trained evaluation network behind the interface (CPU, inference mode)."""
 
-    def __init__(self, model: nn.Module, spec: InputSpec, name: str, threads: int | None = None) -> None:
+    def __init__(self, model: nn.Module, spec: Inputs, name: str, threads: int | None = None) -> None:
         self.model = model.eval()
         self.spec = spec
         self.name = name

@@ -2,13 +2,14 @@
 
 A version declares its inputs once, e.g. ``InputSpec(planes="six", counts=True)``,
 and the same spec encodes training batches and the positions the engine asks about,
-so training and play can never disagree.
+so training and play can never disagree. :class:`Inputs` is what every spec offers (the
+dense :class:`InputSpec` and the sparse :class:`knights.features.sparse.SparseSpec`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 import torch
@@ -18,6 +19,14 @@ from knights.features import attacks
 from knights.features import planes as P
 
 SCALARS = ("turn", "check", "capture")
+
+
+class Inputs(Protocol):
+    """A version's ``INPUTS``: positions in, the network's input tensors out."""
+
+    def tensors(self, pos: Positions, device: torch.device | str = "cpu") -> tuple[torch.Tensor, ...]: ...
+
+    def describe(self) -> dict[str, object]: ...
 
 
 @dataclass(frozen=True)

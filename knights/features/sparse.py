@@ -14,6 +14,14 @@ listed feature (:class:`knights.learn.nnue.SparseNet`); a move changes two to fo
 features, which is what makes the sum cheap to update during a search
 (:mod:`knights.play.incremental`).
 
+With ``king_zones`` (:class:`SparseSpec`), each piece is also a second feature: the same
+768, once more for each zone the perspective's own king can stand in (:data:`KING_ZONE`:
+where it castled, whether it has stepped up), so the network can value a piece by where
+its own king is, as Stockfish's king-relative features do, coarsely. The plain feature
+stays (a *factorised* input): what holds wherever the king stands is learned once, from
+every row, and each zone's columns learn only the difference. A move of the king into
+another zone changes all of that side's features; any other move still changes a few.
+
 >>> import chess
 >>> from knights.board.positions import positions_from_boards
 >>> stm, other, white = SparseSpec().encode(positions_from_boards([chess.Board()]))
@@ -26,11 +34,14 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from knights.board.positions import Positions
+
+if TYPE_CHECKING:        # torch is imported where tensors are made, so the compiled search reads KING_ZONE without it
+    import torch
 
 N_FEATURES = 768
 """Features per perspective: 2 owners x 6 piece types x 64 squares."""
@@ -86,26 +97,72 @@ def view_features(squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return white_view, black_view
 
 
+def _king_zones() -> np.ndarray:
+    """``KING_ZONE[square]``, the square seen from the king's own side (a8 = 0 ... h1 = 63 for
+    White; ranks flipped for Black): on the back rank, queenside (a-c), in the centre (d-e) or
+    kingside (f-h) (0-2); the same on the second rank (3-5); on the third or fourth rank (6);
+    further up (7). Mirroring the files swaps queenside and kingside and keeps the rest."""
+    zone = np.empty(64, dtype=np.int64)
+    for sq in range(64):
+        rank, file = 7 - sq // 8, sq % 8            # rank 0 = the own back rank
+        side = 0 if file <= 2 else 1 if file <= 4 else 2
+        zone[sq] = side if rank == 0 else 3 + side if rank == 1 else 6 if rank <= 3 else 7
+    return zone
+
+
+KING_ZONE = _king_zones()
+N_KING_ZONES = 8
+
+
+def zoned(view: np.ndarray, king_square: np.ndarray, pad: int) -> np.ndarray:
+    """Plain feature lists ``view`` (N, 32) of one perspective, whose own king stands on
+    ``king_square`` (N,) as that perspective sees it, with each piece's zoned feature added:
+    (N, 64), the plain features then the zoned ones, padded with ``pad``."""
+    offset = N_FEATURES * (1 + KING_ZONE[king_square])[:, None]
+    extra = np.where(view == PAD, pad, view + offset)
+    return np.concatenate([np.where(view == PAD, pad, view), extra], axis=1)
+
+
 @dataclass(frozen=True)
 class SparseSpec:
     """The inputs of EL V13: each position as the feature lists of the side to move
     and of the other side, and who is to move (to turn the network's verdict, which is
     from the mover's side, into White's). Used as a version's ``INPUTS``, like
-    :class:`knights.features.inputs.InputSpec`."""
+    :class:`knights.features.inputs.InputSpec`. ``king_zones``: also each piece's
+    feature in its own king's zone (:func:`zoned`; 768 x 9 features, 64 per list)."""
+
+    king_zones: bool = False
+
+    @property
+    def n_features(self) -> int:
+        """Features per perspective (the padding index)."""
+        return N_FEATURES * (1 + N_KING_ZONES) if self.king_zones else N_FEATURES
 
     def encode(self, pos: Positions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(mover's features (N, 32), the other side's (N, 32), white to move (N,))``."""
+        """``(mover's features (N, 32), the other side's (N, 32), white to move (N,))``
+        (64 a list with ``king_zones``)."""
         white_view, black_view = view_features(pos.squares)
+        if self.king_zones:
+            kings = np.asarray(pos.squares)
+            white_king = np.argmax(kings == 6, axis=1)
+            black_king = np.argmax(kings == -6, axis=1) ^ 56
+            white_view = zoned(white_view, white_king, self.n_features)
+            black_view = zoned(black_view, black_king, self.n_features)
         white = np.asarray(pos.white, dtype=bool)
         stm = np.where(white[:, None], white_view, black_view)
         other = np.where(white[:, None], black_view, white_view)
         return stm, other, white.astype(np.int8)
 
     def tensors(self, pos: Positions, device: torch.device | str = "cpu") -> tuple[torch.Tensor, ...]:
+        import torch
+
         stm, other, white = self.encode(pos)
         return (torch.from_numpy(stm.astype(np.int64)).to(device, non_blocking=True),
                 torch.from_numpy(other.astype(np.int64)).to(device, non_blocking=True),
                 torch.from_numpy(white).to(device, non_blocking=True))
 
     def describe(self) -> dict[str, object]:
+        if self.king_zones:
+            return {"sparse": "768 piece-square features from each side, and again for each of the own king's "
+                              "8 zones (knights.features.sparse)"}
         return {"sparse": "768 piece-square features from each side (knights.features.sparse)"}

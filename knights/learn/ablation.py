@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from knights.data.cache import ChunkCache, load_encoded
 from knights.data.chunks import Encoded, read_chunk, select_chunks
 from knights.data.grow import grow_command
 from knights.features.attacks import quiet
+from knights.features.sparse import SparseSpec
 from knights.learn import modelfile, registry
 from knights.learn.experiment import FULL_DATA, TEST_LETTERS, predict
 from knights.learn.metrics import regression_metrics
@@ -70,6 +71,7 @@ class Variant:
     settings: tuple[tuple[str, Any], ...] = ()   # other TrainConfig changes, (name, value) pairs
     hidden: int = 0                   # the accumulator's width (0: EL/v13's, 128)
     buckets: int = 0                  # heads by men on the board (knights.learn.nnue.BucketedSparseNet; 0: one)
+    king_zones: bool = False          # also each piece's feature in its own king's zone (knights.features.sparse)
     says: str = ""
     shipped: str = ""                 # the shipped version trained by exactly this recipe: measured, not retrained
 
@@ -125,6 +127,21 @@ VARIANTS = (
             says="the experiment's base from another seed: how far a seed alone moves these figures"),
     Variant("quiet_wp_flip_256_buckets_seed1", flip_files=True, hidden=256, buckets=8, settings=(("seed", 1),),
             says="the eight heads from another seed"),
+    # Capacity and features (session 10): a wider accumulator, and features that know where the own king stands.
+    Variant("quiet_wp_flip_512", flip_files=True, hidden=512,
+            says="the experiment's base with an accumulator twice as wide (512)"),
+    Variant("quiet_wp_flip_256_zones", flip_files=True, hidden=256, king_zones=True,
+            says="the experiment's base with each piece also seen in its own king's zone (8 zones)"),
+    Variant("quiet_wp_flip_256_zones_seed1", flip_files=True, hidden=256, king_zones=True, settings=(("seed", 1),),
+            says="the king's zones from another seed"),
+    Variant("quiet_wp_flip_512_seed1", flip_files=True, hidden=512, settings=(("seed", 1),),
+            says="the 512-wide accumulator from another seed"),
+    Variant("quiet_wp_flip_512_zones", flip_files=True, hidden=512, king_zones=True,
+            says="both: the king's zones and the 512-wide accumulator"),
+    Variant("quiet_wp_styles_flip_256", flip_files=True, hidden=256, also=("data/again", "data/chaos", "data/cold"),
+            says="the experiment's base with all three style sets: does a gain grow with the data?"),
+    Variant("quiet_wp_styles_flip_256_zones", flip_files=True, hidden=256, king_zones=True,
+            also=("data/again", "data/chaos", "data/cold"), says="the king's zones with all three style sets"),
 )
 
 
@@ -138,20 +155,28 @@ def _rows(data: Encoded, variant: Variant) -> Encoded:
     return data if variant.rows == "all" else data.take(np.flatnonzero(quiet(data.squares, data.white, data.check)))
 
 
+def _spec(variant: Variant) -> SparseSpec:
+    """EL/v13's inputs, with the king's zones if the variant asks for them."""
+    spec: SparseSpec = registry.get(BASE).library.INPUTS
+    return replace(spec, king_zones=True) if variant.king_zones else spec
+
+
 def _task(variant: Variant) -> Task:
-    spec = registry.get(BASE).library.INPUTS
+    spec = _spec(variant)
     return WinProbTask(spec) if variant.target == "win_probability" else EvalTask(spec)
 
 
 def _network(variant: Variant) -> torch.nn.Module:
     """EL/v13's network, or the same with the variant's accumulator width (EL/v13's head)."""
     base = registry.get(BASE).build()
-    if variant.hidden or variant.buckets:
+    if variant.hidden or variant.buckets or variant.king_zones:
         assert isinstance(base, SparseNet), f"{BASE} builds {type(base).__name__}, not a SparseNet"
         hidden = variant.hidden or base.hidden
+        n_features = _spec(variant).n_features
         if variant.buckets:
-            return BucketedSparseNet(hidden=hidden, head=base.head_widths, buckets=variant.buckets)
-        return SparseNet(hidden=hidden, head=base.head_widths)
+            return BucketedSparseNet(hidden=hidden, head=base.head_widths, buckets=variant.buckets,
+                                     n_features=n_features)
+        return SparseNet(hidden=hidden, head=base.head_widths, n_features=n_features)
     return base
 
 
@@ -213,9 +238,10 @@ def test_sets(cache: ChunkCache) -> dict[str, Encoded]:
     return sets
 
 
-def measure(model: torch.nn.Module, sets: dict[str, Encoded]) -> dict[str, dict[str, Any]]:
-    """The headline figures and the MAE of ``model`` on every set."""
-    spec = registry.get(BASE).library.INPUTS
+def measure(model: torch.nn.Module, sets: dict[str, Encoded],
+            spec: SparseSpec | None = None) -> dict[str, dict[str, Any]]:
+    """The headline figures and the MAE of ``model`` (whose inputs are ``spec``, EL/v13's if None) on every set."""
+    spec = spec or _spec(Variant("base"))
     out = {}
     for name, data in sets.items():
         pred = predict(model, spec, data)
@@ -258,7 +284,8 @@ def run(only: list[str] | None = None, *, device: str | None = None, out: Path =
             model, record = train_variant(variant, cache, device, progress, epochs)
             record["epochs_asked"] = epochs or lib.library.TRAIN.epochs
             modelfile.save_model(model, weights, {"variant": variant.name})
-        table[variant.name] = {"recipe": _recipe(variant), "training": record, "sets": measure(model, sets)}
+        table[variant.name] = {"recipe": _recipe(variant), "training": record,
+                               "sets": measure(model, sets, _spec(variant))}
         if progress:
             figures = table[variant.name]["sets"]
             print(f"{variant.name}: " + "; ".join(

@@ -27,7 +27,7 @@ from torch import nn
 from knights.data.cache import ChunkCache, iter_batches, load_encoded
 from knights.data.chunks import Encoded, select_chunks
 from knights.features.attacks import quiet
-from knights.features.inputs import InputSpec
+from knights.features.inputs import Inputs
 from knights.learn import modelfile, registry
 from knights.learn.metrics import regression_metrics
 from knights.learn.nets import parameter_count
@@ -178,7 +178,7 @@ def warm_start(model: nn.Module, parent: str, models_dir: Path) -> list[str]:
     return copied
 
 
-def predict(model: nn.Module, spec: InputSpec, data: Encoded, batch: int = 50_000) -> np.ndarray:
+def predict(model: nn.Module, spec: Inputs, data: Encoded, batch: int = 50_000) -> np.ndarray:
     """The model's evaluations of ``data`` in pawns (CPU)."""
     out = []
     model.eval()

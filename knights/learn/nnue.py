@@ -30,19 +30,23 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from knights.features.sparse import MAX_PIECES, N_FEATURES, PAD
+from knights.features.sparse import MAX_PIECES, N_FEATURES
 from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT
 
 
 class SparseNet(nn.Module):
-    """``hidden``: the accumulator's width per side; ``head``: the hidden widths after it."""
+    """``hidden``: the accumulator's width per side; ``head``: the hidden widths after it;
+    ``n_features``: the features per side (768, or more with the king's zones,
+    :attr:`knights.features.sparse.SparseSpec.n_features`; also the padding index)."""
 
-    def __init__(self, hidden: int = 128, head: Sequence[int] = (32, 32)) -> None:
+    def __init__(self, hidden: int = 128, head: Sequence[int] = (32, 32), n_features: int = N_FEATURES) -> None:
         super().__init__()
         self.hidden = hidden
+        self.n_features = n_features
         self.head_widths: tuple[int, ...] = tuple(head)
-        bound = 0.5 / MAX_PIECES ** 0.5   # 32 pieces' columns sum to about +-0.3
-        self.columns = nn.Parameter(torch.empty(N_FEATURES, hidden).uniform_(-bound, bound))
+        per_piece = n_features // N_FEATURES      # columns summed per piece: one, or two with zones
+        bound = 0.5 / (MAX_PIECES * per_piece) ** 0.5   # 32 pieces' columns sum to about +-0.3
+        self.columns = nn.Parameter(torch.empty(n_features, hidden).uniform_(-bound, bound))
         self.bias = nn.Parameter(torch.full((hidden,), 0.5))   # start inside the clipped ReLU's slope
         self.head = head_layers(2 * hidden, self.head_widths)
 
@@ -75,15 +79,16 @@ class BucketedSparseNet(SparseNet):
     (openings) each get a head of their own. A position with ``m`` men (2-32) uses head
     ``(m - 1) * buckets // 32``: with 8 buckets, 2-4 men head 0, 5-8 head 1, ..., 29-32 head 7."""
 
-    def __init__(self, hidden: int = 128, head: Sequence[int] = (32, 32), buckets: int = 8) -> None:
-        super().__init__(hidden, head)
+    def __init__(self, hidden: int = 128, head: Sequence[int] = (32, 32), buckets: int = 8,
+                 n_features: int = N_FEATURES) -> None:
+        super().__init__(hidden, head, n_features)
         self.buckets = buckets
         del self.head
         self.heads = nn.ModuleList(head_layers(2 * hidden, self.head_widths) for _ in range(buckets))
 
     def bucket(self, mover: torch.Tensor) -> torch.Tensor:
-        """Each position's head, from its men (the mover's features that are not padding)."""
-        men = (mover != PAD).sum(dim=1)
+        """Each position's head, from its men (the mover's plain features, the first 32, that are not padding)."""
+        men = (mover[:, :MAX_PIECES] != self.n_features).sum(dim=1)
         return ((men - 1) * self.buckets // MAX_PIECES).clamp(0, self.buckets - 1)
 
     def logit(self, mover: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
@@ -120,8 +125,8 @@ def _ones_csr(crow: torch.Tensor, cols: torch.Tensor, size: tuple[int, int]) -> 
 
 class _SparseSum(torch.autograd.Function):
     """``rows @ columns`` where row ``i`` of the 0/1 matrix ``rows`` has a 1 at each index
-    of ``features[i]``, the padding included: every list has :data:`MAX_PIECES` entries,
-    so the matrix is built without looking at the data (row ``i`` starts at ``32 i``) and
+    of ``features[i]``, the padding included: every list has the same ``k`` entries,
+    so the matrix is built without looking at the data (row ``i`` starts at ``k i``) and
     the pads read a zero column appended to ``columns``. The backward pass gives the
     columns' gradient only (``rows.T @ grad``, the features are data), as a product by
     the transposed matrix, built by sorting the batch's feature indices (a radix sort of
@@ -133,22 +138,22 @@ class _SparseSum(torch.autograd.Function):
         n, k = features.shape
         flat = features.reshape(-1).long()      # the sparse matrices' indices are int64
         crow = torch.arange(0, n * k + 1, k, dtype=flat.dtype, device=flat.device)
-        rows = _ones_csr(crow, flat, (n, N_FEATURES + 1))
+        rows = _ones_csr(crow, flat, (n, columns.shape[0] + 1))
         ctx.save_for_backward(flat)
-        ctx.shape = (n, k)  # type: ignore[attr-defined]
+        ctx.shape = (n, k, columns.shape[0])  # type: ignore[attr-defined]
         return rows @ torch.cat([columns, columns.new_zeros(1, columns.shape[1])])
 
     @staticmethod
     def backward(ctx: torch.autograd.function.FunctionCtx, grad: torch.Tensor) -> tuple[None, torch.Tensor]:
         (flat,) = ctx.saved_tensors  # type: ignore[attr-defined]
-        n, k = ctx.shape  # type: ignore[attr-defined]
+        n, k, n_features = ctx.shape  # type: ignore[attr-defined]
         _, order = torch.sort(flat.to(torch.int16), stable=True)      # entries grouped by feature
         # (a scatter, not bincount, which would make the CPU wait for a GPU to size its output)
-        per_feature = flat.new_zeros(N_FEATURES + 1).scatter_add_(0, flat, torch.ones_like(flat))
-        crow = torch.zeros(N_FEATURES + 2, dtype=flat.dtype, device=flat.device)
+        per_feature = flat.new_zeros(n_features + 1).scatter_add_(0, flat, torch.ones_like(flat))
+        crow = torch.zeros(n_features + 2, dtype=flat.dtype, device=flat.device)
         torch.cumsum(per_feature, 0, out=crow[1:])
-        by_feature = _ones_csr(crow, torch.div(order, k, rounding_mode="floor").to(flat.dtype), (N_FEATURES + 1, n))
-        return None, (by_feature @ grad)[:N_FEATURES]
+        by_feature = _ones_csr(crow, torch.div(order, k, rounding_mode="floor").to(flat.dtype), (n_features + 1, n))
+        return None, (by_feature @ grad)[:n_features]
 
 
 def clipped_relu(x: torch.Tensor) -> torch.Tensor:

@@ -46,7 +46,7 @@ from torch import nn
 
 from knights.data.cache import iter_batches
 from knights.data.chunks import Encoded
-from knights.features.inputs import InputSpec
+from knights.features.inputs import Inputs
 from knights.learn.buckets import WinBuckets
 from knights.learn.targets import PAWN_LOGIT
 
@@ -145,7 +145,7 @@ class EvalTask:
     average error in pawns). Their targets flip sign with the colours, so
     :meth:`augment` can mirror rows."""
 
-    spec: InputSpec
+    spec: Inputs
 
     def augment(self, block: Encoded, rng: np.random.Generator) -> Encoded:
         return block.mirrored(rng.random(len(block)) < 0.5)

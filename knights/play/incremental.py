@@ -6,7 +6,8 @@ head on both. A move changes two to four pieces' squares, so the compiled search
 (:mod:`knights.play.fast.compiled`) keeps a stack of accumulator pairs, one per ply: making a
 move copies the parent's pair and adds and subtracts the columns of the pieces that moved,
 were captured, promoted or castled (``acc_update``); unmaking a move just pops the stack.
-Only the root is summed from scratch (:func:`acc_refresh`). A static evaluation is then
+Only the root is summed from scratch (:func:`acc_refresh`), and, for a network with the king's
+zones, a view whose king moves into another zone. A static evaluation is then
 the head alone (:func:`head_pawns`: 256 -> 32 -> 32 -> 1, about 9,000 multiply-adds).
 Those compiled functions live in :mod:`knights.play.fast.compiled` with the rest of the
 compiled search (one file, so that numba's disk cache never mixes versions); this module
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from knights.features.sparse import KING_ZONE, N_KING_ZONES
 from knights.play.fast.compiled import MAX_PAWNS, PAWN_LOGIT, PST, acc_refresh, evaluate_squares, head_pawns
 
 __all__ = ["MAX_PAWNS", "PAWN_LOGIT", "PST", "Net", "NetEvaluator", "acc_refresh", "feature_table", "head_pawns",
@@ -34,12 +36,16 @@ __all__ = ["MAX_PAWNS", "PAWN_LOGIT", "PST", "Net", "NetEvaluator", "acc_refresh
 
 N_FEATURES = 768
 
-Net = namedtuple("Net", "use cols bias w0 b0 w2 b2 w4 b4 feat")
+Net = namedtuple("Net", "use cols bias w0 b0 w2 b2 w4 b4 feat zone")
 """The packed network: ``use`` (int64[1]: 1 network, 0 the piece-square fallback), the
-accumulator's columns (768, H) and bias (H,), the head's layers stacked one row per head
+accumulator's columns (768 per zone and one empty row, H) and bias (H,), the head's layers stacked one row per head
 (float32, C-contiguous: ``w0`` (B, 32, 2H), ``b0`` (B, 32), ..., ``b4`` (B,); B = 1 but for a
 network with heads by men on the board, :func:`knights.play.fast.compiled.head_bucket`), and
-``feat[view, code + 6, square]``, each piece's feature from White's (0) and Black's (1) view."""
+``feat[view, code + 6, square]``, each piece's feature from White's (0) and Black's (1) view,
+and ``zone`` (int64[64]), the zone of a king's square seen from its side (all 0 without zones).
+A network trained with the king's zones (a plain column and a zone's column per piece,
+:mod:`knights.features.sparse`) is packed with the two added up: one block of 768 columns per
+zone, so the search sums one column per piece either way."""
 
 
 def feature_table() -> np.ndarray:
@@ -62,11 +68,12 @@ def pack(state: dict[str, Any] | None) -> Net:
     ``None``: the material + piece-square fallback. The head's layers are stacked, one row per
     head (one for a SparseNet). Refuses non-finite weights."""
     feat = feature_table()
+    flat = np.zeros(64, np.int64)
     if state is None:
         z = np.zeros((1, 1, 1), np.float32)
         one = np.zeros((1, 1), np.float32)
         return Net(np.zeros(1, np.int64), np.zeros((N_FEATURES + 1, 1), np.float32), np.zeros(1, np.float32),
-                   z, one, z, one, one, np.zeros(1, np.float32), feat)
+                   z, one, z, one, one, np.zeros(1, np.float32), feat, flat)
 
     def arr(key: str) -> np.ndarray:
         value = state[key]
@@ -78,10 +85,17 @@ def pack(state: dict[str, Any] | None) -> Net:
 
     cols = arr("columns")
     hidden = cols.shape[1]
-    if cols.shape[0] != N_FEATURES:
-        raise ValueError(f"expected {N_FEATURES} feature columns, got {cols.shape[0]}")
-    padded = np.zeros((N_FEATURES + 1, hidden), np.float32)    # row 768: the empty square, zero
-    padded[:N_FEATURES] = cols
+    if cols.shape[0] == N_FEATURES:
+        blocks, zone = cols, flat
+    elif cols.shape[0] == N_FEATURES * (1 + N_KING_ZONES):     # plain + each zone's: one block per zone
+        plain = cols[:N_FEATURES]
+        blocks = np.concatenate([plain + cols[N_FEATURES * (1 + z):N_FEATURES * (2 + z)] for z in range(N_KING_ZONES)])
+        zone = KING_ZONE.astype(np.int64)
+    else:
+        raise ValueError(f"expected {N_FEATURES} or {N_FEATURES * (1 + N_KING_ZONES)} feature columns, "
+                         f"got {cols.shape[0]}")
+    padded = np.zeros((len(blocks) + 1, hidden), np.float32)    # the last row: the empty square, zero
+    padded[:len(blocks)] = blocks
     heads = sorted({int(k.split(".")[1]) for k in state if k.startswith("heads.")})
     prefixes = [f"heads.{b}." for b in heads] if heads else ["head."]
     if heads != list(range(len(heads))):
@@ -96,7 +110,8 @@ def pack(state: dict[str, Any] | None) -> Net:
     w0 = stacked("0.weight", first.shape)
     return Net(np.ones(1, np.int64), padded, arr("bias"), w0, stacked("0.bias", (-1,)),
                stacked("2.weight", arr(prefixes[0] + "2.weight").shape), stacked("2.bias", (-1,)),
-               stacked("4.weight", (-1,)), np.concatenate([arr(p + "4.bias").reshape(-1) for p in prefixes]), feat)
+               stacked("4.weight", (-1,)), np.concatenate([arr(p + "4.bias").reshape(-1) for p in prefixes]), feat,
+               zone)
 
 
 def load_net(source: str | Path | None) -> Net:

@@ -638,35 +638,77 @@ def legal_moves(board, st, undo, hist, out, changes):
 
 
 # -- the compiled parts --------------------------------------------------------------------------
+N_PLAIN = 768
+"""The plain features per view (:mod:`knights.features.sparse`); a network with the king's zones
+packs one block of them per zone (``net.cols``: zones x 768 rows and the empty one)."""
+
+
+@njit(cache=True)
+def own_king_zone(board, v, net):
+    """The zone of view ``v``'s own king on ``board`` (``net.zone``, the king's square seen
+    from its side): always 0 for a network without zones."""
+    if net.cols.shape[0] <= N_PLAIN + 1:
+        return 0
+    king = 6 if v == 0 else -6
+    for sq in range(64):
+        if board[sq] == king:
+            return net.zone[sq if v == 0 else sq ^ 56]
+    return 0
+
+
+@njit(cache=True)
+def acc_refresh_view(acc, ply, v, board, net):
+    """View ``v``'s accumulator of ``board`` from scratch into ``acc[ply, v]``."""
+    hidden = net.cols.shape[1]
+    a = acc[ply, v]
+    for i in range(hidden):
+        a[i] = net.bias[i]
+    block = own_king_zone(board, v, net) * N_PLAIN
+    for sq in range(64):
+        p = board[sq]
+        if p != 0:
+            f = block + net.feat[v, p + 6, sq]
+            for i in range(hidden):
+                a[i] += net.cols[f, i]
+
+
 @njit(cache=True)
 def acc_refresh(acc, ply, board, net):
     """Both accumulators of ``board`` from scratch into ``acc[ply]`` (``acc``: float32
     (stack, 2, H))."""
-    hidden = net.cols.shape[1]
     for v in range(2):
-        a = acc[ply, v]
-        for i in range(hidden):
-            a[i] = net.bias[i]
-        for sq in range(64):
-            p = board[sq]
-            if p != 0:
-                f = net.feat[v, p + 6, sq]
-                for i in range(hidden):
-                    a[i] += net.cols[f, i]
+        acc_refresh_view(acc, ply, v, board, net)
 
 
 @njit(cache=True, fastmath=True)
-def acc_update(acc, ply, changes, n, net):
+def acc_update(acc, ply, changes, n, net, board):
     """``acc[ply + 1]`` = ``acc[ply]`` with the columns of ``changes[:n]`` (code, square,
-    +1 joined / -1 left) added or subtracted, in both views."""
+    +1 joined / -1 left) added or subtracted, in both views; ``board`` is the position after
+    the move. With the king's zones, a view whose own king moved into another zone is summed
+    from scratch instead (every one of its features changed)."""
     hidden = net.cols.shape[1]
+    zoned = net.cols.shape[0] > N_PLAIN + 1
     for v in range(2):
+        block = 0
+        if zoned:
+            zone = own_king_zone(board, v, net)
+            king = 6 if v == 0 else -6
+            moved = False
+            for k in range(n):
+                if changes[k, 0] == king and changes[k, 2] < 0:
+                    sq = changes[k, 1]
+                    if net.zone[sq if v == 0 else sq ^ 56] != zone:
+                        moved = True
+            if moved:
+                acc_refresh_view(acc, ply + 1, v, board, net)
+                continue
+            block = zone * N_PLAIN
         src = acc[ply, v]
         dst = acc[ply + 1, v]
         for i in range(hidden):
             dst[i] = src[i]
         for k in range(n):
-            f = net.feat[v, changes[k, 0] + 6, changes[k, 1]]
+            f = block + net.feat[v, changes[k, 0] + 6, changes[k, 1]]
             if changes[k, 2] > 0:
                 for i in range(hidden):
                     dst[i] += net.cols[f, i]
@@ -882,7 +924,7 @@ def play(p, net, t, m):
         return False
     t.stats[S_MAKES] += 1
     if net.use[0] == 1:
-        acc_update(p.acc, ply, p.changes, n, net)
+        acc_update(p.acc, ply, p.changes, n, net, p.board)
     return True
 
 
