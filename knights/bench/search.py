@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import time
 from functools import partial
+from typing import Any
 
 import chess
 import numpy as np
@@ -37,6 +38,7 @@ from knights.bench.core import benchmark, make_result
 from knights.bench.engine import middlegame_positions, network_evaluator_for_timing
 from knights.evaluate.base import Evaluator
 from knights.evaluate.timing import timed
+from knights.features.sparse import KING_ZONE, N_KING_ZONES
 
 EVAL_SHARE_TARGET = 0.5
 
@@ -210,11 +212,48 @@ def bench_fast_search(quick: bool) -> list[dict]:
                "seconds_per_make_unmake": costs["make_unmake"],
                "time_split": {k: round(v, 3) for k, v in split.items()},
                "warm_up_seconds": round(compile_seconds, 2)}
+    zones = zones_cost(engine.net, boards, 2_000 if quick else 20_000)
     try:
         theirs, rows = sunfish_rate(boards, seconds_each)
     except (ValueError, OSError) as exc:       # sunfish is not installed
-        return [make_skip("fast_search_vs_sunfish", f"{exc}", target=FAST_VS_SUNFISH_TARGET, unit="nodes/s")]
+        return [make_skip("fast_search_vs_sunfish", f"{exc}", target=FAST_VS_SUNFISH_TARGET, unit="nodes/s"), zones]
     details["sunfish_nodes_per_s"] = round(theirs)
     details["sunfish"] = rows
     return [make_result("fast_search_vs_sunfish", ours, theirs, target=FAST_VS_SUNFISH_TARGET, unit="nodes/s",
-                        baseline="sunfish-uci (PyPI sunfish) on the same positions and seconds", details=details)]
+                        baseline="sunfish-uci (PyPI sunfish) on the same positions and seconds", details=details),
+            zones]
+
+
+ZONES_VS_PLAIN_TARGET = 0.85
+
+
+def zones_cost(net: Any, boards: list[chess.Board], nodes: int) -> dict:
+    """What the king's zones cost the compiled search: the network searched as it is, against
+    the same network packed as a zoned one whose zone columns are zero (the same values, so the
+    same trees, node for node; only the zones' bookkeeping differs), alternating, best of two."""
+    from knights.play.fast.engine import FastSearchEngine
+    from knights.play.incremental import Net
+    from knights.play.search import SearchLimits
+
+    plain_cols = net.cols[:-1]
+    zoned = Net(*net[:1], np.concatenate([np.tile(plain_cols, (N_KING_ZONES, 1)), net.cols[-1:]]), *net[2:-1],
+                np.asarray(KING_ZONE, np.int64))
+    engines = {"plain": FastSearchEngine(net=net, stochastic=False),
+               "zoned": FastSearchEngine(net=zoned, stochastic=False)}
+    best = {k: float("inf") for k in engines}
+    counted = {k: 0 for k in engines}
+    for _ in range(2):
+        for name, eng in engines.items():
+            started, total = time.perf_counter(), 0
+            for board in boards:
+                eng.new_game()
+                eng.choose(board, limits=SearchLimits(nodes=nodes))
+                total += eng.stats["nodes"]
+            best[name] = min(best[name], time.perf_counter() - started)
+            counted[name] = total
+    same = counted["plain"] == counted["zoned"]
+    rates = {k: counted[k] / best[k] for k in engines}
+    return make_result("fast_search_zones_vs_plain", rates["zoned"], rates["plain"], target=ZONES_VS_PLAIN_TARGET,
+                       unit="nodes/s", baseline="the same network without the king's zones, the same trees",
+                       details={"nodes_per_position": nodes, "positions": len(boards), "same_trees": same,
+                                "zoned_nodes_per_s": round(rates["zoned"]), "plain_nodes_per_s": round(rates["plain"])})

@@ -681,17 +681,17 @@ def acc_refresh(acc, ply, board, net):
 
 
 @njit(cache=True, fastmath=True)
-def acc_update(acc, ply, changes, n, net, board):
+def acc_update(acc, ply, changes, n, net, board, st):
     """``acc[ply + 1]`` = ``acc[ply]`` with the columns of ``changes[:n]`` (code, square,
-    +1 joined / -1 left) added or subtracted, in both views; ``board`` is the position after
-    the move. With the king's zones, a view whose own king moved into another zone is summed
-    from scratch instead (every one of its features changed)."""
+    +1 joined / -1 left) added or subtracted, in both views; ``board`` and ``st`` are the
+    position after the move. With the king's zones, a view whose own king moved into another
+    zone is summed from scratch instead (every one of its features changed)."""
     hidden = net.cols.shape[1]
     zoned = net.cols.shape[0] > N_PLAIN + 1
     for v in range(2):
         block = 0
         if zoned:
-            zone = own_king_zone(board, v, net)
+            zone = net.zone[st[WKING]] if v == 0 else net.zone[st[BKING] ^ 56]
             king = 6 if v == 0 else -6
             moved = False
             for k in range(n):
@@ -924,7 +924,7 @@ def play(p, net, t, m):
         return False
     t.stats[S_MAKES] += 1
     if net.use[0] == 1:
-        acc_update(p.acc, ply, p.changes, n, net, p.board)
+        acc_update(p.acc, ply, p.changes, n, net, p.board, p.st)
     return True
 
 
