@@ -32,7 +32,7 @@ ENDINGS_POSITIONS ?= 400000
 # Games of Stockfish playing an early iteration's move (make shallow-data)
 SHALLOW_POSITIONS ?= 500000
 
-.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data more-data endings-data shallow-data style-data sample notebook lab models strength report clean help
+.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data more-data endings-data shallow-data grown-data style-data sample notebook lab models strength report clean help
 
 help:
 	@echo "make play                 play the bot in the terminal"
@@ -41,7 +41,7 @@ help:
 	@echo "make check                ruff, mypy and the import-graph test (tests/test_architecture.py)"
 	@echo "make test-fast            every test not marked slow, in parallel: the quick loop"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
-	@echo "make bench | strength | search-strength | soak | label-floor | error-sources | data | more-data | endings-data | shallow-data | style-data SET=cold | sample | models | report"
+	@echo "make bench | strength | search-strength | soak | label-floor | error-sources | data | more-data | endings-data | shallow-data | grown-data | style-data SET=cold | sample | models | report"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
 	@echo "make lab                  JupyterLab on the project (prints its URL; Ctrl-C stops it)"
 	@echo "make clean                remove the virtual environment and caches"
@@ -203,6 +203,12 @@ shallow-data: setup
 		--workers $(WORKERS) --report report/results/dataset_shallow.json
 	bash data/split.sh --force data/generated/shallow/kept.csv data/shallow Chess_Shallow_ \
 		$$(( ($$(wc -l < data/generated/shallow/kept.csv) + 258) / 260 ))
+
+# Every grown set the newest networks train on, in the order each needs the one before (resumable:
+# rerun to go on). On 2 cores about 3 h: run it first on a new machine, working on code meanwhile.
+grown-data: more-data
+	$(MAKE) endings-data
+	$(MAKE) shallow-data
 
 # The style experiment's sets (knights.data.grow: cold, chaos, again), STYLE_POSITIONS each, into data/<SET>
 STYLE_POSITIONS ?= 300000

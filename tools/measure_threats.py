@@ -37,7 +37,7 @@ from knights.play.players import EnginePlayer, GreedyPlayer, RandomPlayer
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))   # the python-chess reference the tests check the term against
-from threat_oracle import capture_threat  # noqa: E402
+from threat_oracle import capture_threat  # type: ignore[import-not-found]  # noqa: E402
 
 
 def old_term(positions: Positions) -> np.ndarray:
@@ -122,7 +122,7 @@ def timing(batches: list[Positions], calls: dict[str, Callable[[Positions], obje
 def match(evaluator: Evaluator, opponent: str, games: int) -> tuple[float, Counter, list[list[chess.Move]]]:
     """The bot's score (1, 1/2, 0 per game) against ``opponent``, colours alternating,
     fixed seeds; how the games ended; their moves."""
-    score, endings, moves = 0.0, Counter(), []
+    score, endings, moves = 0.0, Counter[str](), []
     for g in range(games):
         bot = EnginePlayer(OnePlyEngine(evaluator, stochastic=True, seed=1000 + g))
         other = GreedyPlayer(seed=2000 + g) if opponent == "greedy" else RandomPlayer(seed=2000 + g)

@@ -136,8 +136,6 @@ VARIANTS = (
             says="the king's zones from another seed"),
     Variant("quiet_wp_flip_512_seed1", flip_files=True, hidden=512, settings=(("seed", 1),),
             says="the 512-wide accumulator from another seed"),
-    Variant("quiet_wp_flip_512_zones", flip_files=True, hidden=512, king_zones=True,
-            says="both: the king's zones and the 512-wide accumulator"),
     Variant("quiet_wp_styles_flip_256", flip_files=True, hidden=256, also=("data/again", "data/chaos", "data/cold"),
             says="the experiment's base with all three style sets: does a gain grow with the data?"),
     Variant("quiet_wp_styles_flip_256_zones", flip_files=True, hidden=256, king_zones=True,
@@ -203,9 +201,11 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
     dev = choose_device(device)
     t0 = time.perf_counter()
     history = fit(model, _task(variant), train, val, cfg, device=dev, progress=progress)
+    kept = (history.best_epoch or history.epochs) - 1
     record = {**asdict(variant), "train_rows": len(train), "val_rows": len(val), "epochs": history.epochs,
               "best_epoch": history.best_epoch, "seconds": round(time.perf_counter() - t0, 1), "device": str(dev),
-              "rows_per_second": round(float(np.median(history.rows_per_second)))}
+              "rows_per_second": round(float(np.median(history.rows_per_second))),
+              "train_loss": history.train_loss[kept], "val_loss": history.val_loss[kept]}   # the kept epoch's
     return model.cpu().eval(), record
 
 
