@@ -205,7 +205,8 @@ shallow-data: setup
 		$$(( ($$(wc -l < data/generated/shallow/kept.csv) + 258) / 260 ))
 
 # Every grown set the newest networks train on, in the order each needs the one before (resumable:
-# rerun to go on). On 2 cores about 3 h: run it first on a new machine, working on code meanwhile.
+# rerun to go on). On 2 cores about 4.5-5.5 h (the three dataset reports' times): start it first on
+# a new machine, and work on code meanwhile.
 grown-data: more-data
 	$(MAKE) endings-data
 	$(MAKE) shallow-data

@@ -23,6 +23,8 @@ def test_ablation_trains_measures_and_resumes(tmp_path, monkeypatch):
     assert doc["sets"][0] == "j" and {"games", "tactics", "endgames"} <= set(doc["sets"])
     quiet, every = doc["variants"]["quiet_wp"]["training"], doc["variants"]["all_l1"]["training"]
     assert quiet["train_rows"] < every["train_rows"]          # the quiet rows are a subset
+    for record in (quiet, every):                             # the kept epoch's losses, for the overfitting
+        assert np.isfinite(record["train_loss"]) and np.isfinite(record["val_loss"])
     recipe = doc["variants"]["all_l1"]["recipe"]
     assert recipe["target"] == "pawns" and recipe["hidden"] == 16 and recipe["king_zones"]
     assert ablation._network(variants[1]).columns.shape == (768 * 9, 16)  # reloaded below at that width, zoned
@@ -43,6 +45,7 @@ def test_a_variant_naming_a_shipped_version_reads_its_weights_and_record():
     meta = json.loads((ablation.registry.get("EL/v13").meta_path()).read_text())
     assert record["train_rows"] == meta["data"]["train"]["rows"]
     assert record["best_epoch"] == meta["history"]["best_epoch"]
+    assert record["val_loss"] == meta["history"]["val_loss"][record["best_epoch"] - 1]
     assert record["epochs"] == len(meta["history"]["train_loss"]) and record["shipped"] == "EL/v13"
     shipped, _ = ablation.registry.get("EL/v13").load()
     assert all((a == b).all() for a, b in zip(model.state_dict().values(), shipped.state_dict().values(), strict=True))

@@ -39,7 +39,11 @@ def compiled() -> None:
     warm_up()
 
 
-def random_net(seed: int = 0, spec: SparseSpec = SparseSpec()) -> SparseNet:
+PLAIN = SparseSpec()
+ZONES = SparseSpec(king_zones=True)
+
+
+def random_net(seed: int = 0, spec: SparseSpec = PLAIN) -> SparseNet:
     """A SparseNet (on ``spec``'s features) whose values vary from position to position (the
     initial columns are small on purpose; these are not)."""
     torch.manual_seed(seed)
@@ -65,9 +69,6 @@ def random_bucketed_net(seed: int = 0) -> BucketedSparseNet:
                 if isinstance(layer, torch.nn.Linear):
                     layer.weight.mul_(3.0)
     return net.eval()
-
-
-ZONES = SparseSpec(king_zones=True)
 
 
 def networks() -> list[tuple[str, SparseNet, SparseSpec]]:
@@ -141,7 +142,7 @@ def test_a_network_with_the_kings_zones_is_packed_one_block_per_zone() -> None:
     f = feature_index(2, 18, True)                                   # a White knight on c6, from White
     assert np.allclose(net.cols[5 * 768 + f], columns[f] + columns[6 * 768 + f])
     assert not net.cols[-1].any()
-    fens = POSITIONS + ["8/8/4k3/8/8/3PK3/8/8 w - - 0 1", "6k1/8/8/8/8/8/8/1K6 b - - 0 1"]
+    fens = [*POSITIONS, "8/8/4k3/8/8/3PK3/8/8 w - - 0 1", "6k1/8/8/8/8/8/8/1K6 b - - 0 1"]
     positions = positions_from_boards([chess.Board(f) for f in fens])
     with torch.no_grad():
         expected = model(*ZONES.tensors(positions)).numpy()
@@ -158,6 +159,18 @@ def test_a_network_with_the_kings_zones_is_packed_one_block_per_zone() -> None:
     with torch.no_grad():
         expected = model(*ZONES.tensors(walked)).numpy()
     assert np.abs(np.where(white == 1, t.trace_values[:n], -t.trace_values[:n]) - expected).max() < 1e-4
+
+
+def test_the_zones_benchmark_compares_the_same_trees() -> None:
+    """make bench's zones row searches one network plain and packed with zero zone columns: the
+    same nodes either way (else it raises), a ratio of two rates; skipped without a network."""
+    from knights.bench.search import zones_cost
+
+    boards = [chess.Board(f) for f in POSITIONS[:2]]
+    row = zones_cost(pack(dict(random_net(7).state_dict())), boards, 400)
+    assert row["name"] == "fast_search_zones_vs_plain" and row["details"]["same_trees"]
+    assert row["rate"] > 0 and row["baseline_rate"] > 0
+    assert zones_cost(pack(None), boards, 400)["status"] == "SKIP"
 
 
 def test_a_network_with_heads_by_men_is_judged_by_the_right_head() -> None:

@@ -111,6 +111,15 @@ def test_a_network_on_king_zones_sums_both_columns_of_every_piece() -> None:
     learned = torch.nonzero(net.columns.grad.abs().sum(1) > 0).flatten()
     assert set(learned.tolist()) <= set(used.tolist()) - {spec.n_features}
     assert learned.numel() > 2 * MAX_PIECES
+    plain = SparseSpec().tensors(positions_from_boards(boards()))
+    with pytest.raises(ValueError, match="another SparseSpec"):      # a spec that is not the network's
+        net(*plain)
+    with pytest.raises(ValueError, match="another SparseSpec"):
+        SparseNet(hidden=8, head=(4,))(mover, other, white)
+    kingless = positions_from_boards([chess.Board("8/8/8/8/8/8/8/K7 w - - 0 1")])
+    kingless.squares[0][kingless.squares[0] == 6] = 0
+    with pytest.raises(ValueError, match="without both kings"):
+        spec.encode(kingless)
     bucketed = BucketedSparseNet(hidden=8, head=(4,), buckets=8, n_features=spec.n_features)
     assert bucketed.bucket(mover).tolist() == [7, 7, 0, 7]           # men counted on the plain half
     net.eval()

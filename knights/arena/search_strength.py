@@ -8,8 +8,11 @@ against Stockfish ``UCI_Elo`` anchors (``sf-elo:<E>``, 20,000 nodes a move, as o
 ladder). One *run* per time a move; each run's rating is fitted over its own games with
 the anchors fixed (:func:`knights.arena.report.rating_report`; sunfish is an unrated
 peer there). Games are played by :func:`knights.arena.matches.run_games` into
-``<pgn-dir>/<ms>ms/`` and a run resumes: the games already in its ``games.jsonl`` are not
-played again (an interrupted run is simply started again with the same arguments).
+``<pgn-dir>/<ms>ms/`` and a run resumes: the games already in its ``games.jsonl`` by the same
+players (``search:default`` named by its network) under the same
+:class:`~knights.play.game.Settings` are not played again
+(:func:`knights.arena.matches.finished`; an interrupted run is simply started again with the
+same arguments).
 
 The results file (default ``report/results/search_strength.json``)::
 

@@ -46,7 +46,8 @@ if TYPE_CHECKING:        # torch is imported where tensors are made, so the comp
 N_FEATURES = 768
 """Features per perspective: 2 owners x 6 piece types x 64 squares."""
 PAD = N_FEATURES
-"""The index that fills a list up to :data:`MAX_PIECES`: a feature no piece has (weight zero)."""
+"""The index that fills a list up to :data:`MAX_PIECES`: a feature no piece has (weight zero).
+A list with the king's zones is filled with :attr:`SparseSpec.n_features` instead."""
 MAX_PIECES = 32
 
 
@@ -143,9 +144,11 @@ class SparseSpec:
         (64 a list with ``king_zones``)."""
         white_view, black_view = view_features(pos.squares)
         if self.king_zones:
-            kings = np.asarray(pos.squares)
-            white_king = np.argmax(kings == 6, axis=1)
-            black_king = np.argmax(kings == -6, axis=1) ^ 56
+            squares = np.asarray(pos.squares)
+            if len(squares) and not ((squares == 6).any(axis=1) & (squares == -6).any(axis=1)).all():
+                raise ValueError("a position without both kings has no king's zone")
+            white_king = np.argmax(squares == 6, axis=1)
+            black_king = np.argmax(squares == -6, axis=1) ^ 56
             white_view = zoned(white_view, white_king, self.n_features)
             black_view = zoned(black_view, black_king, self.n_features)
         white = np.asarray(pos.white, dtype=bool)

@@ -71,7 +71,7 @@ class Variant:
     settings: tuple[tuple[str, Any], ...] = ()   # other TrainConfig changes, (name, value) pairs
     hidden: int = 0                   # the accumulator's width (0: EL/v13's, 128)
     buckets: int = 0                  # heads by men on the board (knights.learn.nnue.BucketedSparseNet; 0: one)
-    king_zones: bool = False          # also each piece's feature in its own king's zone (knights.features.sparse)
+    king_zones: bool = False          # also each piece's feature in the zone of the viewing side's king (sparse.py)
     says: str = ""
     shipped: str = ""                 # the shipped version trained by exactly this recipe: measured, not retrained
 
@@ -127,11 +127,11 @@ VARIANTS = (
             says="the experiment's base from another seed: how far a seed alone moves these figures"),
     Variant("quiet_wp_flip_256_buckets_seed1", flip_files=True, hidden=256, buckets=8, settings=(("seed", 1),),
             says="the eight heads from another seed"),
-    # Capacity and features (session 10): a wider accumulator, and features that know where the own king stands.
+    # Capacity and features: a wider accumulator, and features that know where the viewing side's king stands.
     Variant("quiet_wp_flip_512", flip_files=True, hidden=512,
             says="the experiment's base with an accumulator twice as wide (512)"),
     Variant("quiet_wp_flip_256_zones", flip_files=True, hidden=256, king_zones=True,
-            says="the experiment's base with each piece also seen in its own king's zone (8 zones)"),
+            says="the experiment's base with each piece also seen in the zone of the viewing side's king (8 zones)"),
     Variant("quiet_wp_flip_256_zones_seed1", flip_files=True, hidden=256, king_zones=True, settings=(("seed", 1),),
             says="the king's zones from another seed"),
     Variant("quiet_wp_flip_512_seed1", flip_files=True, hidden=512, settings=(("seed", 1),),
@@ -165,7 +165,8 @@ def _task(variant: Variant) -> Task:
 
 
 def _network(variant: Variant) -> torch.nn.Module:
-    """EL/v13's network, or the same with the variant's accumulator width (EL/v13's head)."""
+    """EL/v13's network, or the same with the variant's accumulator width, heads by men or the
+    king's zones (EL/v13's head widths)."""
     base = registry.get(BASE).build()
     if variant.hidden or variant.buckets or variant.king_zones:
         assert isinstance(base, SparseNet), f"{BASE} builds {type(base).__name__}, not a SparseNet"
@@ -226,8 +227,17 @@ def shipped_record(variant: Variant) -> tuple[torch.nn.Module, dict[str, Any]] |
               "device": history.get("device"),
               "rows_per_second": round(float(np.median(history["rows_per_second"])))
               if history.get("rows_per_second") else None,
+              **_kept_losses(history),
               "from": f"{registry.repo_relative(version.meta_path())} (the shipped {version.name})"}
     return model.eval(), record
+
+
+def _kept_losses(history: dict[str, Any]) -> dict[str, float]:
+    """The training and validation loss of a version's kept epoch, from its metadata's history."""
+    kept = (history.get("best_epoch") or len(history.get("train_loss", []))) - 1
+    if kept < 0 or kept >= len(history.get("val_loss", [])):
+        return {}
+    return {"train_loss": history["train_loss"][kept], "val_loss": history["val_loss"][kept]}
 
 
 def test_sets(cache: ChunkCache) -> dict[str, Encoded]:

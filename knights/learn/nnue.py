@@ -2,7 +2,7 @@
 
 The idea of Stockfish's NNUE (Nasu 2018), at the size of this project::
 
-    features of the mover (32 indices)  -> sum of their columns + bias = accumulator (H)
+    features of the mover (32 indices, 64 with the king's zones) -> sum of their columns + bias = accumulator (H)
     features of the other side          -> the same columns            = accumulator (H)
     [mover's, other's] clipped to [0, 1] (2H) -> Linear 32 -> clip -> Linear 32 -> clip -> Linear 1
     -> z, the mover's win-probability logit -> pawns from White's side = +-z / PAWN_LOGIT
@@ -44,14 +44,17 @@ class SparseNet(nn.Module):
         self.hidden = hidden
         self.n_features = n_features
         self.head_widths: tuple[int, ...] = tuple(head)
-        per_piece = n_features // N_FEATURES      # columns summed per piece: one, or two with zones
-        bound = 0.5 / (MAX_PIECES * per_piece) ** 0.5   # 32 pieces' columns sum to about +-0.3
+        self.list_length = MAX_PIECES * (1 if n_features == N_FEATURES else 2)   # two features a piece with zones
+        bound = 0.5 / self.list_length ** 0.5   # a full list's columns sum to about +-0.3
         self.columns = nn.Parameter(torch.empty(n_features, hidden).uniform_(-bound, bound))
         self.bias = nn.Parameter(torch.full((hidden,), 0.5))   # start inside the clipped ReLU's slope
         self.head = head_layers(2 * hidden, self.head_widths)
 
     def accumulator(self, features: torch.Tensor) -> torch.Tensor:
-        """The first layer's sums for padded feature lists (N, 32) -> (N, hidden)."""
+        """The first layer's sums for padded feature lists (N, 32; N, 64 with the king's zones) -> (N, hidden)."""
+        if features.shape[1] != self.list_length:        # another spec's lists: a wrong value, or worse
+            raise ValueError(f"this network sums lists of {self.list_length} features ({self.n_features} a side), "
+                             f"not {features.shape[1]}: the inputs come from another SparseSpec")
         sums: torch.Tensor = _SparseSum.apply(features, self.columns)  # type: ignore[no-untyped-call]
         return sums + self.bias
 
@@ -136,6 +139,8 @@ class _SparseSum(torch.autograd.Function):
     def forward(ctx: torch.autograd.function.FunctionCtx, features: torch.Tensor,
                 columns: torch.Tensor) -> torch.Tensor:
         n, k = features.shape
+        if columns.shape[0] >= 2 ** 15:
+            raise ValueError(f"{columns.shape[0]} features: the backward pass sorts them as int16")
         flat = features.reshape(-1).long()      # the sparse matrices' indices are int64
         crow = torch.arange(0, n * k + 1, k, dtype=flat.dtype, device=flat.device)
         rows = _ones_csr(crow, flat, (n, columns.shape[0] + 1))

@@ -59,9 +59,11 @@ from knights.play.search import (
 DEFAULT_NET = SEARCH_NETWORK
 """The network the fast search evaluates with, when its weights are here (the search's default)."""
 FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16", "EL/v17", "EL/v18", "EL/v19", "EL/v20", "EL/v21")
-"""The versions the compiled code can evaluate: EL/v13's sparse network (768 features a side,
+"""The shipped versions the compiled code evaluates: EL/v13's sparse network (768 features a side,
 accumulators of any width, 128 or 256 so far, a head of three layers), trained on different
-data (a test checks that these are exactly the versions with its layers)."""
+data (a test checks that these are exactly the versions with its layers). The compiled code
+also evaluates heads by men on the board and the king's zones (:mod:`knights.play.incremental`),
+which no shipped version has yet."""
 ASPIRATION = 40
 """Centipawns either side of the last iteration's value: the first window from depth 4."""
 WATCH_EVERY = 0.002
