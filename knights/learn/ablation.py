@@ -140,6 +140,12 @@ VARIANTS = (
             says="the experiment's base with all three style sets: does a gain grow with the data?"),
     Variant("quiet_wp_styles_flip_256_zones", flip_files=True, hidden=256, king_zones=True,
             also=("data/again", "data/chaos", "data/cold"), says="the king's zones with all three style sets"),
+    Variant("quiet_wp_styles_flip_256_seed1", flip_files=True, hidden=256,
+            also=("data/again", "data/chaos", "data/cold"), settings=(("seed", 1),),
+            says="the base with all three style sets from another seed"),
+    Variant("quiet_wp_styles_flip_256_zones_seed1", flip_files=True, hidden=256, king_zones=True,
+            also=("data/again", "data/chaos", "data/cold"), settings=(("seed", 1),),
+            says="the king's zones with all three style sets from another seed"),
 )
 
 
