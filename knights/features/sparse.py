@@ -119,9 +119,9 @@ def zoned(view: np.ndarray, king_square: np.ndarray, pad: int) -> np.ndarray:
     """Plain feature lists ``view`` (N, 32) of one perspective, whose own king stands on
     ``king_square`` (N,) as that perspective sees it, with each piece's zoned feature added:
     (N, 64), the plain features then the zoned ones, padded with ``pad``."""
+    empty = view == PAD
     offset = N_FEATURES * (1 + KING_ZONE[king_square])[:, None]
-    extra = np.where(view == PAD, pad, view + offset)
-    return np.concatenate([np.where(view == PAD, pad, view), extra], axis=1)
+    return np.concatenate([np.where(empty, pad, view), np.where(empty, pad, view + offset)], axis=1)
 
 
 @dataclass(frozen=True)

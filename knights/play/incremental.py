@@ -28,13 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from knights.features.sparse import KING_ZONE, N_KING_ZONES
+from knights.features.sparse import KING_ZONE, N_FEATURES, N_KING_ZONES
 from knights.play.fast.compiled import MAX_PAWNS, PAWN_LOGIT, PST, acc_refresh, evaluate_squares, head_pawns
 
 __all__ = ["MAX_PAWNS", "PAWN_LOGIT", "PST", "Net", "NetEvaluator", "acc_refresh", "feature_table", "head_pawns",
            "load_net", "pack"]
 
-N_FEATURES = 768
 
 Net = namedtuple("Net", "use cols bias w0 b0 w2 b2 w4 b4 feat zone")
 """The packed network: ``use`` (int64[1]: 1 network, 0 the piece-square fallback), the

@@ -73,6 +73,7 @@ from pathlib import Path
 
 import numpy as np
 
+from knights.features.sparse import N_FEATURES  # numpy only, no torch
 from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT  # the network's own constants (numpy only, no torch)
 
 # numba keeps its compiled code beside this file; where that folder is not writable (an
@@ -638,21 +639,26 @@ def legal_moves(board, st, undo, hist, out, changes):
 
 
 # -- the compiled parts --------------------------------------------------------------------------
-N_PLAIN = 768
+N_PLAIN = N_FEATURES
 """The plain features per view (:mod:`knights.features.sparse`); a network with the king's zones
 packs one block of them per zone (``net.cols``: zones x 768 rows and the empty one)."""
 
 
 @njit(cache=True)
+def king_zone(net, sq, v):
+    """The zone of view ``v``'s king standing on ``sq`` (``net.zone`` reads the square from the king's side)."""
+    return net.zone[sq if v == 0 else sq ^ 56]
+
+
+@njit(cache=True)
 def own_king_zone(board, v, net):
-    """The zone of view ``v``'s own king on ``board`` (``net.zone``, the king's square seen
-    from its side): always 0 for a network without zones."""
+    """The zone of view ``v``'s own king on ``board``: always 0 for a network without zones."""
     if net.cols.shape[0] <= N_PLAIN + 1:
         return 0
     king = 6 if v == 0 else -6
     for sq in range(64):
         if board[sq] == king:
-            return net.zone[sq if v == 0 else sq ^ 56]
+            return king_zone(net, sq, v)
     return 0
 
 
@@ -691,13 +697,13 @@ def acc_update(acc, ply, changes, n, net, board, st):
     for v in range(2):
         block = 0
         if zoned:
-            zone = net.zone[st[WKING]] if v == 0 else net.zone[st[BKING] ^ 56]
+            zone = king_zone(net, st[WKING] if v == 0 else st[BKING], v)
             king = 6 if v == 0 else -6
             moved = False
             for k in range(n):
                 if changes[k, 0] == king and changes[k, 2] < 0:
                     sq = changes[k, 1]
-                    if net.zone[sq if v == 0 else sq ^ 56] != zone:
+                    if king_zone(net, sq, v) != zone:
                         moved = True
             if moved:
                 acc_refresh_view(acc, ply + 1, v, board, net)
