@@ -208,11 +208,10 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
     dev = choose_device(device)
     t0 = time.perf_counter()
     history = fit(model, _task(variant), train, val, cfg, device=dev, progress=progress)
-    kept = (history.best_epoch or history.epochs) - 1
     record = {**asdict(variant), "train_rows": len(train), "val_rows": len(val), "epochs": history.epochs,
               "best_epoch": history.best_epoch, "seconds": round(time.perf_counter() - t0, 1), "device": str(dev),
               "rows_per_second": round(float(np.median(history.rows_per_second))),
-              "train_loss": history.train_loss[kept], "val_loss": history.val_loss[kept]}   # the kept epoch's
+              **_kept_losses(history.as_dict())}
     return model.cpu().eval(), record
 
 
@@ -239,7 +238,8 @@ def shipped_record(variant: Variant) -> tuple[torch.nn.Module, dict[str, Any]] |
 
 
 def _kept_losses(history: dict[str, Any]) -> dict[str, float]:
-    """The training and validation loss of a version's kept epoch, from its metadata's history."""
+    """The training and validation loss of a run's kept epoch, from its history (a :class:`History`'s
+    ``as_dict``, or a shipped version's metadata)."""
     kept = (history.get("best_epoch") or len(history.get("train_loss", []))) - 1
     if kept < 0 or kept >= len(history.get("val_loss", [])):
         return {}
