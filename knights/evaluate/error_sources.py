@@ -20,9 +20,19 @@ Stockfish at depth 1 overall, and the split shows on which positions.
 For each group and evaluator (counting material, Stockfish at depth 1 (searching the level rows one after
 another, so its figures differ a little from the headline's, which searches the whole set), the newest trained EL
 network and, when shipped, the democracy), over the same rows: their number, the MAE, the mean
-|value| the evaluator gives and the mean |label|. An evaluator whose mean |value| is well above
-the labels' on level positions is confidently wrong there. The file
-(``report/results/error_sources.json``)::
+|value| the evaluator gives and the mean |label|.
+
+A mean |value| above the labels' on these rows does not by itself make an evaluator overconfident:
+the rows are chosen by their label (within a pawn), so any evaluator that errs at all reads farther
+from level there than the labels do. ``calibration`` asks the other way round, on every quiet row of
+every set, for the newest network: among the quiet rows where it says within
+:data:`~knights.learn.results.CALIBRATION_PAWNS`, how large are the labels for a value it gives
+(the least-squares slope of label on value through 0: 1 is calibrated, above 1 the network
+understates advantages), and what
+the headline MAE and the MAE over all quiet rows read with its values scaled by each of
+:data:`SCALES`. A scale below 1 lowers the headline (rows chosen by label reward a timid
+evaluator) and raises the error over the quiet rows chosen by the position alone; this is why the
+headline is never read alone. The file (``report/results/error_sources.json``)::
 
     {"generated", "seconds", "evaluators": [names],
      "sets": {"games": {"file", "rows", "level_rows",
@@ -30,7 +40,9 @@ the labels' on level positions is confidently wrong there. The file
                                                    "by_evaluator": {name: {"mae", "mean_abs_value"}}}},
                                    "players": {"stockfish both sides": {...}, ...},
                                    "material": {...}, "men": {...}}},
-              "j": {... the same without "players"; absent when data/full is not here}}}
+              "j": {... the same without "players"; absent when data/full is not here}},
+     "calibration": {"network", "sets": {name: {"rows", "quiet_rows", "slope",
+                                                "by_scale": {"1.0": {"level_mae", "quiet_mae"}}}}}}
 """
 
 from __future__ import annotations
@@ -55,12 +67,21 @@ from knights.evaluate.base import Evaluator, network_evaluator
 from knights.evaluate.independent_results import INDEPENDENT_DIR, evaluate_in_blocks, load_set
 from knights.learn import registry
 from knights.learn.experiment import FULL_DATA, TEST_LETTERS
-from knights.learn.results import RESULTS_DIR, level_rows, quiet_rows, stockfish_depth1
+from knights.learn.results import (
+    CALIBRATION_PAWNS,
+    RESULTS_DIR,
+    calibration_slope,
+    level_rows,
+    quiet_rows,
+    stockfish_depth1,
+)
 
 ERROR_SOURCES_JSON = RESULTS_DIR / "error_sources.json"
 GAMES_SET = "games"
 MATERIAL_SEARCHERS = ("ab1", "ab2", "ab3", "oneply-material")
 """The independent games' players that search material alone."""
+SCALES = (1.0, 0.8, 0.6)
+"""The factors the calibration scales the network's values by."""
 STOCKFISH_PLAYERS = "sf-soft:"
 """The prefix of the independent games' Stockfish players (:class:`knights.arena.testsets.SoftmaxStockfish`)."""
 
@@ -154,6 +175,42 @@ def split(data: Encoded, players: list[tuple[str, str]] | None, evaluators: list
     return {"level_rows": len(where), "groups": {kind: group_table(labels, values, g) for kind, g in groups.items()}}
 
 
+def calibration(values: np.ndarray, labels: np.ndarray, calm: np.ndarray) -> dict[str, Any]:
+    """How one evaluator's values relate to the labels on one set's quiet rows (``calm``): the
+    slope of label on value (:func:`~knights.learn.results.calibration_slope`, over ``rows``
+    rows), and for each of :data:`SCALES` the headline MAE (quiet rows within a pawn by their
+    label) and the MAE over every quiet row, with the values scaled.
+
+    >>> c = calibration(np.array([1.0, -1.0, 2.0, 1.5]), np.array([0.5, -2.0, 4.0, 3.0]), np.array([True] * 4))
+    >>> c["rows"], round(c["slope"], 3)          # the labels are larger than what it says
+    (4, 1.818)
+    >>> [(round(c["by_scale"][k]["level_mae"], 2), round(c["by_scale"][k]["quiet_mae"], 2)) for k in ("1.0", "0.6")]
+    [(0.5, 1.25), (0.1, 1.6)]
+
+    Scaled down, the one level row (label 0.5) reads better and every quiet row together worse.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.float64)
+    calm = np.asarray(calm, dtype=bool)
+    level = level_rows(labels, calm)
+    slope, rows = calibration_slope(values, labels, calm)
+    by_scale = {}
+    for k in SCALES:
+        scaled = k * values
+        by_scale[f"{k:.1f}"] = {
+            "level_mae": float(np.abs(scaled[level] - labels[level]).mean()) if level.any() else None,
+            "quiet_mae": float(np.abs(scaled[calm] - labels[calm]).mean()) if calm.any() else None}
+    return {"rows": rows, "quiet_rows": int(calm.sum()), "slope": slope, "by_scale": by_scale}
+
+
+def calibrations(sets: dict[str, Encoded], network: tuple[str, Evaluator]) -> dict[str, Any]:
+    """:func:`calibration` of the newest network on each set."""
+    name, evaluator = network
+    return {"network": name,
+            "sets": {set_name: calibration(evaluate_in_blocks(evaluator, data), data.target, quiet_rows(data))
+                     for set_name, data in sets.items()}}
+
+
 def run(*, independent_dir: Path = INDEPENDENT_DIR, data_dir: str | Path = FULL_DATA, out: Path = ERROR_SOURCES_JSON,
         progress: bool = True) -> dict[str, Any]:
     """Split the ``games`` set's level quiet rows (and ``j``'s, when ``data_dir`` is here) and write ``out``."""
@@ -170,14 +227,20 @@ def run(*, independent_dir: Path = INDEPENDENT_DIR, data_dir: str | Path = FULL_
     evaluators = measured()
     sets = {GAMES_SET: {"file": registry.repo_relative(path), "rows": len(data),
                         **split(data, players, evaluators, progress)}}
+    whole = {other.stem: load_set(other)[0] for other in sorted(independent_dir.glob("*.csv"))}
     full = registry.repo_path(data_dir)
     if full.is_dir():
         letters = load_encoded(select_chunks(full, TEST_LETTERS), ChunkCache(full.parent / "cache"), progress=False)
         sets["j"] = {"file": f"{registry.repo_relative(full)} letters {TEST_LETTERS}", "rows": len(letters),
                      **split(letters, None, evaluators, progress)}
+        whole["j"] = letters
     doc = {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-           "seconds": round(time.perf_counter() - started, 1),
+           "seconds": 0.0,
            "evaluators": ["material", "stockfish depth 1", *(name for name, _ in evaluators)], "sets": sets}
+    networks = [(name, ev) for name, ev in evaluators if name.startswith("EL/")]
+    if networks:
+        doc["calibration"] = calibrations(whole, networks[0])
+    doc["seconds"] = round(time.perf_counter() - started, 1)
     write_json(out, doc)
     return doc
 
@@ -204,6 +267,15 @@ def main_args(a: argparse.Namespace) -> int:
                                 f"({row['by_evaluator'][n]['mean_abs_value']:5.2f})" for n in names)
                 print(f"{kind + ': ' + group:<40}{row['rows']:>6}{row['mean_abs_label']:>9.3f}{cells}")
     print("MAE (mean |value|) in pawns over the quiet positions within a pawn of level")
+    if "calibration" in doc:
+        cal = doc["calibration"]
+        print(f"calibration of {cal['network']}: slope of label on value (quiet rows where it says within "
+              f"{CALIBRATION_PAWNS:g}); headline MAE / quiet-row MAE with the values scaled by " + ", ".join(
+                  f"{k:g}" for k in SCALES))
+        for set_name, c in cal["sets"].items():
+            scaled = [c["by_scale"][f"{k:.1f}"] for k in SCALES]
+            cells = "  ".join(f"{x['level_mae']:.3f} / {x['quiet_mae']:.3f}" for x in scaled)
+            print(f"  {set_name:<10} slope {c['slope']:.3f} over {c['rows']:,} rows   {cells}")
     print(f"wrote {registry.repo_relative(out)}")
     return 0
 

@@ -7,7 +7,9 @@ the independent sets by as much as depth 8 errs against depth 12 on the same row
 module measures that floor: Stockfish at the labels' depth (and any other depth asked for)
 on every independent set, scored by the same headline figures as every evaluator
 (:func:`knights.learn.results.headline_metrics`: MAE on quiet positions within a pawn of
-level, the error in win probability) beside the overall MAE. Stockfish runs as the sets
+level, the error in win probability) beside the overall MAE, and how large the labels are for a
+value the shallower search gives (:func:`knights.learn.results.calibration_slope`: above 1, the
+deeper labels read larger advantages). Stockfish runs as the sets
 were labelled (one thread, hash cleared before every position:
 :func:`knights.learn.results.stockfish_values`) on each row's own FEN, move counters
 included (Stockfish's evaluation shrinks as the fifty-move counter grows), so at the sets'
@@ -25,7 +27,7 @@ The results file (default ``report/results/label_floor.json``)::
           "label_depth": int,            # the set's own labels (its JSON sidecar)
           "rows": int,
           "depths": {"8": {"quiet_level_mae", "quiet_level_rows", "win_probability_error",
-                           "quiet_win_probability_error", "mae", "seconds"}}
+                           "quiet_win_probability_error", "slope", "slope_rows", "mae", "seconds"}}
         }, ...
       }
     }
@@ -49,7 +51,7 @@ import numpy as np
 from knights.common import module_main, write_json
 from knights.evaluate.independent_results import INDEPENDENT_DIR, load_set, set_files
 from knights.learn import registry
-from knights.learn.results import RESULTS_DIR, headline_metrics, quiet_rows, stockfish_values
+from knights.learn.results import RESULTS_DIR, calibration_slope, headline_metrics, quiet_rows, stockfish_values
 
 LABEL_FLOOR_JSON = RESULTS_DIR / "label_floor.json"
 DATASET_JSON = RESULTS_DIR / "dataset.json"
@@ -90,6 +92,7 @@ def measure_set(path: Path, depths: Sequence[int], max_rows: int | None = None,
         pred = stockfish_values((chess.Board(f) for f in fens), depth, clear_hash=True, total=len(fens),
                                 progress=progress)
         row = headline_metrics(pred, data.target, calm)
+        row["slope"], row["slope_rows"] = calibration_slope(pred, data.target, calm)
         row["mae"] = float(np.abs(pred - np.asarray(data.target, dtype=np.float64)).mean())
         row["seconds"] = round(time.perf_counter() - t0, 1)
         out["depths"][str(depth)] = row

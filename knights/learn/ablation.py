@@ -146,6 +146,22 @@ VARIANTS = (
     Variant("quiet_wp_styles_flip_256_zones_seed1", flip_files=True, hidden=256, king_zones=True,
             also=("data/again", "data/chaos", "data/cold"), settings=(("seed", 1),),
             says="the king's zones with all three style sets from another seed"),
+    # Optimisation: at a batch of 16,384 an epoch of data/full is 33 steps and a run 1,000; is the
+    # network short of steps rather than of data?
+    Variant("quiet_wp_flip_256_b4096", flip_files=True, hidden=256, settings=(("batch_size", 4096),),
+            says="the experiment's base with a batch of 4,096: four times the optimiser's steps"),
+    Variant("quiet_wp_flip_256_e60", flip_files=True, hidden=256, settings=(("epochs", 60),),
+            says="the experiment's base trained for 60 epochs, not 30 (the cosine schedule stretched)"),
+    Variant("quiet_wp_flip_256_b4096_seed1", flip_files=True, hidden=256, settings=(("batch_size", 4096), ("seed", 1)),
+            says="the batch of 4,096 from another seed"),
+    Variant("quiet_wp_flip_256_b1024", flip_files=True, hidden=256, settings=(("batch_size", 1024),),
+            says="the experiment's base with a batch of 1,024: sixteen times the steps"),
+    Variant("quiet_wp_styles_flip_256_b4096", flip_files=True, hidden=256,
+            also=("data/again", "data/chaos", "data/cold"), settings=(("batch_size", 4096),),
+            says="the batch of 4,096 with all three style sets"),
+    Variant("quiet_wp_styles_flip_256_b4096_seed1", flip_files=True, hidden=256,
+            also=("data/again", "data/chaos", "data/cold"), settings=(("batch_size", 4096), ("seed", 1)),
+            says="the batch of 4,096 with all three style sets from another seed"),
 )
 
 

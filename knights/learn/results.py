@@ -124,6 +124,27 @@ def headline_metrics(pred: np.ndarray, target: np.ndarray, calm: np.ndarray) -> 
             "quiet_win_probability_error": win_probability_error(pred[calm], target[calm]) if calm.any() else None}
 
 
+CALIBRATION_PAWNS = 3.0
+""":func:`calibration_slope` is fitted on the quiet rows where the evaluator says within this many pawns of level."""
+
+
+def calibration_slope(pred: np.ndarray, target: np.ndarray, calm: np.ndarray) -> tuple[float | None, int]:
+    """How large the labels are for a value the evaluator gives, and over how many rows: the
+    least-squares slope of label on value (through 0) over the quiet rows (``calm``) where the
+    value is within :data:`CALIBRATION_PAWNS` of level, chosen by the value, not the label (1:
+    calibrated; above 1 the evaluator understates advantages). None where no row qualifies.
+
+    >>> calibration_slope(np.array([1.0, -2.0, 5.0]), np.array([1.5, -3.0, 0.0]), np.array([True, True, True]))
+    (1.5, 2)
+    """
+    pred = np.asarray(pred, dtype=np.float64)
+    target = np.asarray(target, dtype=np.float64)
+    within = np.asarray(calm, dtype=bool) & (np.abs(pred) <= CALIBRATION_PAWNS)
+    denominator = float((pred[within] ** 2).sum())
+    slope = float((pred[within] * target[within]).sum()) / denominator if denominator else None
+    return slope, int(within.sum())
+
+
 def level_reference(target: np.ndarray, calm: np.ndarray) -> dict[str, Any]:
     """What the headline MAE means: the same quiet, level rows scored by a guess that every
     position is exactly level (0 pawns). The rows are chosen by their label, so a guess that
