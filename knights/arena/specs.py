@@ -12,6 +12,9 @@ its own players from it::
                           accepts (``EL/v8``, ``material``, ``democracy``,
                           ``default``); stochastic openings on. ``:det`` at the
                           end (``ours:material:det``) plays deterministically.
+                          A compiled network with ``+quiesce`` (``ours:EL/v21+quiesce``)
+                          is judged where the captures end
+                          (:mod:`knights.play.fast.quiesce`).
 ``search:<evaluator>``    the same evaluator behind the alpha-beta search
                           (:mod:`knights.play.search`): ``movetime_ms`` a move when
                           the settings give one, else depth 3; ``search<D>:...``
@@ -44,7 +47,9 @@ import re
 
 from knights.evaluate.base import Evaluator
 from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK, load_evaluator, resolve_name
+from knights.learn.registry import QUIESCE_SUFFIX
 from knights.play.fast.engine import is_fast_network, make_engine, search_engine
+from knights.play.fast.quiesce import QuiescenceEvaluator, split_quiesce
 from knights.play.game import Settings
 from knights.play.peers import sunfish_command
 from knights.play.players import (
@@ -117,6 +122,18 @@ def check_spec(spec: str) -> str:
 
 
 _EVALUATORS: dict[str, Evaluator] = {}
+_JUDGED: dict[str, QuiescenceEvaluator] = {}
+
+
+def quiescence_evaluator(name: str) -> QuiescenceEvaluator:
+    """``EL/v21+quiesce`` (:mod:`knights.play.fast.quiesce`), built once per process."""
+    network = split_quiesce(name)
+    if network is None:
+        raise ValueError(f"{name!r} has no {QUIESCE_SUFFIX} suffix")
+    key = resolve_name(network)
+    if key not in _JUDGED:
+        _JUDGED[key] = QuiescenceEvaluator(key)
+    return _JUDGED[key]
 
 
 def shared_evaluator(name: str) -> Evaluator:
@@ -138,8 +155,9 @@ def build_player(spec: str, settings: Settings | None = None, seed: int | None =
     settings = settings or Settings()
     if spec.startswith("ours:"):
         evaluator, stochastic = parse_ours(spec)
-        return EnginePlayer(make_engine(shared_evaluator(resolve_name(evaluator)), stochastic=stochastic, seed=seed),
-                            spec)
+        judged = quiescence_evaluator(evaluator) if split_quiesce(evaluator) is not None else None
+        chosen = judged or shared_evaluator(resolve_name(evaluator))
+        return EnginePlayer(make_engine(chosen, stochastic=stochastic, seed=seed), spec)
     found = _SEARCH.match(spec)
     if found:
         rest, at, ms = spec[found.end():].partition("@")

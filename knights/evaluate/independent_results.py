@@ -36,7 +36,7 @@ import datetime as _dt
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -355,10 +355,14 @@ def markdown(letters: dict[str, Any] | None, sets: list[dict[str, Any]]) -> str:
 def run(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows: int | None = None,
         with_stockfish: bool = True, independent_dir: Path = INDEPENDENT_DIR, out_md: Path = RESULTS_MD,
         out_json: Path = INDEPENDENT_JSON, networks_json: Path = NETWORKS_JSON, threads: int | None = 1,
-        progress: bool = True, move_quality: MoveQuality | None = None) -> list[Path]:
+        progress: bool = True, move_quality: MoveQuality | None = None,
+        played: Sequence[tuple[str, Evaluator]] = ()) -> list[Path]:
     """Measure and write everything (see the module docstring); returns the files written.
     ``move_quality``: measures the one-ply move quality on :data:`MOVE_QUALITY_SET`
-    (``knights results`` passes :func:`knights.arena.move_choice.measure`; ``None``: not measured)."""
+    (``knights results`` passes :func:`knights.arena.move_choice.measure`; ``None``: not measured).
+    ``played``: (kind, evaluator) pairs that only the play side can build, measured after
+    :func:`evaluators` (``knights results`` passes the newest compiled network judged where the
+    captures end, :mod:`knights.play.fast.quiesce`)."""
     if threads is not None:
         import torch
 
@@ -373,6 +377,7 @@ def run(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows:
             write_json(networks_json, {"headline": headline(letters, []), **letters})
             written.append(networks_json)
     measured, dem = evaluators()
+    measured += list(played)
     sets = [set_table(p, measured, dem, with_stockfish=with_stockfish, progress=progress, move_quality=move_quality)
             for p in set_files(independent_dir)]
     out_md.write_text(markdown(letters, sets))
@@ -403,11 +408,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true")
 
 
-def main_args(a: argparse.Namespace, move_quality: MoveQuality | None = None) -> int:
-    """Run as the parsed options of :func:`add_arguments` say (``move_quality``: see :func:`run`)."""
+def main_args(a: argparse.Namespace, move_quality: MoveQuality | None = None,
+              played: Sequence[tuple[str, Evaluator]] = ()) -> int:
+    """Run as the parsed options of :func:`add_arguments` say (``move_quality``, ``played``: see :func:`run`)."""
     for path in run(a.data_dir, a.test, max_rows=a.max_rows, with_stockfish=not a.no_stockfish,
                     independent_dir=registry.repo_path(a.independent_dir), progress=not a.quiet,
-                    move_quality=move_quality):
+                    move_quality=move_quality, played=played):
         print(f"wrote {registry.repo_relative(path)}")
     return 0
 

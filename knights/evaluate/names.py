@@ -25,8 +25,8 @@ from knights.learn.registry import DEFAULT_EVALUATOR as DEFAULT_EVALUATOR
 from knights.learn.registry import DEFAULT_NETWORK as DEFAULT_NETWORK
 from knights.learn.registry import DEMOCRACY_NETWORKS as DEMOCRACY_NETWORKS
 from knights.learn.registry import QSEARCH_SUFFIX as QSEARCH_SUFFIX
+from knights.learn.registry import QUIESCE_SUFFIX, VARIANT_SUFFIXES, split_variant
 from knights.learn.registry import THREATS_SUFFIX as THREATS_SUFFIX
-from knights.learn.registry import VARIANT_SUFFIXES, split_variant
 
 
 class EvaluatorError(ValueError):
@@ -69,6 +69,9 @@ def load_evaluator(name: str | None = None) -> Evaluator:
 
 
 def _load(name: str) -> Evaluator:
+    if name.lower().endswith(QUIESCE_SUFFIX):
+        raise EvaluatorError(f"{name}: the captures judged by the network where they end are played by the "
+                             f"compiled search (knights.play.fast.quiesce); in a match, ours:{name}")
     base, variant = split_variant(name)
     if variant == THREATS_SUFFIX:
         return ThreatAwareEvaluator(_load(base))

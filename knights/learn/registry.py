@@ -81,6 +81,10 @@ THREATS_SUFFIX = "+threats"
 """An evaluator's name with the static capture-threat term added (:mod:`knights.evaluate.threats`)."""
 QSEARCH_SUFFIX = "+qsearch"
 """An evaluator's name with the captures played out by a capture search (:mod:`knights.evaluate.qsearch`)."""
+QUIESCE_SUFFIX = "+quiesce"
+"""A compiled sparse network's name with the captures played out by the compiled search and judged by the
+network where they end (:mod:`knights.play.fast.quiesce`); not one of :data:`VARIANT_SUFFIXES`, which any
+evaluator takes."""
 VARIANT_SUFFIXES = (THREATS_SUFFIX, QSEARCH_SUFFIX)
 """What may follow any evaluator's name (one of them at most)."""
 

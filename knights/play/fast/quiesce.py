@@ -1,0 +1,113 @@
+"""A compiled network judged where the captures end: ``EL/v21+quiesce``.
+
+The one-ply bot asks its evaluator about each position its moves lead to, where the
+opponent is to move and may simply take what was left hanging. The ``+qsearch`` suffix
+(:mod:`knights.evaluate.qsearch`) answers that for any evaluator by adding the material the
+best capture sequence wins to the evaluator's value of the position *as it stands*; it
+never asks the evaluator about the positions the captures lead to, because judging them
+with the democracy played worse (its networks learned from every row, and after an
+exchange they meet positions unlike their data).
+
+The sparse networks of :data:`~knights.play.fast.engine.FAST_NETWORKS` learned from quiet
+positions only, and the positions where a capture search stops are quiet. So here the
+captures are played out by the compiled search's own quiescence
+(:func:`knights.play.fast.compiled.quiesce`: every capture the static exchange does not
+call losing, in order of the victim, each side free to stand pat on the network's value;
+in check every evasion, so a mate is found) and the network judges every position where a
+line ends. This is what Stockfish's depth 1 does after its one ply: the value of
+``EL/v21+quiesce`` of a position is what the compiled search at depth 1 gives each move's
+position (:meth:`QuiescenceEvaluator.evaluate_boards`, tested against it).
+
+    >>> import chess
+    >>> ev = QuiescenceEvaluator("EL/v21")                                  # doctest: +SKIP
+    >>> ev.evaluate_boards([chess.Board("rnb1kbnr/pppp1ppp/8/4p1q1/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1"),
+    ...                     chess.Board("r1bqkbnr/1pp3pp/p1p2p2/4N3/3PP3/8/PPP2PPP/RNBQK2R b KQkq - 0 6")])
+    array([ 7.07, -2.93], dtype=float32)                                    # doctest: +SKIP
+
+Nxg5 wins the queen, and the network judges White's position a queen up; fxe5 wins the knight
+that took on e5. (``EL/v21+qsearch`` reads 10.93 and -1.13: its network's value of each
+position as it stands, plus 9 and minus 3 pawns.)
+
+Only the play side can build it (the compiled search lives there), so the name is read here
+(:func:`split_quiesce`) and by the arena's player specs (``ours:EL/v21+quiesce``), not by
+:func:`knights.evaluate.names.load_evaluator`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import chess
+import numpy as np
+
+from knights.board.arrays import boards_from_arrays
+from knights.board.positions import Positions
+from knights.learn import registry
+from knights.learn.registry import QUIESCE_SUFFIX
+from knights.play.engine import MATE_SCORE
+from knights.play.fast import compiled as core
+from knights.play.fast.engine import FAST_NETWORKS, _Core, fast_network_name, warm_up
+from knights.play.incremental import load_net
+from knights.play.search import INF, MATE_BOUND
+
+TT_BITS = 10
+"""The transposition table's size (2**TT_BITS slots): the capture search does not use it."""
+
+
+def split_quiesce(name: str) -> str | None:
+    """The network that ``name`` asks to judge at the end of the captures (``"EL/v21+quiesce"``,
+    any case, -> ``"EL/v21"``), ``None`` when ``name`` has no ``+quiesce`` suffix.
+
+    >>> split_quiesce("EL/v21+Quiesce"), split_quiesce("democracy+qsearch")
+    ('EL/v21', None)
+    """
+    if not name.lower().endswith(QUIESCE_SUFFIX):
+        return None
+    return name[: -len(QUIESCE_SUFFIX)]
+
+
+class QuiescenceEvaluator:
+    """The compiled capture search's value of each position, the network judging where each
+    line of captures ends (pawns, White's side; a position whose side to move is mated in the
+    capture search reads :data:`~knights.play.engine.MATE_SCORE` against it). ``version``: one
+    of :data:`~knights.play.fast.engine.FAST_NETWORKS`."""
+
+    def __init__(self, version: str) -> None:
+        network = fast_network_name(version)
+        if network is None:
+            raise ValueError(f"{version}{QUIESCE_SUFFIX}: only the compiled sparse networks are judged where the "
+                             f"captures end (EL/v13's shape, e.g. EL/v21); for any other evaluator ask for "
+                             f"{version}+qsearch, which adds the captures' material")
+        self.net = load_net(network)
+        self.name = f"{network}{QUIESCE_SUFFIX}"
+        self.core = _Core(self.net, TT_BITS)
+        warm_up()
+
+    def value(self, board: chess.Board) -> float:
+        """The capture search's value of ``board`` from White's side, pawns."""
+        fast, t = self.core, self.core.tables
+        fast.load(board)
+        t.stats[:] = 0
+        t.ctl[core.C_STOP] = 0
+        t.ctl[core.C_NODE_LIMIT] = 0
+        mover = int(core.quiesce(fast.pos, self.net, t, -INF, INF, 0))
+        mated = abs(mover) > MATE_BOUND                 # a mate inside the capture search: the engine's mate score
+        pawns = (MATE_SCORE if mover > 0 else -MATE_SCORE) if mated else mover / 100
+        return pawns if board.turn == chess.WHITE else -pawns
+
+    def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
+        return np.array([self.value(b) for b in boards], dtype=np.float32)
+
+    def evaluate(self, positions: Positions) -> np.ndarray:
+        n = len(positions.white)
+        boards = boards_from_arrays(np.asarray(positions.squares), np.asarray(positions.white).astype(bool),
+                                    [0] * n, [-1] * n)
+        return self.evaluate_boards(boards)
+
+
+def newest_judged() -> QuiescenceEvaluator | None:
+    """The newest trained network of :data:`~knights.play.fast.engine.FAST_NETWORKS`, judged where the captures
+    end (what ``knights results`` measures beside the evaluators of :mod:`knights.evaluate`); ``None`` when none
+    is trained here."""
+    trained = [name for name in FAST_NETWORKS if registry.get(name).is_trained()]
+    return QuiescenceEvaluator(trained[-1]) if trained else None

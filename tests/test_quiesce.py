@@ -1,0 +1,105 @@
+"""``EL/v21+quiesce`` (knights.play.fast.quiesce): the compiled capture search with the network
+judging where the captures end, as the compiled search's depth 1 judges each move."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+from knights.board.positions import positions_from_boards
+from knights.evaluate.names import EvaluatorError, load_evaluator
+from knights.learn import registry
+from knights.play.fast import compiled as core
+from knights.play.fast.engine import FAST_NETWORKS, FastSearchEngine
+from knights.play.fast.quiesce import QuiescenceEvaluator, split_quiesce
+from knights.play.incremental import NetEvaluator, load_net
+from knights.play.search import INF
+
+NETWORK = FAST_NETWORKS[-1]
+pytestmark = pytest.mark.skipif(not registry.get(NETWORK).is_trained(), reason=f"{NETWORK} is not trained here")
+
+AFTER_F6 = "r1bqkbnr/1pp3pp/p1p2p2/4p3/3PP3/5N2/PPP2PPP/RNBQK2R w KQkq - 0 6"
+"""1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. d4 f6: Nxe5 looks like a pawn won and loses the knight to fxe5."""
+MIDDLEGAMES = [
+    AFTER_F6,
+    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9",
+    "rnb1kbnr/pppp1ppp/8/4p1q1/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1",
+    "r2qkb1r/ppp2ppp/2np1n2/4p3/2B1P1b1/2NP1N2/PPP2PPP/R1BQK2R w KQkq - 0 6",
+]
+
+
+@pytest.fixture(scope="module")
+def judged() -> QuiescenceEvaluator:
+    return QuiescenceEvaluator(NETWORK)
+
+
+def test_a_position_with_nothing_to_take_reads_the_network_itself(judged: QuiescenceEvaluator) -> None:
+    static = NetEvaluator(load_net(NETWORK), NETWORK)
+    for fen in (chess.STARTING_FEN, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"):
+        board = chess.Board(fen)
+        assert not any(board.is_capture(m) for m in board.legal_moves) and not board.is_check()
+        expected = float(static.evaluate(positions_from_boards([board]))[0])
+        assert judged.value(board) == pytest.approx(expected, abs=0.006)     # the search rounds to centipawns
+        board.push(chess.Move.null())                                      # the same seen from Black's move
+        assert judged.value(board) == pytest.approx(float(static.evaluate(positions_from_boards([board]))[0]),
+                                                    abs=0.006)
+
+
+def test_the_captures_are_played_out_and_the_end_judged(judged: QuiescenceEvaluator) -> None:
+    queen_hangs = chess.Board("rnb1kbnr/pppp1ppp/8/4p1q1/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1")  # Nxg5
+    after = queen_hangs.copy()
+    after.push_san("Nxg5")
+    assert judged.value(queen_hangs) == pytest.approx(judged.value(after), abs=0.006)   # the capture is the line
+    assert judged.value(queen_hangs) > 5
+    board = chess.Board(AFTER_F6)
+    board.push_san("Nxe5")                                       # Black to move takes the knight: fxe5
+    taken = board.copy()
+    taken.push_san("fxe5")
+    assert judged.value(board) == pytest.approx(judged.value(taken), abs=0.006) and judged.value(board) < -1.5
+    threatened = chess.Board("6k1/5ppp/8/8/8/8/5PPP/3R2K1 b - - 0 1")  # Rd8 would mate, but it is no capture
+    assert abs(judged.value(threatened)) < 50
+    mated = chess.Board("3R2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1")          # Black in check, no evasion left
+    assert judged.value(mated) == 100.0                                    # White's side: a won position
+    assert judged.value(mated.mirror()) == -100.0
+
+
+def test_one_ply_with_it_is_the_compiled_search_at_depth_one(judged: QuiescenceEvaluator) -> None:
+    """The best move and its value of the compiled search's depth-1 iteration (each move, then the
+    capture search) equal the one-ply choice over this evaluator's values of the moves' positions."""
+    search = FastSearchEngine(net=NETWORK, depth=2, stochastic=False)
+    for fen in MIDDLEGAMES:
+        board = chess.Board(fen)
+        fast, t = search.core, search.core.tables
+        fast.load(board)
+        t.stats[:] = 0
+        t.ctl[core.C_STOP] = 0
+        t.ctl[core.C_NODE_LIMIT] = 0
+        moves = list(board.legal_moves)
+        index, score = fast.iterate(1, -INF, INF, [fast.compiled(m) for m in moves], -1)
+        best = {fast.compiled(m): m for m in moves}[int(t.root_moves[index])]
+        sign = 1 if board.turn == chess.WHITE else -1
+        values = {}
+        for m in moves:
+            child = board.copy()
+            child.push(m)
+            values[m] = sign * judged.value(child)
+        top = max(values.values())
+        assert values[best] == pytest.approx(top, abs=0.006), fen
+        assert score / 100 == pytest.approx(top, abs=0.006), fen
+
+
+def test_the_bot_with_it_keeps_the_knight_the_plain_network_gives_away() -> None:
+    from knights.arena.specs import build_player
+
+    board = chess.Board(AFTER_F6)
+    assert build_player(f"ours:{NETWORK}:det").choose_move(board) == chess.Move.from_uci("f3e5")
+    keeps = build_player(f"ours:{NETWORK}+quiesce:det").choose_move(board)
+    assert keeps in board.legal_moves and keeps != chess.Move.from_uci("f3e5")
+
+
+def test_only_compiled_networks_are_judged_so_and_the_evaluator_names_say_where() -> None:
+    assert split_quiesce(f"{NETWORK}+QUIESCE") == NETWORK and split_quiesce("material") is None
+    with pytest.raises(ValueError, match=r"material\+qsearch"):
+        QuiescenceEvaluator("material")
+    with pytest.raises(EvaluatorError, match=rf"ours:{NETWORK}\+quiesce"):
+        load_evaluator(f"{NETWORK}+quiesce")
