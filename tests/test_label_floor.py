@@ -28,6 +28,7 @@ def test_the_sets_own_depth_gives_their_labels_back_and_depth_one_does_not(stock
         assert own["mae"] < 1e-6 and own["win_probability_error"] < 1e-6, name   # labelled exactly so
         assert own["slope"] is None or abs(own["slope"] - 1) < 1e-6, name          # its own labels: calibrated
         assert own["slope_rows"] <= st["rows"], name
+    assert sum(st["depths"]["12"]["slope_rows"] for st in doc["sets"].values()) > 0     # some row was fitted
     assert max(st["depths"]["1"]["mae"] for st in doc["sets"].values()) > 0.05    # a shallower search differs
     assert "games     depth 1 against depth 12" in capsys.readouterr().out
 

@@ -63,6 +63,30 @@ def test_the_captures_are_played_out_and_the_end_judged(judged: QuiescenceEvalua
     assert judged.value(mated.mirror()) == -100.0
 
 
+def test_a_data_sets_rows_are_searched_with_their_en_passant_square(judged: QuiescenceEvaluator) -> None:
+    """Rows that carry castling rights and the en-passant square (a data set's) are searched with them;
+    the one-ply engine's arrays carry neither, so the capture exd6 e.p. is not seen there."""
+    from types import SimpleNamespace
+
+    from knights.board.arrays import parse_fens_full
+
+    fen = "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2"                      # d7-d5 was just played: exd6 e.p. wins it
+    board = chess.Board(fen)
+    rows = SimpleNamespace(**parse_fens_full([fen]))
+    with_ep = float(judged.evaluate(rows)[0])
+    assert with_ep == pytest.approx(judged.value(board), abs=1e-6)
+    taken = board.copy()
+    taken.push_san("exd6")
+    assert with_ep == pytest.approx(judged.value(taken), abs=0.006)          # the capture is the line
+    without = float(judged.evaluate(positions_from_boards([board]))[0])
+    assert without != pytest.approx(with_ep, abs=0.05)
+
+
+def test_a_mate_reads_as_asked() -> None:
+    mated = chess.Board("3R2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1")
+    assert QuiescenceEvaluator(NETWORK, mate_pawns=10.0).value(mated) == 10.0
+
+
 def test_one_ply_with_it_is_the_compiled_search_at_depth_one(judged: QuiescenceEvaluator) -> None:
     """The best move and its value of the compiled search's depth-1 iteration (each move, then the
     capture search) equal the one-ply choice over this evaluator's values of the moves' positions."""

@@ -14,9 +14,15 @@ captures are played out by the compiled search's own quiescence
 (:func:`knights.play.fast.compiled.quiesce`: every capture the static exchange does not
 call losing, in order of the victim, each side free to stand pat on the network's value;
 in check every evasion, so a mate is found) and the network judges every position where a
-line ends. This is what Stockfish's depth 1 does after its one ply: the value of
-``EL/v21+quiesce`` of a position is what the compiled search at depth 1 gives each move's
-position (:meth:`QuiescenceEvaluator.evaluate_boards`, tested against it).
+line ends. This is what Stockfish's depth 1 does after its one ply, and what the compiled
+search's first iteration does: the one-ply choice over these values and its value agree with
+that iteration's best move and value (tested; the iteration also scores repetitions and the
+fifty-move rule as draws, which the one-ply engine does itself before it asks an evaluator).
+
+The one-ply engine hands its evaluator arrays without castling rights or an en-passant square,
+as it does for ``+qsearch``: after a double pawn push beside an enemy pawn the en-passant
+capture is not searched. Castling is never a capture. Rows of a data set
+(:class:`~knights.data.chunks.Encoded`) carry both, and are searched with them.
 
     >>> import chess
     >>> ev = QuiescenceEvaluator("EL/v21")                                  # doctest: +SKIP
@@ -35,6 +41,7 @@ Only the play side can build it (the compiled search lives there), so the name i
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import chess
@@ -42,6 +49,7 @@ import numpy as np
 
 from knights.board.arrays import boards_from_arrays
 from knights.board.positions import Positions
+from knights.data.csslab import MATE_PAWNS
 from knights.learn import registry
 from knights.learn.registry import QUIESCE_SUFFIX
 from knights.play.engine import MATE_SCORE
@@ -68,11 +76,13 @@ def split_quiesce(name: str) -> str | None:
 
 class QuiescenceEvaluator:
     """The compiled capture search's value of each position, the network judging where each
-    line of captures ends (pawns, White's side; a position whose side to move is mated in the
-    capture search reads :data:`~knights.play.engine.MATE_SCORE` against it). ``version``: one
-    of :data:`~knights.play.fast.engine.FAST_NETWORKS`."""
+    line of captures ends (pawns, White's side; a mate found inside the capture search reads
+    ``mate_pawns``: the engine's :data:`~knights.play.engine.MATE_SCORE` by default, the labels'
+    mate value when it is measured against them). ``version``: one of
+    :data:`~knights.play.fast.engine.FAST_NETWORKS`. One search at a time (a lock: the web page
+    and the UCI engine run in threads)."""
 
-    def __init__(self, version: str) -> None:
+    def __init__(self, version: str, *, mate_pawns: float = MATE_SCORE) -> None:
         network = fast_network_name(version)
         if network is None:
             raise ValueError(f"{version}{QUIESCE_SUFFIX}: only the compiled sparse networks are judged where the "
@@ -81,18 +91,21 @@ class QuiescenceEvaluator:
         self.net = load_net(network)
         self.name = f"{network}{QUIESCE_SUFFIX}"
         self.core = _Core(self.net, TT_BITS)
+        self.mate_pawns = float(mate_pawns)
+        self._lock = threading.Lock()
         warm_up()
 
     def value(self, board: chess.Board) -> float:
         """The capture search's value of ``board`` from White's side, pawns."""
         fast, t = self.core, self.core.tables
-        fast.load(board)
-        t.stats[:] = 0
-        t.ctl[core.C_STOP] = 0
-        t.ctl[core.C_NODE_LIMIT] = 0
-        mover = int(core.quiesce(fast.pos, self.net, t, -INF, INF, 0))
-        mated = abs(mover) > MATE_BOUND                 # a mate inside the capture search: the engine's mate score
-        pawns = (MATE_SCORE if mover > 0 else -MATE_SCORE) if mated else mover / 100
+        with self._lock:
+            fast.load(board)
+            t.stats[:] = 0
+            t.ctl[core.C_STOP] = 0
+            t.ctl[core.C_NODE_LIMIT] = 0
+            mover = int(core.quiesce(fast.pos, self.net, t, -INF, INF, 0))
+        mated = abs(mover) > MATE_BOUND                 # a mate inside the capture search
+        pawns = (self.mate_pawns if mover > 0 else -self.mate_pawns) if mated else mover / 100
         return pawns if board.turn == chess.WHITE else -pawns
 
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
@@ -100,14 +113,16 @@ class QuiescenceEvaluator:
 
     def evaluate(self, positions: Positions) -> np.ndarray:
         n = len(positions.white)
+        castling = getattr(positions, "castling", None)     # a data set's rows carry both; the engine's do not
+        ep = getattr(positions, "ep", None)
         boards = boards_from_arrays(np.asarray(positions.squares), np.asarray(positions.white).astype(bool),
-                                    [0] * n, [-1] * n)
+                                    [0] * n if castling is None else castling, [-1] * n if ep is None else ep)
         return self.evaluate_boards(boards)
 
 
 def newest_judged() -> QuiescenceEvaluator | None:
     """The newest trained network of :data:`~knights.play.fast.engine.FAST_NETWORKS`, judged where the captures
-    end (what ``knights results`` measures beside the evaluators of :mod:`knights.evaluate`); ``None`` when none
-    is trained here."""
+    end, a mate read as the labels read one (what ``knights results`` measures beside the evaluators of
+    :mod:`knights.evaluate`); ``None`` when none is trained here."""
     trained = [name for name in FAST_NETWORKS if registry.get(name).is_trained()]
-    return QuiescenceEvaluator(trained[-1]) if trained else None
+    return QuiescenceEvaluator(trained[-1], mate_pawns=MATE_PAWNS) if trained else None
