@@ -25,10 +25,10 @@ capture is not searched. Castling is never a capture. Rows of a data set
 (:class:`~knights.data.chunks.Encoded`) carry both, and are searched with them.
 
     >>> import chess
-    >>> ev = QuiescenceEvaluator("EL/v21")                                  # doctest: +SKIP
+    >>> ev = QuiescenceEvaluator("EL/v21")
     >>> ev.evaluate_boards([chess.Board("rnb1kbnr/pppp1ppp/8/4p1q1/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1"),
     ...                     chess.Board("r1bqkbnr/1pp3pp/p1p2p2/4N3/3PP3/8/PPP2PPP/RNBQK2R b KQkq - 0 6")])
-    array([ 7.07, -2.93], dtype=float32)                                    # doctest: +SKIP
+    array([ 7.07, -2.93], dtype=float32)
 
 Nxg5 wins the queen, and the network judges White's position a queen up; fxe5 wins the knight
 that took on e5. (``EL/v21+qsearch`` reads 10.93 and -1.13: its network's value of each
