@@ -102,7 +102,7 @@ def warm_up() -> float:
                            "head.2.weight": np.zeros((2, 2), np.float32), "head.2.bias": np.zeros(2, np.float32),
                            "head.4.weight": np.zeros((1, 2), np.float32), "head.4.bias": np.zeros(1, np.float32)})
         for n in (net, engine_net):
-            fast = _Core(n)
+            fast = SearchArrays(n)
             fast.load(chess.Board())
             fast.iterate(2, -INF, INF, [], -1)
         Position(chess.Board()).perft(1)
@@ -117,7 +117,7 @@ def _start_positions() -> Any:
     return positions_from_boards([chess.Board()])
 
 
-class _Core:
+class SearchArrays:
     """The compiled search's arrays for one network: position, accumulators, tables."""
 
     def __init__(self, net: Net, tt_bits: int = 20, trace: int = 0) -> None:
@@ -174,7 +174,7 @@ class FastSearchEngine(SearchEngine):
             evaluator = NetEvaluator(packed, label if packed.use[0] == 1 else "material+pst")
         super().__init__(evaluator, depth=depth, movetime=movetime, stochastic=stochastic, seed=seed,
                          capture_bonus=capture_bonus)
-        self.core = _Core(packed, tt_bits, trace)
+        self.core = SearchArrays(packed, tt_bits, trace)
         self.aspiration = int(aspiration)
         for name, on in (features or {}).items():
             self.core.tables.cfg[FEATURES[name]] = 1 if on else 0

@@ -35,8 +35,8 @@ that took on e5. (``EL/v21+qsearch`` reads 10.93 and -1.13: its network's value 
 position as it stands, plus 9 and minus 3 pawns.)
 
 Only the play side can build it (the compiled search lives there), so the name is read here
-(:func:`split_quiesce`) and by the arena's player specs (``ours:EL/v21+quiesce``), not by
-:func:`knights.evaluate.names.load_evaluator`.
+(:func:`split_quiesce`), by the arena's player specs (``ours:EL/v21+quiesce``) and by
+``knights results`` (:func:`newest_judged`), not by :func:`knights.evaluate.names.load_evaluator`.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from knights.learn import registry
 from knights.learn.registry import QUIESCE_SUFFIX
 from knights.play.engine import MATE_SCORE
 from knights.play.fast import compiled as core
-from knights.play.fast.engine import FAST_NETWORKS, _Core, fast_network_name, warm_up
+from knights.play.fast.engine import FAST_NETWORKS, SearchArrays, fast_network_name, warm_up
 from knights.play.incremental import load_net
 from knights.play.search import INF, MATE_BOUND
 
@@ -90,7 +90,7 @@ class QuiescenceEvaluator:
                              f"{version}+qsearch, which adds the captures' material")
         self.net = load_net(network)
         self.name = f"{network}{QUIESCE_SUFFIX}"
-        self.core = _Core(self.net, TT_BITS)
+        self.core = SearchArrays(self.net, TT_BITS)
         self.mate_pawns = float(mate_pawns)
         self._lock = threading.Lock()
         warm_up()
