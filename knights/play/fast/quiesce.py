@@ -99,7 +99,7 @@ class QuiescenceEvaluator:
         """The capture search's value of ``board`` from White's side, pawns."""
         fast, t = self.core, self.core.tables
         with self._lock:
-            fast.load(board)
+            fast.load(board, root=False)
             t.stats[:] = 0
             t.ctl[core.C_STOP] = 0
             t.ctl[core.C_NODE_LIMIT] = 0
