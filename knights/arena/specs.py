@@ -122,29 +122,26 @@ def check_spec(spec: str) -> str:
 
 
 _EVALUATORS: dict[str, Evaluator] = {}
-_JUDGED: dict[str, QuiescenceEvaluator] = {}
 
 
-def quiescence_evaluator(name: str) -> QuiescenceEvaluator:
-    """``EL/v21+quiesce`` (:mod:`knights.play.fast.quiesce`), built once per process."""
+def resolve_player_evaluator(name: str) -> str:
+    """``name`` as :func:`~knights.evaluate.names.resolve_name` spells and checks it; a compiled network
+    with ``+quiesce`` (:mod:`knights.play.fast.quiesce`) is the network's name so spelled, with the suffix."""
     network = split_quiesce(name)
-    if network is None:
-        raise ValueError(f"{name!r} has no {QUIESCE_SUFFIX} suffix")
-    key = resolve_name(network)
-    if key not in _JUDGED:
-        _JUDGED[key] = QuiescenceEvaluator(key)
-    return _JUDGED[key]
+    return resolve_name(name) if network is None else resolve_name(network) + QUIESCE_SUFFIX
 
 
 def shared_evaluator(name: str) -> Evaluator:
-    """The evaluator ``name``, loaded once per process; in an arena worker process
-    (``KNIGHTS_ARENA_WORKER`` set) torch first gets one thread, as each worker has a core."""
+    """The evaluator ``name`` (with ``+quiesce``: a :class:`QuiescenceEvaluator`), built once per
+    process; in an arena worker process (``KNIGHTS_ARENA_WORKER`` set) torch first gets one thread,
+    as each worker has a core."""
     if name not in _EVALUATORS:
         if os.environ.get("KNIGHTS_ARENA_WORKER"):
             import torch
 
             torch.set_num_threads(1)
-        _EVALUATORS[name] = load_evaluator(name)
+        network = split_quiesce(name)
+        _EVALUATORS[name] = load_evaluator(name) if network is None else QuiescenceEvaluator(network)
     return _EVALUATORS[name]
 
 
@@ -155,8 +152,7 @@ def build_player(spec: str, settings: Settings | None = None, seed: int | None =
     settings = settings or Settings()
     if spec.startswith("ours:"):
         evaluator, stochastic = parse_ours(spec)
-        judged = quiescence_evaluator(evaluator) if split_quiesce(evaluator) is not None else None
-        chosen = judged or shared_evaluator(resolve_name(evaluator))
+        chosen = shared_evaluator(resolve_player_evaluator(evaluator))
         return EnginePlayer(make_engine(chosen, stochastic=stochastic, seed=seed), spec)
     found = _SEARCH.match(spec)
     if found:

@@ -71,6 +71,7 @@ from knights.learn.results import (
     CALIBRATION_PAWNS,
     RESULTS_DIR,
     calibration_slope,
+    headline_metrics,
     level_rows,
     quiet_rows,
     stockfish_depth1,
@@ -192,13 +193,12 @@ def calibration(values: np.ndarray, labels: np.ndarray, calm: np.ndarray) -> dic
     values = np.asarray(values, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.float64)
     calm = np.asarray(calm, dtype=bool)
-    level = level_rows(labels, calm)
     slope, rows = calibration_slope(values, labels, calm)
     by_scale = {}
     for k in SCALES:
         scaled = k * values
         by_scale[f"{k:.1f}"] = {
-            "level_mae": float(np.abs(scaled[level] - labels[level]).mean()) if level.any() else None,
+            "level_mae": headline_metrics(scaled, labels, calm)["quiet_level_mae"],
             "quiet_mae": float(np.abs(scaled[calm] - labels[calm]).mean()) if calm.any() else None}
     return {"rows": rows, "quiet_rows": int(calm.sum()), "slope": slope, "by_scale": by_scale}
 
@@ -227,20 +227,20 @@ def run(*, independent_dir: Path = INDEPENDENT_DIR, data_dir: str | Path = FULL_
     evaluators = measured()
     sets = {GAMES_SET: {"file": registry.repo_relative(path), "rows": len(data),
                         **split(data, players, evaluators, progress)}}
-    whole = {other.stem: load_set(other)[0] for other in sorted(independent_dir.glob("*.csv"))}
+    whole = {other.stem: data if other == path else load_set(other)[0]
+             for other in sorted(independent_dir.glob("*.csv"))}
     full = registry.repo_path(data_dir)
     if full.is_dir():
         letters = load_encoded(select_chunks(full, TEST_LETTERS), ChunkCache(full.parent / "cache"), progress=False)
         sets["j"] = {"file": f"{registry.repo_relative(full)} letters {TEST_LETTERS}", "rows": len(letters),
                      **split(letters, None, evaluators, progress)}
         whole["j"] = letters
-    doc = {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-           "seconds": 0.0,
-           "evaluators": ["material", "stockfish depth 1", *(name for name, _ in evaluators)], "sets": sets}
     networks = [(name, ev) for name, ev in evaluators if name.startswith("EL/")]
-    if networks:
-        doc["calibration"] = calibrations(whole, networks[0])
-    doc["seconds"] = round(time.perf_counter() - started, 1)
+    calibrated = {"calibration": calibrations(whole, networks[0])} if networks else {}
+    doc = {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+           "seconds": round(time.perf_counter() - started, 1),
+           "evaluators": ["material", "stockfish depth 1", *(name for name, _ in evaluators)], "sets": sets,
+           **calibrated}
     write_json(out, doc)
     return doc
 
