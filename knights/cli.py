@@ -364,13 +364,13 @@ def build_parser() -> argparse.ArgumentParser:
     from knights.data.convert import FORMATS
     from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK
     from knights.learn import distributed
-    from knights.learn.registry import SEARCH_NETWORK
+    from knights.learn.registry import ONE_PLY_EVALUATOR, SEARCH_NETWORK
 
     evaluators = (f"material, democracy or a trained EL version such as {DEFAULT_NETWORK}, each optionally "
-                  f"with +qsearch or +threats (default: {SEARCH_NETWORK} when the bot searches, as it does "
-                  "unless --depth 1; "
-                  f"{DEFAULT_EVALUATOR} at depth 1; while their files are missing, the newest trained "
-                  "network, else material, with a notice)")
+                  f"with +qsearch or +threats, or a compiled network with +quiesce (default: {SEARCH_NETWORK} "
+                  "when the bot searches, as it does unless --depth 1; "
+                  f"{ONE_PLY_EVALUATOR} at depth 1, else {DEFAULT_EVALUATOR}; while their files are missing, "
+                  "the newest trained network, else material, with a notice)")
     parser = argparse.ArgumentParser(prog="knights", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
 

@@ -15,8 +15,9 @@ checkout with the package's dependencies installed). In ``config.yml``::
       protocol: "homemade"
       name: "KnightsKernels"
       homemade_options:        # all optional
-        Evaluator: "default"   # EL/v18 when searching (compiled), democracy+qsearch at Depth 1 (or their fallback);
-                               # or material, democracy, EL/vN, each optionally +qsearch or +threats
+        Evaluator: "default"   # EL/v18 when searching (compiled), EL/v21+quiesce at Depth 1 (or their fallback);
+                               # or material, democracy, EL/vN, each optionally +qsearch or +threats;
+                               # or a compiled network (EL/v13, EL/v15-v21) +quiesce
         Stochastic: true       # the paper's stochastic opening
         Seed: -1               # -1: fresh randomness
         CaptureBonus: 0        # centipawns added to captures (the original: 15)
@@ -24,7 +25,7 @@ checkout with the package's dependencies installed). In ``config.yml``::
 
 The class is thin: every decision is :meth:`knights.play.search.SearchEngine.choose`
 (with ``Depth: 1``, exactly :meth:`knights.play.engine.OnePlyEngine.choose`), built by
-:func:`knights.play.fast.engine.searcher_for` as ``knights uci`` builds it: EL/v18 by default,
+:func:`knights.play.fast.bots.searcher_for` as ``knights uci`` builds it: EL/v18 by default,
 searched by the compiled search (no torch call per move). The
 search takes its time from lichess-bot's ``time_limit`` as ``knights uci`` takes it from
 ``go`` (:func:`knights.play.clock.move_budget`: a share of the clock plus most of the
@@ -55,7 +56,7 @@ if _HOME and _HOME not in sys.path:
 
 try:
     from knights.play.clock import ONE_PLY_FLOOR, GoLimits, move_budget, quick_move, search_deadlines
-    from knights.play.fast.engine import searcher_for
+    from knights.play.fast.bots import searcher_for
     from knights.play.search import PLAY_DEPTH, SearchLimits
 except ImportError as exc:  # a setup problem, said clearly (with the import that failed)
     if exc.name is not None and exc.name.split(".")[0] == "knights":

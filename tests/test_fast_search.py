@@ -354,7 +354,8 @@ def test_routes_build_the_compiled_search_for_the_sparse_networks_only() -> None
     from knights.arena.specs import check_spec
     from knights.evaluate.base import MaterialEvaluator
     from knights.learn import registry
-    from knights.play.fast.engine import is_fast_network, make_engine, search_engine, searcher_for
+    from knights.play.fast.bots import searcher_for
+    from knights.play.fast.engine import is_fast_network, make_engine, search_engine
     from knights.play.search import SearchEngine
 
     assert is_fast_network("EL/v13") and is_fast_network("el/v13") and not is_fast_network("EL/v10")
@@ -379,7 +380,8 @@ def test_the_compiled_networks_are_exactly_the_versions_of_its_shape():
     evaluates that one, not the default."""
     from knights.learn import registry
     from knights.learn.nnue import SparseNet
-    from knights.play.fast.engine import FAST_NETWORKS, fast_network_name, searcher_for
+    from knights.play.fast.bots import searcher_for
+    from knights.play.fast.engine import FAST_NETWORKS, fast_network_name
 
     layers = {k: v.dim() for k, v in registry.get("EL/v13").build().state_dict().items()}
     same = [v.name for v in registry.all_versions("EL") if isinstance(model := v.build(), SparseNet)

@@ -16,6 +16,7 @@ import pytest
 
 from knights.cli import main as cli_main
 from knights.evaluate.base import MaterialEvaluator
+from knights.learn.registry import ONE_PLY_EVALUATOR
 from knights.play import terminal as play
 from knights.play.engine import OnePlyEngine
 
@@ -141,7 +142,7 @@ def test_default_evaluator_falls_back_with_a_notice(tmp_path, monkeypatch):
     monkeypatch.setattr(ev, "available_evaluators", lambda: ["material"])
     output, _, _ = run_game(tmp_path, "quit\n", evaluator=None)
     first = output.splitlines()[0]
-    assert first.startswith(f"note: {ev.DEFAULT_EVALUATOR} has no trained weights yet") and "'material'" in first
+    assert first.startswith(f"note: {ONE_PLY_EVALUATOR} has no trained weights yet") and "'material'" in first
 
 
 def test_bad_options_are_one_line_errors(tmp_path, capsys):

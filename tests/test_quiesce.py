@@ -127,3 +127,50 @@ def test_only_compiled_networks_are_judged_so_and_the_evaluator_names_say_where(
         QuiescenceEvaluator("material")
     with pytest.raises(EvaluatorError, match=rf"ours:{NETWORK}\+quiesce"):
         load_evaluator(f"{NETWORK}+quiesce")
+
+
+def test_every_route_plays_it_one_ply_and_searches_its_network_deeper() -> None:
+    """``knights play``, lichess-bot and UCI (bot_for, searcher_for), the web page (build_engine) and the
+    arena build ``X+quiesce`` through knights.play.fast.bots: one ply ahead it keeps the knight that the plain
+    network gives away; deeper it is the network's own compiled search."""
+    from knights.play.engine import OnePlyEngine
+    from knights.play.fast.bots import bot_for, play_evaluator_names, resolve_play_name, searcher_for
+    from knights.web.engines import EngineSettings, engine_for
+
+    board, gives_away = chess.Board(AFTER_F6), chess.Move.from_uci("f3e5")
+    asked = f"{NETWORK.lower()}+Quiesce"
+    assert resolve_play_name(asked) == f"{NETWORK}+quiesce" and f"{NETWORK}+quiesce" in play_evaluator_names()
+    one_ply = bot_for(asked, depth=1, stochastic=False)
+    assert isinstance(one_ply, OnePlyEngine) and isinstance(one_ply.evaluator, QuiescenceEvaluator)
+    assert one_ply.choose(board).move != gives_away
+    uci_one_ply = searcher_for(asked, depth=1, stochastic=False)      # how UCI and lichess-bot build depth 1
+    assert isinstance(uci_one_ply.one_ply.evaluator, QuiescenceEvaluator)
+    assert uci_one_ply.choose(board).move == one_ply.choose(board).move
+    deeper = searcher_for(asked, depth=3, stochastic=False)
+    assert isinstance(deeper, FastSearchEngine) and deeper.net_label == NETWORK
+    assert not isinstance(deeper.one_ply.evaluator, QuiescenceEvaluator)
+    settings = EngineSettings.from_json({"evaluator": asked, "depth": 1, "stochastic": False})
+    assert settings.evaluator == f"{NETWORK}+quiesce"
+    assert engine_for(settings).choose(board).move != gives_away
+    with pytest.raises(EvaluatorError, match="only the compiled sparse networks"):
+        resolve_play_name("material+quiesce")
+
+
+def test_the_uci_option_takes_it() -> None:
+    from knights.play.uci import UciSession
+
+    lines: list[str] = []
+    session = UciSession(lines.append, seed=1, engine_process=False)
+    try:
+        session.handle("uci")
+        (option,) = [x for x in lines if x.startswith("option name Evaluator ")]
+        assert f"var {NETWORK}+quiesce" in option
+        for command in (f"setoption name Evaluator value {NETWORK.lower()}+quiesce", "setoption name Depth value 1",
+                        "setoption name Stochastic value false", f"position fen {AFTER_F6}", "go"):
+            session.handle(command)
+        session.drain()
+        (best,) = [x for x in lines if x.startswith("bestmove")]
+        assert best.split()[1] != "f3e5" and chess.Move.from_uci(best.split()[1]) in chess.Board(AFTER_F6).legal_moves
+        assert session.state()["evaluator"] == f"{NETWORK}+quiesce"
+    finally:
+        session.close()

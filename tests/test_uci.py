@@ -375,13 +375,15 @@ def test_the_option_list_agrees_with_the_library():
     """``uci`` lists evaluators from the files (no torch); the library's resolver agrees."""
     from knights.evaluate import names as ev
     from knights.play import quick_names
+    from knights.play.fast.bots import play_evaluator_names, resolve_play_name
 
-    available = ev.available_evaluators()
+    available = play_evaluator_names()
     assert quick_names.quick_evaluator_names() == available
+    assert "EL/v21+quiesce" in available and "EL/v10+quiesce" not in available   # compiled networks only
     assert quick_names.DEFAULT_EVALUATOR == ev.DEFAULT_EVALUATOR
-    assert quick_names.quick_default(available, None) == ev.default_evaluator_name(available)
-    for spelling in ("el/8", "EL/v8", "eL/V10", "material+THREATS", "ensemble", "democracy+threats"):
-        assert quick_names.quick_default(available, spelling) == ev.resolve_name(spelling, available)
+    assert quick_names.quick_default(available, None) == resolve_play_name(None, available) == "EL/v21+quiesce"
+    for spelling in ("el/8", "EL/v8", "eL/V10", "material+THREATS", "ensemble", "democracy+threats", "el/21+QUIESCE"):
+        assert quick_names.quick_default(available, spelling) == resolve_play_name(spelling, available)
     assert quick_names.quick_default(["material", "material+threats"], None) == "material"
     # a searching bot's default is the one the search plays (evaluator_for_depth), not DEFAULT_NETWORK
     from knights.play.search import evaluator_for_depth

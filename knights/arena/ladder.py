@@ -94,13 +94,14 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
     names = list(dict.fromkeys(names))
     shipped = names[0]
     pairings = [(shipped, o, _count(games, 80)) for o in SHIPPED_OPPONENTS]
-    from knights.learn.registry import split_variant
+    from knights.learn.registry import DEFAULT_EVALUATOR, split_variant
 
+    rivals = {split_variant(shipped)[0], f"ours:{split_variant(DEFAULT_EVALUATOR)[0]}"}
     for e in names[1:]:
-        # the shipped evaluator's variants (with or without the threat term or the capture search) also
-        # meet the lowest anchor, as the shipped bot does: which earns its place is decided there
-        # (knights.evaluate.names.DEFAULT_EVALUATOR)
-        extra = ("sf-elo:1350",) if split_variant(e)[0] == split_variant(shipped)[0] else ()
+        # the shipped evaluator's and the democracy's variants (with or without the threat term or the
+        # capture search) also meet the lowest anchor, as the shipped bot does: which earns its place is
+        # decided there (knights.learn.registry.ONE_PLY_EVALUATOR)
+        extra = ("sf-elo:1350",) if split_variant(e)[0] in rivals else ()
         pairings += [(e, o, _count(version_games, 40)) for o in VERSION_OPPONENTS + extra]
     pairings += [(a, b, _count(chain_games, 40)) for a, b in CHAIN]
     pairings = [p for p in pairings if p[2] > 0]
@@ -108,23 +109,23 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
 
 
 def _our_engines() -> list[str]:
-    """The shipped bot, its evaluator's variants (without a suffix, with the threat term, with the
-    capture search: the ones it is not), and every trained version, as specs.
+    """The shipped one-ply bot, the democracy's variants (without a suffix, with the threat term, with the
+    capture search), and every trained version, as specs.
 
-    The shipped bot plays the default evaluator; without its weights (a fresh clone)
-    the bot falls back as the engine does, and so does the ladder, under the
-    evaluator's real name."""
-    from knights.evaluate.names import DEFAULT_EVALUATOR, available_evaluators, default_evaluator_name, trained_networks
+    The shipped bot plays the one-ply default (:func:`~knights.play.fast.bots.play_default`: the network
+    judged where the captures end); without its weights (a fresh clone) the bot falls back as the engine
+    does, and so does the ladder, under the evaluator's real name. The democracy's variants stay beside it
+    so that the ladder keeps measuring which earns its place."""
+    from knights.evaluate.names import default_evaluator_name, trained_networks
+    from knights.learn.registry import ONE_PLY_EVALUATOR, VARIANT_SUFFIXES, split_variant
+    from knights.play.fast.bots import play_default, play_evaluator_names
 
-    available = available_evaluators()
-    default = default_evaluator_name(available)
-    if default != DEFAULT_EVALUATOR:
-        print(f"note: {DEFAULT_EVALUATOR} is not trained; the shipped bot is rated with '{default}'",
+    available = play_evaluator_names()
+    default = play_default(available)
+    if default != ONE_PLY_EVALUATOR:
+        print(f"note: {ONE_PLY_EVALUATOR} is not trained; the shipped bot is rated with '{default}'",
               file=sys.stderr)
-    from knights.learn.registry import VARIANT_SUFFIXES, split_variant
-
-    # the shipped evaluator's variants beside it, so the ladder keeps measuring which earns its place
-    base = split_variant(default)[0]
+    base = split_variant(default_evaluator_name(available))[0]
     variants = [f"ours:{base}{suffix}" for suffix in ("", *VARIANT_SUFFIXES) if base + suffix != default]
     return [f"ours:{default}"] + variants + [f"ours:{e}" for e in trained_networks(available)]
 

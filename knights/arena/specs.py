@@ -8,8 +8,8 @@ its own players from it::
 
 ========================  =====================================================
 ``ours:<evaluator>``      our one-ply engine (:mod:`knights.play.engine`) with any
-                          evaluator :func:`knights.evaluate.names.load_evaluator`
-                          accepts (``EL/v8``, ``material``, ``democracy``,
+                          evaluator :func:`knights.play.fast.bots.play_evaluator_names`
+                          lists (``EL/v8``, ``material``, ``democracy``,
                           ``default``); stochastic openings on. ``:det`` at the
                           end (``ours:material:det``) plays deterministically.
                           A compiled network with ``+quiesce`` (``ours:EL/v21+quiesce``)
@@ -46,10 +46,10 @@ import os
 import re
 
 from knights.evaluate.base import Evaluator
-from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK, load_evaluator, resolve_name
-from knights.learn.registry import QUIESCE_SUFFIX
+from knights.evaluate.names import DEFAULT_NETWORK
+from knights.learn.registry import ONE_PLY_EVALUATOR
+from knights.play.fast.bots import cached_play_evaluator, resolve_play_name
 from knights.play.fast.engine import is_fast_network, make_engine, search_engine
-from knights.play.fast.quiesce import QuiescenceEvaluator, split_quiesce
 from knights.play.game import Settings
 from knights.play.peers import sunfish_command
 from knights.play.players import (
@@ -97,7 +97,7 @@ def parse_ours(spec: str) -> tuple[str, bool]:
     for suffix, value in ((":det", False), (":stoch", True)):
         if rest.endswith(suffix) or rest == suffix[1:]:
             rest, stochastic = rest[: -len(suffix)] if rest.endswith(suffix) else "", value
-    return (DEFAULT_EVALUATOR if rest in ("", "default") else rest), stochastic
+    return (ONE_PLY_EVALUATOR if rest in ("", "default") else rest), stochastic
 
 
 def check_spec(spec: str) -> str:
@@ -121,28 +121,15 @@ def check_spec(spec: str) -> str:
     raise ValueError(f"unknown player {spec!r}; players are: {SPEC_HELP}")
 
 
-_EVALUATORS: dict[str, Evaluator] = {}
-
-
-def resolve_player_evaluator(name: str) -> str:
-    """``name`` as :func:`~knights.evaluate.names.resolve_name` spells and checks it; a compiled network
-    with ``+quiesce`` (:mod:`knights.play.fast.quiesce`) is the network's name so spelled, with the suffix."""
-    network = split_quiesce(name)
-    return resolve_name(name) if network is None else resolve_name(network) + QUIESCE_SUFFIX
-
-
 def shared_evaluator(name: str) -> Evaluator:
-    """The evaluator ``name`` (with ``+quiesce``: a :class:`QuiescenceEvaluator`), built once per
-    process; in an arena worker process (``KNIGHTS_ARENA_WORKER`` set) torch first gets one thread,
-    as each worker has a core."""
-    if name not in _EVALUATORS:
-        if os.environ.get("KNIGHTS_ARENA_WORKER"):
-            import torch
+    """The evaluator ``name`` asks for (:func:`~knights.play.fast.bots.resolve_play_name`: ``EL/v21+quiesce``
+    too), loaded once per process (:func:`~knights.play.fast.bots.cached_play_evaluator`); in an arena worker
+    process (``KNIGHTS_ARENA_WORKER`` set) torch first gets one thread, as each worker has a core."""
+    if os.environ.get("KNIGHTS_ARENA_WORKER"):
+        import torch
 
-            torch.set_num_threads(1)
-        network = split_quiesce(name)
-        _EVALUATORS[name] = load_evaluator(name) if network is None else QuiescenceEvaluator(network)
-    return _EVALUATORS[name]
+        torch.set_num_threads(1)
+    return cached_play_evaluator(resolve_play_name(name))
 
 
 def build_player(spec: str, settings: Settings | None = None, seed: int | None = None) -> Player:
@@ -152,7 +139,7 @@ def build_player(spec: str, settings: Settings | None = None, seed: int | None =
     settings = settings or Settings()
     if spec.startswith("ours:"):
         evaluator, stochastic = parse_ours(spec)
-        chosen = shared_evaluator(resolve_player_evaluator(evaluator))
+        chosen = shared_evaluator(evaluator)
         return EnginePlayer(make_engine(chosen, stochastic=stochastic, seed=seed), spec)
     found = _SEARCH.match(spec)
     if found:
@@ -166,7 +153,7 @@ def build_player(spec: str, settings: Settings | None = None, seed: int | None =
             depth, movetime = 64, settings.movetime_ms / 1000
         else:
             depth, movetime = SEARCH_DEPTH, None
-        name = resolve_name(evaluator)
+        name = resolve_play_name(evaluator)
         search = search_engine(name if is_fast_network(name) else shared_evaluator(name), depth=depth,
                                movetime=movetime, stochastic=stochastic, seed=seed)
         return EnginePlayer(search, spec)

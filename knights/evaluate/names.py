@@ -42,8 +42,9 @@ def available_evaluators() -> list[str]:
 
 
 def trained_networks(names: list[str]) -> list[str]:
-    """The plain EL versions among evaluator ``names`` (no variants), oldest first."""
-    return [n for n in names if n.startswith("EL/") and not split_variant(n)[1]]
+    """The plain EL versions among evaluator ``names`` (no variants, no ``+quiesce``), oldest first."""
+    return [n for n in names if n.startswith("EL/") and not split_variant(n)[1]
+            and not n.lower().endswith(QUIESCE_SUFFIX)]
 
 
 def default_evaluator_name(available: list[str]) -> str:

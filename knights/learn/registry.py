@@ -65,9 +65,16 @@ the ladder's 80 games against 0.2125 without it, and 0.179 against 0.229 over 12
 from the same openings (seed 7), 0.160 against 0.2225 over the 200 (1.6 standard errors;
 report/results/democracy_candidates.json), so the shipped blend stays the one without it.)"""
 
+FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16", "EL/v17", "EL/v18", "EL/v19", "EL/v20", "EL/v21")
+"""The shipped versions the compiled search (knights.play.fast) evaluates: EL/v13's sparse network (768
+features a side, accumulators of any width, 128 or 256 so far, a head of three layers), trained on different
+data (a test checks that these are exactly the versions with its layers). Named here, beside the files, so
+that the UCI engine lists their ``+quiesce`` names without importing the compiled code."""
+
 DEFAULT_EVALUATOR = "democracy+qsearch"
-"""The evaluator the one-ply bot plays with unless told otherwise: the shipped democracy (the
-best held-out MAE, ensemble/RESULTS.md) with the captures played out (knights.evaluate.qsearch,
+"""The evaluator :mod:`knights.evaluate` loads unless told otherwise (``load_evaluator(None)``, the
+benchmarks), and the one-ply bot's while :data:`ONE_PLY_EVALUATOR`'s network is not here: the shipped
+democracy (the best held-out MAE, ensemble/RESULTS.md) with the captures played out (knights.evaluate.qsearch,
 the ``+qsearch`` suffix), as Stockfish's own depth 1 is a ply and a capture search. One ply
 ahead against Stockfish UCI_Elo 1350 it scored 0.355 over 200 games against 0.240 for the
 democracy alone on the same openings (+0.115, 2.6 standard errors;
@@ -76,6 +83,18 @@ often (report/results/independent.json). The static capture-threat term (knights
 ``+threats``, one capture and its recapture) was part of the default while the democracy was
 weaker; over the current one it no longer earned its place. The ladder rates all three
 (``knights strength``). A searching bot plays :data:`SEARCH_NETWORK`."""
+
+ONE_PLY_EVALUATOR = "EL/v21+quiesce"
+"""The evaluator the one-ply bot (depth 1, in every route) plays with unless told otherwise: EL/v21
+judged where the captures end (knights.play.fast.quiesce: the compiled capture search from each position
+its moves lead to, the network asked at every quiet end, as Stockfish's depth 1 does after its ply). One
+ply ahead against Stockfish UCI_Elo 1350 it scored 0.530 over 200 games where :data:`DEFAULT_EVALUATOR`
+scored 0.385 on the same openings (+0.145, 2.9 standard errors; report/results/one_ply_quiesce.json), and
+where EL/v21 with the captures' material added (``+qsearch``) scored 0.307 (one_ply_quiesce_network.json):
+the judging, not the network, made the difference. The democracy, whose members are not all compiled
+networks, is not judged so; it stays a choice (``democracy+qsearch``), and the ladder rates it beside this
+one. Only the play layer builds it (knights.play.fast.bots); where EL/v21's weights are missing the one-ply
+bot plays :data:`DEFAULT_EVALUATOR`."""
 
 THREATS_SUFFIX = "+threats"
 """An evaluator's name with the static capture-threat term added (:mod:`knights.evaluate.threats`)."""

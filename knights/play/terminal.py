@@ -33,7 +33,7 @@ import chess
 import chess.pgn
 
 from knights.play.engine import MATE_SCORE, OnePlyEngine
-from knights.play.fast.engine import bot_for
+from knights.play.fast.bots import bot_for
 from knights.play.rules import game_over, result_of
 from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME, SearchEngine
 from knights.play.stdin import read_line

@@ -13,7 +13,7 @@ Evaluator       combo    ``material``, ``democracy`` or a trained ``EL/vN``, eac
                          optionally with ``+qsearch`` or ``+threats``
                          (default: the registry's
                          ``SEARCH_NETWORK`` while the bot searches, its
-                         ``DEFAULT_EVALUATOR`` at Depth 1, or their fallback
+                         ``ONE_PLY_EVALUATOR`` at Depth 1, or their fallback
                          with an ``info string`` notice)
 Stochastic      check    the paper's stochastic opening (default true)
 Seed            spin     seed of the opening randomness; -1: fresh entropy
@@ -123,15 +123,15 @@ class UciSession:
         self.send("info string " + " ".join(clean.split()))
 
     def _choices(self) -> tuple[list[str], str]:
-        from knights.evaluate.names import EvaluatorError, available_evaluators, default_evaluator_name, resolve_name
+        from knights.evaluate.names import EvaluatorError
+        from knights.play.fast.bots import play_default, play_evaluator_names, resolve_play_name
+        from knights.play.search import evaluator_for_depth
 
-        names = available_evaluators()
+        names = play_evaluator_names()
         try:
-            from knights.play.search import evaluator_for_depth
-
-            return names, resolve_name(evaluator_for_depth(self.evaluator_name, self.depth), names)
+            return names, resolve_play_name(evaluator_for_depth(self.evaluator_name, self.depth), names)
         except EvaluatorError:   # reported when the engine is built; it falls back to the default
-            return names, default_evaluator_name(names)
+            return names, play_default(names)
 
     # -- the engine process ---------------------------------------------------------------------
     def drain(self) -> None:

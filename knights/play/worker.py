@@ -117,10 +117,11 @@ class EngineWorker:
         return "ok", None
 
     def op_evaluator(self, value: str) -> tuple[str, Any]:
-        from knights.evaluate.names import EvaluatorError, resolve_name
+        from knights.evaluate.names import EvaluatorError
+        from knights.play.fast.bots import resolve_play_name
 
         try:   # loaded at the next isready / go; "default" stays None (it depends on the depth)
-            self.evaluator_name = None if value.strip().lower() in ("", "default") else resolve_name(value)
+            self.evaluator_name = None if value.strip().lower() in ("", "default") else resolve_play_name(value)
         except EvaluatorError as exc:
             self.info(str(exc))
         return "ok", None
@@ -198,7 +199,7 @@ class EngineWorker:
         every later request until the options change, so that ``isready`` and every ``go`` say
         why in an ``info string error:`` line (and on stderr, the engine's log); the protocol
         still answers each ``go`` with a legal move."""
-        from knights.evaluate.names import select_evaluator
+        from knights.play.fast.bots import select_play_evaluator
         from knights.play.fast.engine import search_engine
         from knights.play.search import evaluator_for_depth
 
@@ -212,7 +213,7 @@ class EngineWorker:
             self._loaded_for = asked
             return self.engine
         try:
-            evaluator = select_evaluator(wanted, notice=self.info)
+            evaluator = select_play_evaluator(wanted, notice=self.info)
         except Exception as exc:  # noqa: BLE001 - reported on every request, never played around
             message = f"cannot load evaluator {wanted or 'default'!r}: {exc}"
             self._failed = (asked, message)

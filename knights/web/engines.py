@@ -3,7 +3,7 @@
 :class:`EngineSettings` reads and checks what the page sends (evaluator, stochastic
 opening, seed, search depth, movetime in seconds); :func:`build_engine` turns them into an
 engine with ``choose(board) -> Decision``, built as every other route builds the bot
-(:func:`knights.play.fast.engine.bot_for`, the same as ``knights play``, ``knights uci`` and
+(:func:`knights.play.fast.bots.bot_for`, the same as ``knights play``, ``knights uci`` and
 lichess-bot): the evaluator ``"default"`` (what a request that names none gets) is the
 one-ply bot's default at depth 1 and, deeper, the search's network
 (:data:`~knights.play.search.SEARCH_NETWORK`) searched by the compiled search
@@ -11,8 +11,9 @@ one-ply bot's default at depth 1 and, deeper, the search's network
 bot's own (:data:`~knights.play.search.PLAY_DEPTH`: as deep as :data:`SEARCH_MOVETIME`
 allows, the terminal's second a move). A named evaluator at depth 1 is the paper's
 one-ply bot over it; deeper, the sparse networks are searched compiled and any other evaluator by the
-Python search (kept for comparison). Loaded evaluators are kept, one per name, so a new
-game does not load the same networks again.
+Python search (kept for comparison). The names are those :func:`~knights.play.fast.bots.play_evaluator_names`
+lists (``EL/v21+quiesce`` among them). Loaded evaluators are kept, one per name, so a new game does not load
+the same networks again.
 
 >>> EngineSettings.from_json({"evaluator": "material", "depth": 1}).as_json()["evaluator"]
 'material'
@@ -26,17 +27,16 @@ knights.web.errors.RequestError: depth must be a whole number from 1 to 64, not 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import chess
 
-from knights.evaluate.base import Evaluator
-from knights.evaluate.names import EvaluatorError, available_evaluators, is_default, load_evaluator, resolve_name
+from knights.evaluate.names import EvaluatorError, is_default
 from knights.play.engine import Decision
-from knights.play.fast.engine import bot_for, make_engine
+from knights.play.fast.bots import bot_for, cached_play_evaluator, play_evaluator_names, resolve_play_name
+from knights.play.fast.engine import make_engine
 from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME
 from knights.web.errors import RequestError
 
@@ -80,7 +80,7 @@ def _seconds(value: Any, name: str, high: float) -> float:
 @dataclass(frozen=True)
 class EngineSettings:
     """The bot's settings for one game, checked. ``evaluator`` is a canonical name
-    (:func:`~knights.evaluate.names.resolve_name`) or :data:`DEFAULT`; ``movetime`` is
+    (:func:`~knights.play.fast.bots.resolve_play_name`) or :data:`DEFAULT`; ``movetime`` is
     seconds per move for a search (``None``: :data:`SEARCH_MOVETIME`; the one-ply bot
     ignores it)."""
 
@@ -99,7 +99,7 @@ class EngineSettings:
         if name is not None and not isinstance(name, str):
             raise RequestError(f"evaluator must be a name such as 'material', not {name!r}")
         try:
-            evaluator = DEFAULT if is_default(name) else resolve_name(name, available)
+            evaluator = DEFAULT if is_default(name) else resolve_play_name(name, available)
         except EvaluatorError as exc:
             raise RequestError(str(exc)) from None
         stochastic = data.get("stochastic", True)
@@ -117,26 +117,13 @@ class EngineSettings:
                 "depth": self.depth, "movetime": self.movetime}
 
 
-# -- evaluators, loaded once per name --------------------------------------------------
-_loaded: dict[str, Evaluator] = {}
-_loading = threading.Lock()
-
-
-def cached_evaluator(name: str) -> Evaluator:
-    """The evaluator ``name`` (canonical), loaded on first use and kept."""
-    with _loading:
-        if name not in _loaded:
-            _loaded[name] = load_evaluator(name)
-        return _loaded[name]
-
-
 def build_engine(evaluator_name: str | None, stochastic: bool = True, seed: int | None = None,
                  depth: int = DEFAULT_DEPTH, movetime: float | None = None) -> Engine:
     """The bot for one game: every engine the web app plays with is built here.
 
-    ``evaluator_name``: any name :func:`~knights.evaluate.names.available_evaluators`
+    ``evaluator_name``: any name :func:`~knights.play.fast.bots.play_evaluator_names`
     lists, or ``None`` / :data:`DEFAULT` for the bot's own (as every route builds it:
-    :func:`~knights.play.fast.engine.bot_for`); ``depth`` 1 is the one-ply
+    :func:`~knights.play.fast.bots.bot_for`); ``depth`` 1 is the one-ply
     :class:`~knights.play.engine.OnePlyEngine` (``movetime`` unused); a deeper depth is a
     search (compiled for the sparse networks, :class:`~knights.play.fast.engine.FastSearchEngine`) that
     stops at that depth or after ``movetime`` seconds (default :data:`SEARCH_MOVETIME`),
@@ -145,13 +132,14 @@ def build_engine(evaluator_name: str | None, stochastic: bool = True, seed: int 
     seconds = movetime or SEARCH_MOVETIME
     if is_default(evaluator_name):
         if depth <= 1:      # the one-ply bot's default evaluator, loaded once
-            return make_engine(cached_evaluator(resolve_name(None)), depth=1, stochastic=stochastic, seed=seed)
+            own = cached_play_evaluator(resolve_play_name(None))
+            return make_engine(own, depth=1, stochastic=stochastic, seed=seed)
         return bot_for(None, depth=depth, movetime=seconds, stochastic=stochastic, seed=seed)
     try:
-        name = resolve_name(evaluator_name)
+        name = resolve_play_name(evaluator_name)
     except EvaluatorError as exc:
         raise RequestError(str(exc)) from None
-    return make_engine(cached_evaluator(name), depth=depth, movetime=seconds, stochastic=stochastic, seed=seed)
+    return make_engine(cached_play_evaluator(name), depth=depth, movetime=seconds, stochastic=stochastic, seed=seed)
 
 
 def engine_for(settings: EngineSettings) -> Engine:
@@ -162,9 +150,9 @@ def engine_for(settings: EngineSettings) -> Engine:
 def page_options() -> dict[str, Any]:
     """What the page's settings offer: the evaluators on disk after :data:`DEFAULT` (the
     bot's own, the default), the search depths and the default one, the default movetime."""
-    names = available_evaluators()
+    names = play_evaluator_names()
     return {"evaluators": [DEFAULT, *names], "default_evaluator": DEFAULT, "default_evaluator_is": {
-                "1": resolve_name(None, names), "search": bot_name(names)},
+                "1": resolve_play_name(None, names), "search": bot_name(names)},
             "depths": list(PAGE_DEPTHS), "default_depth": DEFAULT_DEPTH, "search_available": True,
             "default_movetime": SEARCH_MOVETIME, "max_movetime": MAX_MOVETIME}
 
@@ -173,4 +161,4 @@ def bot_name(names: list[str]) -> str:
     """The evaluator the default searching bot uses here."""
     from knights.play.search import evaluator_for_depth
 
-    return evaluator_for_depth(None, PLAY_DEPTH) or resolve_name(None, names)
+    return evaluator_for_depth(None, PLAY_DEPTH) or resolve_play_name(None, names)

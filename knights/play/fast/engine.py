@@ -37,6 +37,7 @@ import numpy as np
 
 from knights.evaluate.base import Evaluator
 from knights.learn import registry
+from knights.learn.registry import FAST_NETWORKS, QUIESCE_SUFFIX
 from knights.play.engine import Decision, OnePlyEngine
 from knights.play.fast import compiled as core
 from knights.play.fast.board import PLY, Position, from_chess_move, set_from_chess, standard, to_chess_move
@@ -58,12 +59,6 @@ from knights.play.search import (
 
 DEFAULT_NET = SEARCH_NETWORK
 """The network the fast search evaluates with, when its weights are here (the search's default)."""
-FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16", "EL/v17", "EL/v18", "EL/v19", "EL/v20", "EL/v21")
-"""The shipped versions the compiled code evaluates: EL/v13's sparse network (768 features a side,
-accumulators of any width, 128 or 256 so far, a head of three layers), trained on different
-data (a test checks that these are exactly the versions with its layers). The compiled code
-also evaluates heads by men on the board and the king's zones (:mod:`knights.play.incremental`),
-which no shipped version has yet."""
 ASPIRATION = 40
 """Centipawns either side of the last iteration's value: the first window from depth 4."""
 WATCH_EVERY = 0.002
@@ -313,10 +308,13 @@ def is_fast_network(evaluator: Evaluator | str | None) -> bool:
 
 
 def fast_network_name(evaluator: Evaluator | str | None) -> str | None:
-    """The version name in :data:`FAST_NETWORKS` that ``evaluator`` names, else ``None``."""
+    """The version name in :data:`FAST_NETWORKS` that ``evaluator`` names, else ``None``; with
+    ``+quiesce`` (:mod:`knights.play.fast.quiesce`), the network it judges with."""
     name = evaluator if isinstance(evaluator, str) else getattr(evaluator, "name", None)
     if not isinstance(name, str):
         return None
+    if name.lower().endswith(QUIESCE_SUFFIX):
+        name = name[: -len(QUIESCE_SUFFIX)]
     try:
         version = registry.get(name).name   # the registry reads the spellings (el/16, EL/v016)
     except ValueError:                      # not a version name (material, democracy, EL/v16+threats)
@@ -328,17 +326,22 @@ def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEP
                   **options: Any) -> SearchEngine:
     """The searching bot for ``evaluator``: the compiled :class:`FastSearchEngine` when it is
     one of :data:`FAST_NETWORKS` (its weights taken from the evaluator's network when it has one loaded), the
-    Python :class:`SearchEngine` over any other evaluator (kept for comparison)."""
+    Python :class:`SearchEngine` over any other evaluator (kept for comparison). A network judged where the
+    captures end (``EL/v21+quiesce``) is its network's compiled search, which does that at every leaf; an
+    evaluator so named (a :class:`~knights.play.fast.quiesce.QuiescenceEvaluator`) is also the search's
+    one-ply stage, so that at ``depth`` 1 it is the one-ply bot it names."""
     name = fast_network_name(evaluator)
     if name is None:
         return SearchEngine(evaluator, depth=depth, movetime=movetime, **options)
+    judged = evaluator if not isinstance(evaluator, str) and evaluator is not None \
+        and evaluator.name.lower().endswith(QUIESCE_SUFFIX) else None
     model = None if isinstance(evaluator, str) else getattr(evaluator, "model", None)
-    net: Net | str | None = name
+    net: Net | str | None = getattr(judged, "net", None) if judged is not None else name
     if model is not None and hasattr(model, "state_dict"):
         from knights.play.incremental import pack
 
         net = pack(dict(model.state_dict()))
-    return FastSearchEngine(net=net, depth=depth, movetime=movetime, label=name, **options)
+    return FastSearchEngine(judged, net=net, depth=depth, movetime=movetime, label=name, **options)
 
 
 def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,
@@ -349,31 +352,3 @@ def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, mov
     if depth <= 1:
         return OnePlyEngine(evaluator, **options)
     return search_engine(evaluator, depth=depth, movetime=movetime, **options)
-
-
-def searcher_for(asked: str | None, *, depth: int, movetime: float | None = None,
-                 notice: Callable[[str], None] | None = None, **options: Any) -> SearchEngine:
-    """The searching bot for an evaluator name as a user gives it (``None`` or ``"default"``:
-    the default for ``depth``, :func:`knights.play.search.evaluator_for_depth`), as every
-    route builds it: a network of :data:`FAST_NETWORKS` searched compiled (its weights packed, no torch evaluator
-    loaded), any other evaluator loaded by name and searched in Python. ``depth`` 1 is the
-    one-ply bot's decision."""
-    from knights.evaluate.names import canonical_evaluator_name, select_evaluator
-    from knights.play.search import evaluator_for_depth
-
-    wanted = evaluator_for_depth(asked, depth)
-    fast = fast_network_name(canonical_evaluator_name(wanted)) if depth > 1 and wanted is not None else None
-    if fast is not None:
-        return FastSearchEngine(net=fast, depth=depth, movetime=movetime, **options)
-    return SearchEngine(select_evaluator(wanted, notice=notice), depth=depth, movetime=movetime, **options)
-
-
-def bot_for(asked: str | None, *, depth: int, movetime: float | None = None,
-            notice: Callable[[str], None] | None = None, **options: Any) -> OnePlyEngine | SearchEngine:
-    """:func:`searcher_for`, but the plain :class:`OnePlyEngine` at ``depth`` 1."""
-    if depth <= 1:
-        from knights.evaluate.names import select_evaluator
-        from knights.play.search import evaluator_for_depth
-
-        return OnePlyEngine(select_evaluator(evaluator_for_depth(asked, depth), notice=notice), **options)
-    return searcher_for(asked, depth=depth, movetime=movetime, notice=notice, **options)
