@@ -9,7 +9,10 @@
               (network alone, ratio, target >= 8x), ``decision_ms`` (network alone,
               decisions/s, target >= 333.3/s, i.e. < 3 ms a decision; the ms are in
               the details) and ``decision_ens`` (the democracy ensemble, ratio;
-              skipped when the ensemble is not shipped). Without trained weights the
+              skipped when the ensemble is not shipped) and ``decision_judged`` (the
+              one-ply bot's own evaluator, a network judged where the captures end,
+              against the democracy with the captures' material added, the same
+              positions, decisions/s, target: not slower). Without trained weights the
               network is the default version's architecture, randomly initialised:
               the timing is the same, the moves are not meaningful. Each position is
               timed several times and its best time kept, ours and the loop
@@ -20,9 +23,10 @@
               itself (500 games, ``--quick`` 40), a move cap per game; every move is
               checked legal and every exception caught. The row reads clean games
               (no illegal move, no error) over games played: the target is all of them.
-              The evaluator is what ``knights play`` would use: the default network
-              when its weights exist, else the newest trained EL version, else
-              material counting.
+              The evaluator is what ``knights play --depth 1`` uses
+              (:func:`knights.play.fast.bots.select_play_evaluator`: ``EL/v21+quiesce``
+              when its weights exist, else the democracy, the newest trained EL
+              version, material counting).
 """
 
 from __future__ import annotations
@@ -199,9 +203,38 @@ def bench_decision(quick: bool) -> list[dict]:
             rows.append(make_skip("decision_ens", "the democracy ensemble is not shipped yet "
                                   "(knights/evaluate/democracy.py and its trained learners)",
                                   target=RATIO_TARGET, unit="decisions/s"))
+        rows.append(_judged_decision_row(base_boards, repeats))
     finally:
         torch.set_num_threads(threads)
     return rows
+
+
+def _judged_decision_row(boards: Sequence[chess.Board], repeats: int) -> dict:
+    """The one-ply bot's decision (:data:`~knights.learn.registry.ONE_PLY_EVALUATOR`: a network judged where the
+    captures end) against the democracy's with the captures' material added, on the same positions, alternating."""
+    from knights.evaluate.names import available_evaluators, load_evaluator
+    from knights.learn.registry import DEFAULT_EVALUATOR, ONE_PLY_EVALUATOR
+    from knights.play.engine import OnePlyEngine
+    from knights.play.fast.bots import load_play_evaluator, play_evaluator_names
+
+    if ONE_PLY_EVALUATOR not in play_evaluator_names() or DEFAULT_EVALUATOR not in available_evaluators():
+        return make_skip("decision_judged", f"{ONE_PLY_EVALUATOR} or {DEFAULT_EVALUATOR} is not trained here",
+                         target=1.0, unit="decisions/s")
+    judged = OnePlyEngine(load_play_evaluator(ONE_PLY_EVALUATOR), stochastic=False)
+    democracy = OnePlyEngine(load_evaluator(DEFAULT_EVALUATOR), stochastic=False)
+
+    def base(board: chess.Board, r: int) -> tuple[float, chess.Move | None]:
+        return timed(lambda: democracy.choose(board).move, r)
+
+    seconds, base_seconds, ours_moves, base_moves = _time_pair(lambda b: judged.choose(b).move, base, boards, boards,
+                                                               repeats)
+    same = np.mean([a == b for a, b in zip(ours_moves, base_moves, strict=False)])
+    details = {"evaluator": ONE_PLY_EVALUATOR, "baseline_evaluator": DEFAULT_EVALUATOR, "positions": len(boards),
+               "ms_per_decision": round(seconds * 1e3, 3), "baseline_ms_per_decision": round(base_seconds * 1e3, 3),
+               "same_move_as_baseline": round(float(same), 3), "repeats_per_position": repeats,
+               "timing": "mean over positions of the best of the repeats", "threads": 1}
+    return make_result("decision_judged", 1 / seconds, 1 / base_seconds, target=1.0, unit="decisions/s",
+                       baseline=f"the one-ply decision of {DEFAULT_EVALUATOR}, the same positions", details=details)
 
 
 # -- soak ---------------------------------------------------------------------------------------
@@ -211,12 +244,12 @@ def soak(games: int, *, evaluator=None, max_plies: int = 300, seed: int = 0) -> 
     adjudication, draws claimed once on the board); counts of illegal moves and
     errors. A game still running at ``max_plies`` counts as capped (``unfinished`` /
     ``*``), not as a draw."""
-    from knights.evaluate.names import select_evaluator
     from knights.play.engine import OnePlyEngine
+    from knights.play.fast.bots import select_play_evaluator
     from knights.play.game import FORFEIT_ERROR, MAX_PLIES, Settings, play_game
     from knights.play.players import EnginePlayer, RandomPlayer
 
-    evaluator = evaluator or select_evaluator(None, notice=None)
+    evaluator = evaluator or select_play_evaluator(None)   # the one-ply bot's own
     settings = Settings(max_plies=max_plies, adjudicate_cp=None, claim_next_move=False)
     n_random = games // 2
     played = plies = illegal = errors = capped_games = 0
