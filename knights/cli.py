@@ -288,11 +288,10 @@ def _models_commands(sub: Subcommands) -> None:
     def results(args: argparse.Namespace) -> int:
         from knights.arena.move_choice import measure
         from knights.evaluate.independent_results import main_args
-        from knights.play.fast.quiesce import newest_judged
+        from knights.play.fast.quiesce import judged_evaluators
 
-        judged = newest_judged()
         return main_args(args, move_quality=lambda data, measured: measure(data, measured, progress=not args.quiet),
-                         played=[("network", judged)] if judged is not None else [])
+                         played=judged_evaluators())
 
     sp = sub.add_parser("ship-models", help="train the shipped versions through their notebooks (the recorded recipe)")
     sp.add_argument("names", nargs="*", help="versions (default: all, in order)")

@@ -354,7 +354,7 @@ def test_routes_build_the_compiled_search_for_the_sparse_networks_only() -> None
     from knights.arena.specs import check_spec
     from knights.evaluate.base import MaterialEvaluator
     from knights.learn import registry
-    from knights.play.fast.bots import searcher_for
+    from knights.play.fast.bots import resolve_play_name, searcher_for
     from knights.play.fast.engine import is_fast_network, make_engine, search_engine
     from knights.play.search import SearchEngine
 
@@ -370,8 +370,9 @@ def test_routes_build_the_compiled_search_for_the_sparse_networks_only() -> None
         default = searcher_for(None, depth=64)
         assert isinstance(default, FastSearchEngine) and default.net.use[0] == 1
         assert isinstance(search_engine("EL/v13", depth=5), FastSearchEngine)
-        assert isinstance(searcher_for(None, depth=1), SearchEngine)     # the one-ply bot's decision
-        assert not isinstance(searcher_for(None, depth=1), FastSearchEngine)
+        one_ply = searcher_for(None, depth=1)           # the one-ply bot's decision, with the one-ply bot's evaluator
+        assert isinstance(one_ply, SearchEngine) and one_ply.one_ply.evaluator.name == resolve_play_name(None)
+        assert not isinstance(searcher_for("democracy", depth=1), FastSearchEngine)   # the Python search over it
 
 
 def test_the_compiled_networks_are_exactly_the_versions_of_its_shape():

@@ -174,3 +174,27 @@ def test_the_uci_option_takes_it() -> None:
         assert session.state()["evaluator"] == f"{NETWORK}+quiesce"
     finally:
         session.close()
+
+
+def test_the_sparse_democracy_is_the_mean_of_its_judged_networks_and_the_one_ply_default() -> None:
+    """``sparse+quiesce`` (the one-ply bot's default): the mean of its members judged where the captures end, at
+    equal weights; every route resolves it, and a search deeper than one ply plays the search's own network."""
+    from knights.learn.registry import ONE_PLY_EVALUATOR, SEARCH_NETWORK, SPARSE_DEMOCRACY
+    from knights.play.fast.bots import bot_for, resolve_play_name, searcher_for
+    from knights.play.fast.quiesce import JudgedDemocracy
+
+    if not all(registry.get(m).is_trained() for m in SPARSE_DEMOCRACY):
+        pytest.skip("the sparse democracy's members are not all trained here")
+    boards = [chess.Board(f) for f in MIDDLEGAMES]
+    democracy = JudgedDemocracy()
+    members = [QuiescenceEvaluator(m).evaluate_boards(boards) for m in SPARSE_DEMOCRACY]
+    assert democracy.evaluate_boards(boards) == pytest.approx(sum(members) / len(members), abs=1e-5)
+    assert democracy.evaluate(positions_from_boards(boards)) == pytest.approx(sum(members) / len(members), abs=1e-5)
+    assert resolve_play_name(None) == resolve_play_name("SPARSE+Quiesce") == ONE_PLY_EVALUATOR == "sparse+quiesce"
+    one_ply = bot_for(None, depth=1, stochastic=False)
+    assert isinstance(one_ply.evaluator, JudgedDemocracy)
+    assert one_ply.choose(chess.Board(AFTER_F6)).move != chess.Move.from_uci("f3e5")
+    deeper = searcher_for("sparse+quiesce", depth=3, stochastic=False)
+    assert isinstance(deeper, FastSearchEngine) and deeper.net_label == SEARCH_NETWORK
+    with pytest.raises(ValueError, match="at least one network"):
+        JudgedDemocracy(())

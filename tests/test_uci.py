@@ -381,7 +381,7 @@ def test_the_option_list_agrees_with_the_library():
     assert quick_names.quick_evaluator_names() == available
     assert "EL/v21+quiesce" in available and "EL/v10+quiesce" not in available   # compiled networks only
     assert quick_names.DEFAULT_EVALUATOR == ev.DEFAULT_EVALUATOR
-    assert quick_names.quick_default(available, None) == resolve_play_name(None, available) == "EL/v21+quiesce"
+    assert quick_names.quick_default(available, None) == resolve_play_name(None, available) == "sparse+quiesce"
     for spelling in ("el/8", "EL/v8", "eL/V10", "material+THREATS", "ensemble", "democracy+threats", "el/21+QUIESCE"):
         assert quick_names.quick_default(available, spelling) == resolve_play_name(spelling, available)
     assert quick_names.quick_default(["material", "material+threats"], None) == "material"

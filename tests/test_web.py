@@ -384,8 +384,8 @@ def test_the_default_bot_is_the_one_every_route_plays():
     """A request that names no evaluator and no depth gets the bot as the terminal, knights uci
     and lichess-bot build it: the compiled search over SEARCH_NETWORK, a second a move; at depth 1 the
     one-ply bot over the one-ply default; 'default' is what the page offers first."""
-    from knights.evaluate.names import resolve_name
     from knights.play.engine import OnePlyEngine
+    from knights.play.fast.bots import resolve_play_name
     from knights.play.fast.engine import FastSearchEngine, default_net_source
     from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME
 
@@ -396,7 +396,7 @@ def test_the_default_bot_is_the_one_every_route_plays():
         assert isinstance(engine, FastSearchEngine) and engine.net_label == SEARCH_NETWORK
     assert engine.movetime == PLAY_MOVETIME and engine.depth == PLAY_DEPTH
     one_ply = engines.build_engine(None, depth=1)
-    assert isinstance(one_ply, OnePlyEngine) and one_ply.evaluator.name == resolve_name(None)
+    assert isinstance(one_ply, OnePlyEngine) and one_ply.evaluator.name == resolve_play_name(None)
     options = engines.page_options()
     assert options["evaluators"][0] == options["default_evaluator"] == "default"
     assert options["default_depth"] == PLAY_DEPTH and PLAY_DEPTH in options["depths"]

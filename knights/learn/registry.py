@@ -84,17 +84,26 @@ often (report/results/independent.json). The static capture-threat term (knights
 weaker; over the current one it no longer earned its place. The ladder rates all three
 (``knights strength``). A searching bot plays :data:`SEARCH_NETWORK`."""
 
-ONE_PLY_EVALUATOR = "EL/v21+quiesce"
-"""The evaluator the one-ply bot (depth 1, in every route) plays with unless told otherwise: EL/v21
-judged where the captures end (knights.play.fast.quiesce: the compiled capture search from each position
-its moves lead to, the network asked at every quiet end, as Stockfish's depth 1 does after its ply). One
-ply ahead against Stockfish UCI_Elo 1350 it scored 0.530 over 200 games where :data:`DEFAULT_EVALUATOR`
-scored 0.385 on the same openings (+0.145, 2.9 standard errors; report/results/one_ply_quiesce.json), and
-where EL/v21 with the captures' material added (``+qsearch``) scored 0.307 (one_ply_quiesce_network.json):
-the judging, not the network, made the difference. The democracy, whose members are not all compiled
-networks, is not judged so; it stays a choice (``democracy+qsearch``), and the ladder rates it beside this
-one. Only the play layer builds it (knights.play.fast.bots); where EL/v21's weights are missing the one-ply
-bot plays :data:`DEFAULT_EVALUATOR`."""
+SPARSE_DEMOCRACY = ("EL/v16", "EL/v17", "EL/v18", "EL/v19", "EL/v20", "EL/v21")
+"""The members of ``sparse+quiesce``, a democracy of the compiled sparse networks at equal weights, each judged
+where the captures end (knights.play.fast.quiesce): EL/v16 on the grown data, EL/v17 with mirrored files, EL/v18
+wider, EL/v19 on more data, EL/v20 and endings, EL/v21 and the shallow style's games. Equal weights, not fitted:
+the democracy's weights are fitted for the error, and a lower error has not made a stronger one-ply player here
+(EL/v19 in :data:`DEMOCRACY_NETWORKS`)."""
+SPARSE_NAME = "sparse"
+"""The evaluator name of :data:`SPARSE_DEMOCRACY` (always with ``+quiesce``: ``sparse+quiesce``)."""
+
+ONE_PLY_EVALUATOR = "sparse+quiesce"
+"""The evaluator the one-ply bot (depth 1, in every route) plays with unless told otherwise: the democracy of
+:data:`SPARSE_DEMOCRACY`, each network judged where the captures end (knights.play.fast.quiesce: the compiled
+capture search from each position the bot's moves lead to, the network asked at every quiet end, as Stockfish's
+depth 1 does after its ply). One ply ahead against Stockfish UCI_Elo 1350 on the same openings
+(report/results/one_ply_sparse.json), it scored more than EL/v21 judged so alone, which scored more than
+:data:`DEFAULT_EVALUATOR` (report/results/one_ply_quiesce.json), and more than EL/v21 with the captures'
+material added (one_ply_quiesce_network.json): the judging, not the network, made the larger difference. The
+shipped democracy, whose members are not all compiled networks, is not judged so; it stays a choice
+(``democracy+qsearch``), and the ladder rates it beside this one. Only the play layer builds it
+(knights.play.fast.bots); where a member's weights are missing the one-ply bot plays :data:`DEFAULT_EVALUATOR`."""
 
 THREATS_SUFFIX = "+threats"
 """An evaluator's name with the static capture-threat term added (:mod:`knights.evaluate.threats`)."""

@@ -28,6 +28,8 @@ from knights.learn.registry import (
     ONE_PLY_EVALUATOR,
     QUIESCE_SUFFIX,
     SEARCH_NETWORK,
+    SPARSE_DEMOCRACY,
+    SPARSE_NAME,
     VARIANT_SUFFIXES,
     split_variant,
 )
@@ -38,11 +40,12 @@ def quick_evaluator_names() -> list[str]:
     library's :func:`knights.play.fast.bots.play_evaluator_names` does; a test checks they
     agree): ``material``, each ``EL/vN`` with a library and weights, ``democracy`` when
     its manifest is shipped, then each with ``+threats``, then each with ``+qsearch``, then
-    each compiled network with ``+quiesce``."""
+    each compiled network with ``+quiesce``, then their democracy ``sparse+quiesce``."""
     names = ["material"] + [v.name for v in registry.all_versions("EL") if v.is_trained()]
     if (registry.ENSEMBLE_MODELS / "democracy.json").is_file():
         names.append("democracy")
     judged = [n + QUIESCE_SUFFIX for n in names if n in FAST_NETWORKS]
+    judged += [SPARSE_NAME + QUIESCE_SUFFIX] if all(m in names for m in SPARSE_DEMOCRACY) else []
     return names + [n + suffix for suffix in VARIANT_SUFFIXES for n in names] + judged
 
 

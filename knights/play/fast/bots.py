@@ -31,16 +31,21 @@ from knights.evaluate.names import (
     load_evaluator,
     resolve_name,
 )
-from knights.learn.registry import FAST_NETWORKS, ONE_PLY_EVALUATOR, QUIESCE_SUFFIX
+from knights.learn.registry import FAST_NETWORKS, ONE_PLY_EVALUATOR, QUIESCE_SUFFIX, SPARSE_DEMOCRACY, SPARSE_NAME
 from knights.play.engine import OnePlyEngine
 from knights.play.fast.engine import FastSearchEngine, fast_network_name, search_engine
-from knights.play.fast.quiesce import QuiescenceEvaluator, split_quiesce
+from knights.play.fast.quiesce import JudgedDemocracy, QuiescenceEvaluator, split_quiesce
 from knights.play.search import SearchEngine, evaluator_for_depth
+
+SPARSE = f"{SPARSE_NAME}{QUIESCE_SUFFIX}"
+"""The democracy of the compiled networks, each judged where the captures end (:class:`JudgedDemocracy`)."""
 
 
 def quiesce_names(available: list[str]) -> list[str]:
-    """``X+quiesce`` for each network ``X`` of ``available`` that the compiled search evaluates."""
-    return [f"{name}{QUIESCE_SUFFIX}" for name in available if name in FAST_NETWORKS]
+    """``X+quiesce`` for each network ``X`` of ``available`` that the compiled search evaluates, then
+    ``sparse+quiesce`` when every member of :data:`~knights.learn.registry.SPARSE_DEMOCRACY` is among them."""
+    judged = [f"{name}{QUIESCE_SUFFIX}" for name in available if name in FAST_NETWORKS]
+    return judged + ([SPARSE] if all(m in available for m in SPARSE_DEMOCRACY) else [])
 
 
 def play_evaluator_names() -> list[str]:
@@ -72,10 +77,12 @@ def resolve_play_name(name: str | None, available: list[str] | None = None) -> s
     network = split_quiesce(str(name).strip())
     if network is None:
         return resolve_name(name, available)
-    canonical = canonical_evaluator_name(network) + QUIESCE_SUFFIX
+    sparse = network.strip().lower() == SPARSE_NAME
+    canonical = SPARSE if sparse else canonical_evaluator_name(network) + QUIESCE_SUFFIX
     if canonical not in available:
-        trained = fast_network_name(canonical) is not None
-        why = "its network has no weights here" if trained else "only the compiled sparse networks take it"
+        trained = sparse or fast_network_name(canonical) is not None
+        why = ("its networks' weights are not all here" if trained else
+               "only the compiled sparse networks and their democracy, sparse+quiesce, take it")
         raise EvaluatorError(f"evaluator {canonical!r} is not available here ({why}); "
                              f"available: {', '.join(available)}")
     return canonical
@@ -85,7 +92,9 @@ def load_play_evaluator(name: str) -> Evaluator:
     """The evaluator ``name`` (canonical, as :func:`resolve_play_name` spells it), tried on a few positions
     (:func:`~knights.evaluate.base.probe`) before it plays."""
     network = split_quiesce(name)
-    return load_evaluator(name) if network is None else probe(QuiescenceEvaluator(network))
+    if network is None:
+        return load_evaluator(name)
+    return probe(JudgedDemocracy() if name == SPARSE else QuiescenceEvaluator(network))
 
 
 _LOADED: dict[str, Evaluator] = {}

@@ -37,7 +37,7 @@ import numpy as np
 
 from knights.evaluate.base import Evaluator
 from knights.learn import registry
-from knights.learn.registry import FAST_NETWORKS, QUIESCE_SUFFIX
+from knights.learn.registry import FAST_NETWORKS, QUIESCE_SUFFIX, SPARSE_NAME
 from knights.play.engine import Decision, OnePlyEngine
 from knights.play.fast import compiled as core
 from knights.play.fast.board import PLY, Position, from_chess_move, set_from_chess, standard, to_chess_move
@@ -309,12 +309,15 @@ def is_fast_network(evaluator: Evaluator | str | None) -> bool:
 
 def fast_network_name(evaluator: Evaluator | str | None) -> str | None:
     """The version name in :data:`FAST_NETWORKS` that ``evaluator`` names, else ``None``; with
-    ``+quiesce`` (:mod:`knights.play.fast.quiesce`), the network it judges with."""
+    ``+quiesce`` (:mod:`knights.play.fast.quiesce`), the network it judges with (``sparse+quiesce``, a
+    democracy of them: :data:`~knights.learn.registry.SEARCH_NETWORK`, its member the search plays)."""
     name = evaluator if isinstance(evaluator, str) else getattr(evaluator, "name", None)
     if not isinstance(name, str):
         return None
-    if name.lower().endswith(QUIESCE_SUFFIX):
-        name = name[: -len(QUIESCE_SUFFIX)]
+    if name.strip().lower().endswith(QUIESCE_SUFFIX):
+        name = name.strip()[: -len(QUIESCE_SUFFIX)]
+        if name.lower() == SPARSE_NAME:
+            name = SEARCH_NETWORK
     try:
         version = registry.get(name).name   # the registry reads the spellings (el/16, EL/v016)
     except ValueError:                      # not a version name (material, democracy, EL/v16+threats)

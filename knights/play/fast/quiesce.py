@@ -36,7 +36,7 @@ position as it stands, plus 9 and minus 3 pawns.)
 
 Only the play side can build it (the compiled search lives there), so the name is read here
 (:func:`split_quiesce`), by the arena's player specs (``ours:EL/v21+quiesce``) and by
-``knights results`` (:func:`newest_judged`), not by :func:`knights.evaluate.names.load_evaluator`.
+``knights results`` (:func:`judged_evaluators`), not by :func:`knights.evaluate.names.load_evaluator`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from knights.board.arrays import boards_from_arrays
 from knights.board.positions import Positions
 from knights.data.csslab import MATE_PAWNS
 from knights.learn import registry
-from knights.learn.registry import QUIESCE_SUFFIX
+from knights.learn.registry import QUIESCE_SUFFIX, SEARCH_NETWORK, SPARSE_DEMOCRACY, SPARSE_NAME
 from knights.play.engine import MATE_SCORE
 from knights.play.fast import compiled as core
 from knights.play.fast.engine import FAST_NETWORKS, SearchArrays, fast_network_name, warm_up
@@ -120,9 +120,37 @@ class QuiescenceEvaluator:
         return self.evaluate_boards(boards)
 
 
-def newest_judged() -> QuiescenceEvaluator | None:
-    """The newest trained network of :data:`~knights.play.fast.engine.FAST_NETWORKS`, judged where the captures
-    end, a mate read as the labels read one (what ``knights results`` measures beside the evaluators of
-    :mod:`knights.evaluate`); ``None`` when none is trained here."""
+class JudgedDemocracy:
+    """``sparse+quiesce``: the mean of :class:`QuiescenceEvaluator` over the networks of
+    :data:`~knights.learn.registry.SPARSE_DEMOCRACY` (equal weights), pawns from White's side. ``net``: the
+    search network's packed weights (:data:`~knights.learn.registry.SEARCH_NETWORK`, a member), what a search
+    deeper than one ply asked for this evaluator plays with."""
+
+    def __init__(self, members: Sequence[str] = SPARSE_DEMOCRACY, *, mate_pawns: float = MATE_SCORE) -> None:
+        if not members:
+            raise ValueError(f"{SPARSE_NAME}{QUIESCE_SUFFIX} needs at least one network")
+        self.members = [QuiescenceEvaluator(m, mate_pawns=mate_pawns) for m in members]
+        self.name = f"{SPARSE_NAME}{QUIESCE_SUFFIX}"
+        by_name = {m.name: m for m in self.members}
+        self.net = by_name.get(f"{SEARCH_NETWORK}{QUIESCE_SUFFIX}", self.members[-1]).net
+
+    def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
+        values = np.mean([m.evaluate_boards(boards) for m in self.members], axis=0)
+        return np.asarray(values, dtype=np.float32).reshape(len(boards))
+
+    def evaluate(self, positions: Positions) -> np.ndarray:
+        values = np.mean([m.evaluate(positions) for m in self.members], axis=0)
+        return np.asarray(values, dtype=np.float32).reshape(len(positions.white))
+
+
+def judged_evaluators() -> list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]]:
+    """What ``knights results`` measures beside the evaluators of :mod:`knights.evaluate`, as (kind, evaluator):
+    the newest trained network of :data:`~knights.learn.registry.FAST_NETWORKS` judged where the captures end,
+    and ``sparse+quiesce`` when its members are trained; a mate read as the labels read one."""
     trained = [name for name in FAST_NETWORKS if registry.get(name).is_trained()]
-    return QuiescenceEvaluator(trained[-1], mate_pawns=MATE_PAWNS) if trained else None
+    judged: list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]] = []
+    if trained:
+        judged.append(("network", QuiescenceEvaluator(trained[-1], mate_pawns=MATE_PAWNS)))
+    if all(name in trained for name in SPARSE_DEMOCRACY):
+        judged.append(("democracy", JudgedDemocracy(mate_pawns=MATE_PAWNS)))
+    return judged
