@@ -4,15 +4,17 @@
 players read evaluator names here. The names are those of
 :func:`knights.evaluate.names.available_evaluators` and, for each trained network the compiled
 search evaluates (:data:`~knights.learn.registry.FAST_NETWORKS`), the same name with ``+quiesce``:
-the network judged where the captures end (:mod:`knights.play.fast.quiesce`). Only this layer
-can build that one, as the compiled search lives here; the evaluate layer spells, checks and
-loads every other name.
+the network judged where the captures end (:mod:`knights.play.fast.quiesce`), and ``sparse+quiesce``,
+the democracy of those networks so judged (the one-ply bot's default,
+:data:`~knights.learn.registry.ONE_PLY_EVALUATOR`). Only this layer can build them, as the compiled
+search lives here; the evaluate layer spells, checks and loads every other name.
 
     >>> resolve_play_name("el/21+QUIESCE", ["material", "EL/v21", "EL/v21+quiesce"])
     'EL/v21+quiesce'
 
 Searching deeper than one ply, ``X+quiesce`` is ``X``'s compiled search, which plays the captures
-out and asks the network at every leaf already (:func:`~knights.play.fast.engine.search_engine`).
+out and asks the network at every leaf already (:func:`~knights.play.fast.engine.search_engine`);
+``sparse+quiesce`` is the search's own network's (:data:`~knights.learn.registry.SEARCH_NETWORK`).
 """
 
 from __future__ import annotations
@@ -60,8 +62,8 @@ def play_default(available: list[str]) -> str:
     when it is among ``available``, else the evaluate layer's default rule
     (:func:`~knights.evaluate.names.default_evaluator_name`: the democracy, the newest network, material).
 
-    >>> play_default(["material", "EL/v21", "EL/v21+quiesce"]), play_default(["material", "EL/v3"])
-    ('EL/v21+quiesce', 'EL/v3')
+    >>> play_default(["material", "EL/v21", "EL/v21+quiesce", "sparse+quiesce"]), play_default(["material", "EL/v3"])
+    ('sparse+quiesce', 'EL/v3')
     """
     return ONE_PLY_EVALUATOR if ONE_PLY_EVALUATOR in available else default_evaluator_name(available)
 
