@@ -15,9 +15,9 @@ checkout with the package's dependencies installed). In ``config.yml``::
       protocol: "homemade"
       name: "KnightsKernels"
       homemade_options:        # all optional
-        Evaluator: "default"   # EL/v18 when searching (compiled), EL/v21+quiesce at Depth 1 (or their fallback);
+        Evaluator: "default"   # EL/v18 when searching (compiled), sparse+quiesce at Depth 1 (or their fallback);
                                # or material, democracy, EL/vN, each optionally +qsearch or +threats;
-                               # or a compiled network (EL/v13, EL/v15-v21) +quiesce
+                               # or a compiled network (EL/v13, EL/v15-v21) +quiesce, or sparse+quiesce
         Stochastic: true       # the paper's stochastic opening
         Seed: -1               # -1: fresh randomness
         CaptureBonus: 0        # centipawns added to captures (the original: 15)
