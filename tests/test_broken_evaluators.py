@@ -69,7 +69,7 @@ def test_a_damaged_democracy_is_reported_with_its_real_reason(ensemble, how, cap
     assert "democracy" in names.available_evaluators()      # there, but broken: not "not trained"
     notices: list[str] = []
     with pytest.raises(ValueError, match=expected) as caught:
-        names.select_evaluator(None, notice=notices.append)   # the one-ply bot's default
+        names.select_evaluator(None, notice=notices.append)   # the evaluate layer's default
     assert str(ensemble) in str(caught.value) and not notices
     with pytest.raises(ValueError, match=expected):
         names.select_evaluator("democracy")
@@ -79,9 +79,35 @@ def test_play_stops_on_a_damaged_democracy_instead_of_playing_another_evaluator(
                                                                                 capsys):
     _damage(ensemble, "negative weight")
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
-    assert cli.main(["play", "--depth", "1", "--games-dir", str(tmp_path / "games")]) == 2
+    assert cli.main(["play", "--depth", "1", "--evaluator", "democracy+qsearch",
+                     "--games-dir", str(tmp_path / "games")]) == 2
     captured = capsys.readouterr()
     assert "bad weight -0.5" in captured.err and "no trained weights" not in captured.err + captured.out
+
+
+def test_play_stops_on_a_damaged_member_of_the_one_ply_default(tmp_path, monkeypatch, capsys):
+    """The one-ply bot's default, sparse+quiesce, with one member's weights NaN (its checksum recorded
+    again, so only the values are wrong): knights play names the file and stops; it plays no other evaluator."""
+    from knights.learn.registry import ONE_PLY_EVALUATOR, SPARSE_DEMOCRACY
+
+    if ONE_PLY_EVALUATOR != "sparse+quiesce" or not all(registry.get(m).is_trained() for m in SPARSE_DEMOCRACY):
+        pytest.skip("the sparse democracy is not the default, or its members are not all trained here")
+    models = tmp_path / "models_EL"
+    shutil.copytree(registry.REPO_ROOT / "models_EL", models, ignore=shutil.ignore_patterns("*.png", "*.md"))
+    damaged = models / f"v{SPARSE_DEMOCRACY[0].split('v')[-1]}.pt"
+    state = torch.load(damaged, weights_only=True)
+    first = next(k for k, v in state.items() if v.is_floating_point())
+    state[first] = state[first].clone()
+    state[first].view(-1)[0] = float("nan")
+    torch.save(state, damaged)
+    meta = json.loads(damaged.with_suffix(".json").read_text())
+    meta["sha256"] = sha256_file(damaged)
+    modelfile.write_meta(damaged.with_suffix(".json"), meta)
+    monkeypatch.setitem(registry.FAMILIES, "EL", ("source_EL", str(models)))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert cli.main(["play", "--depth", "1", "--games-dir", str(tmp_path / "games")]) == 2
+    captured = capsys.readouterr()
+    assert SPARSE_DEMOCRACY[0] in captured.err and "no trained weights" not in captured.err + captured.out
 
 
 # ------------------------------------------------------------------- item 5: non-finite evaluations

@@ -354,7 +354,8 @@ def test_routes_build_the_compiled_search_for_the_sparse_networks_only() -> None
     from knights.arena.specs import check_spec
     from knights.evaluate.base import MaterialEvaluator
     from knights.learn import registry
-    from knights.play.fast.bots import resolve_play_name, searcher_for
+    from knights.learn.registry import ONE_PLY_EVALUATOR
+    from knights.play.fast.bots import searcher_for
     from knights.play.fast.engine import is_fast_network, make_engine, search_engine
     from knights.play.search import SearchEngine
 
@@ -371,7 +372,7 @@ def test_routes_build_the_compiled_search_for_the_sparse_networks_only() -> None
         assert isinstance(default, FastSearchEngine) and default.net.use[0] == 1
         assert isinstance(search_engine("EL/v13", depth=5), FastSearchEngine)
         one_ply = searcher_for(None, depth=1)           # the one-ply bot's decision, with the one-ply bot's evaluator
-        assert isinstance(one_ply, SearchEngine) and one_ply.one_ply.evaluator.name == resolve_play_name(None)
+        assert isinstance(one_ply, SearchEngine) and one_ply.one_ply.evaluator.name == ONE_PLY_EVALUATOR
         assert not isinstance(searcher_for("democracy", depth=1), FastSearchEngine)   # the Python search over it
 
 

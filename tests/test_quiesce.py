@@ -4,6 +4,7 @@ judging where the captures end, as the compiled search's depth 1 judges each mov
 from __future__ import annotations
 
 import chess
+import numpy as np
 import pytest
 
 from knights.board.positions import positions_from_boards
@@ -196,5 +197,13 @@ def test_the_sparse_democracy_is_the_mean_of_its_judged_networks_and_the_one_ply
     assert one_ply.choose(chess.Board(AFTER_F6)).move != chess.Move.from_uci("f3e5")
     deeper = searcher_for("sparse+quiesce", depth=3, stochastic=False)
     assert isinstance(deeper, FastSearchEngine) and deeper.net_label == SEARCH_NETWORK
+    from knights.play.fast.engine import search_engine
+
+    searched = search_engine(democracy, depth=4, stochastic=False)    # how UCI and the web build a named one deeper
+    assert searched.net_label == SEARCH_NETWORK and not isinstance(searched.one_ply.evaluator, JudgedDemocracy)
+    assert isinstance(search_engine(democracy, depth=1).one_ply.evaluator, JudgedDemocracy)
+    m = democracy.mate_pawns
+    votes = democracy._vote(np.array([[m, 1.0, -m], [2.0, 3.0, -1.0], [4.0, 5.0, m]]))
+    assert votes.tolist() == pytest.approx([m, 3.0, -1 / 3])    # a mate found stands; two opposite ones average
     with pytest.raises(ValueError, match="at least one network"):
         JudgedDemocracy(())

@@ -385,6 +385,11 @@ def test_the_option_list_agrees_with_the_library():
     for spelling in ("el/8", "EL/v8", "eL/V10", "material+THREATS", "ensemble", "democracy+threats", "el/21+QUIESCE"):
         assert quick_names.quick_default(available, spelling) == resolve_play_name(spelling, available)
     assert quick_names.quick_default(["material", "material+threats"], None) == "material"
+    from knights.play.fast.bots import play_default
+    for partial in (["material", "EL/v10", "EL/v21", "EL/v21+quiesce"],          # fallbacks agree too
+                    ["material", "EL/v21", "democracy", "EL/v21+quiesce"],
+                    ["material", "EL/v21", "EL/v21+quiesce", "sparse+quiesce"]):
+        assert quick_names.quick_default(partial, None) == play_default(partial)
     # a searching bot's default is the one the search plays (evaluator_for_depth), not DEFAULT_NETWORK
     from knights.play.search import evaluator_for_depth
     assert quick_names.quick_default(available, None, depth=64) == evaluator_for_depth(None, 64)

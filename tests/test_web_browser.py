@@ -31,7 +31,8 @@ import chess
 import chess.pgn
 import pytest
 
-from knights.evaluate.names import DEFAULT_EVALUATOR, available_evaluators
+from knights.learn.registry import ONE_PLY_EVALUATOR
+from knights.play.fast.bots import play_evaluator_names
 from knights.web.app import board_library_missing
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -596,7 +597,7 @@ def test_readme_screenshot(page: Any, tmp_path: Path) -> None:
     Written to docs/web.png when KNIGHTS_WRITE_SCREENSHOT is set; kept small either way."""
     from PIL import Image
 
-    evaluator = DEFAULT_EVALUATOR if DEFAULT_EVALUATOR in available_evaluators() else "material"
+    evaluator = ONE_PLY_EVALUATOR if ONE_PLY_EVALUATOR in play_evaluator_names() else "material"
     start_game(page, evaluator=evaluator)
     for source, target in (("e2", "e4"), ("g1", "f3"), ("f1", "c4")):
         fen = page.input_value("#fen")

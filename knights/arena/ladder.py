@@ -67,10 +67,10 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
     """What ``knights strength`` plays.
 
     Full (defaults): the shipped bot (``ours:default``: one ply, stochastic openings,
-    the default evaluator) plays 80 games (20 openings x 2 colours, twice) against
-    each of :data:`SHIPPED_OPPONENTS`; the same bot with the threat term and every
+    the one-ply default evaluator) plays 80 games (20 openings x 2 colours, twice) against
+    each of :data:`SHIPPED_OPPONENTS`; the democracy's three variants and every
     trained EL version (stochastic too, so that all versions are judged as the bot
-    plays) 40 games against each of :data:`VERSION_OPPONENTS` (the threat-term bot
+    plays) 40 games against each of :data:`VERSION_OPPONENTS` (the democracy's variants
     also against sf-elo:1350); the ladder's :data:`CHAIN` 40 games a pairing; the
     first 10 games of the shipped bot against each opponent are analysed for move
     quality at depth 10: 3,240 games with the twelve EL versions trained. Measured
@@ -112,8 +112,8 @@ def _our_engines() -> list[str]:
     """The shipped one-ply bot, the democracy's variants (without a suffix, with the threat term, with the
     capture search), and every trained version, as specs.
 
-    The shipped bot plays the one-ply default (:func:`~knights.play.fast.bots.play_default`: the network
-    judged where the captures end); without its weights (a fresh clone) the bot falls back as the engine
+    The shipped bot plays the one-ply default (:func:`~knights.play.fast.bots.play_default`: the compiled
+    networks' democracy, each judged where the captures end); without their weights the bot falls back as the engine
     does, and so does the ladder, under the evaluator's real name. The democracy's variants stay beside it
     so that the ladder keeps measuring which earns its place."""
     from knights.evaluate.names import default_evaluator_name, trained_networks

@@ -10,7 +10,7 @@
               decisions/s, target >= 333.3/s, i.e. < 3 ms a decision; the ms are in
               the details) and ``decision_ens`` (the democracy ensemble, ratio;
               skipped when the ensemble is not shipped) and ``decision_judged`` (the
-              one-ply bot's own evaluator, a network judged where the captures end,
+              one-ply bot's own evaluator, compiled networks judged where the captures end,
               against the democracy with the captures' material added, the same
               positions, decisions/s, target: not slower). Without trained weights the
               network is the default version's architecture, randomly initialised:
@@ -24,8 +24,8 @@
               checked legal and every exception caught. The row reads clean games
               (no illegal move, no error) over games played: the target is all of them.
               The evaluator is what ``knights play --depth 1`` uses
-              (:func:`knights.play.fast.bots.select_play_evaluator`: ``EL/v21+quiesce``
-              when its weights exist, else the democracy, the newest trained EL
+              (:func:`knights.play.fast.bots.select_play_evaluator`: ``sparse+quiesce``
+              when its networks' weights exist, else the democracy, the newest trained EL
               version, material counting).
 """
 
@@ -210,8 +210,9 @@ def bench_decision(quick: bool) -> list[dict]:
 
 
 def _judged_decision_row(boards: Sequence[chess.Board], repeats: int) -> dict:
-    """The one-ply bot's decision (:data:`~knights.learn.registry.ONE_PLY_EVALUATOR`: a network judged where the
-    captures end) against the democracy's with the captures' material added, on the same positions, alternating."""
+    """The one-ply bot's decision (:data:`~knights.learn.registry.ONE_PLY_EVALUATOR`: compiled networks judged
+    where the captures end) against the democracy's with the captures' material added, on the same positions,
+    alternating."""
     from knights.evaluate.names import available_evaluators, load_evaluator
     from knights.learn.registry import DEFAULT_EVALUATOR, ONE_PLY_EVALUATOR
     from knights.play.engine import OnePlyEngine

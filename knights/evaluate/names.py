@@ -4,8 +4,10 @@ Names: ``"material"``, any trained EL version (``"EL/v8"``), ``"democracy"`` (th
 shipped ensemble), each optionally with ``"+threats"`` or ``"+qsearch"``; ``"default"`` (or nothing)
 is :data:`DEFAULT_EVALUATOR`, falling back on a fresh clone to the newest trained
 network (the defaults are named in :mod:`knights.learn.registry`, beside the files).
-The engine, the terminal, UCI, the arena, the benchmarks and lichess-bot all resolve
-names here.
+The benchmarks, ``knights results`` and the play layer resolve names here; the bot's routes (the
+terminal, UCI, lichess-bot, the web page, the arena) go through :mod:`knights.play.fast.bots`, which adds
+the names only the compiled search can build (``EL/v21+quiesce``, ``sparse+quiesce``) and the one-ply
+bot's default (``ONE_PLY_EVALUATOR``), and asks here for every other name.
 
 >>> canonical_evaluator_name("Material+THREATS"), canonical_evaluator_name("el/8")
 ('material+threats', 'EL/v8')

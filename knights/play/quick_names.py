@@ -76,5 +76,5 @@ def quick_default(names: list[str], asked: str | None, depth: int = 1) -> str:
     for evaluator in (ONE_PLY_EVALUATOR, DEFAULT_EVALUATOR):
         if evaluator in names:
             return evaluator
-    nets = [n for n in names if n.startswith("EL/") and not split_variant(n)[1]]
+    nets = [n for n in names if n.startswith("EL/") and not split_variant(n)[1] and not n.endswith(QUIESCE_SUFFIX)]
     return nets[-1] if nets else "material"

@@ -697,7 +697,8 @@ class SearchEngine:
 
 def evaluator_for_depth(asked: str | None, depth: int) -> str | None:
     """The evaluator a bot searching to ``depth`` plays with when none is asked for (``None``
-    or ``"default"``): the one-ply bot's own default at depth 1 (``None``: the democracy);
+    or ``"default"``): the one-ply bot's own default at depth 1 (``None``: resolved by
+    :func:`knights.play.fast.bots.resolve_play_name`, ``sparse+quiesce``);
     deeper, :data:`SEARCH_NETWORK` when its weights are here (the compiled search evaluates
     it incrementally), else the default network alone. The quiescence search sees the
     captures the threat term only guesses at, and the democracy's other members cost

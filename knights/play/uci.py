@@ -10,7 +10,8 @@ honoured, see below), ``stop``, ``ponderhit``, ``setoption``, ``debug``, ``regis
 name            type     meaning
 ==============  =======  ====================================================
 Evaluator       combo    ``material``, ``democracy`` or a trained ``EL/vN``, each
-                         optionally with ``+qsearch`` or ``+threats``
+                         optionally with ``+qsearch`` or ``+threats``; a compiled
+                         network with ``+quiesce``, or ``sparse+quiesce``
                          (default: the registry's
                          ``SEARCH_NETWORK`` while the bot searches, its
                          ``ONE_PLY_EVALUATOR`` at Depth 1, or their fallback

@@ -330,13 +330,14 @@ def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEP
     """The searching bot for ``evaluator``: the compiled :class:`FastSearchEngine` when it is
     one of :data:`FAST_NETWORKS` (its weights taken from the evaluator's network when it has one loaded), the
     Python :class:`SearchEngine` over any other evaluator (kept for comparison). A network judged where the
-    captures end (``EL/v21+quiesce``) is its network's compiled search, which does that at every leaf; an
-    evaluator so named (a :class:`~knights.play.fast.quiesce.QuiescenceEvaluator`) is also the search's
-    one-ply stage, so that at ``depth`` 1 it is the one-ply bot it names."""
+    captures end (``EL/v21+quiesce``; ``sparse+quiesce``: the search's own network) is its network's compiled
+    search, which does that at every leaf; at ``depth`` 1 an evaluator so named (a
+    :class:`~knights.play.fast.quiesce.QuiescenceEvaluator`) is the search's one-ply stage, so that it is the
+    one-ply bot it names."""
     name = fast_network_name(evaluator)
     if name is None:
         return SearchEngine(evaluator, depth=depth, movetime=movetime, **options)
-    judged = evaluator if not isinstance(evaluator, str) and evaluator is not None \
+    judged = evaluator if depth <= 1 and not isinstance(evaluator, str) and evaluator is not None \
         and evaluator.name.lower().endswith(QUIESCE_SUFFIX) else None
     model = None if isinstance(evaluator, str) else getattr(evaluator, "model", None)
     net: Net | str | None = getattr(judged, "net", None) if judged is not None else name

@@ -132,15 +132,25 @@ class JudgedDemocracy:
         self.members = [QuiescenceEvaluator(m, mate_pawns=mate_pawns) for m in members]
         self.name = f"{SPARSE_NAME}{QUIESCE_SUFFIX}"
         by_name = {m.name: m for m in self.members}
-        self.net = by_name.get(f"{SEARCH_NETWORK}{QUIESCE_SUFFIX}", self.members[-1]).net
+        search = by_name.get(f"{SEARCH_NETWORK}{QUIESCE_SUFFIX}")
+        self.net = search.net if search is not None else load_net(SEARCH_NETWORK)
+        self.mate_pawns = float(mate_pawns)
+
+    def _vote(self, values: np.ndarray) -> np.ndarray:
+        """The members' mean for each position (a column of ``values``); where a member's capture search found a
+        mate (the members' stand-pat cut-offs decide which lines each searches) and none found one for the other
+        side, that mate, not a mean of it and ordinary values."""
+        mean = values.mean(axis=0)
+        mated = np.abs(values) >= self.mate_pawns
+        wins, losses = (mated & (values > 0)).any(axis=0), (mated & (values < 0)).any(axis=0)
+        out = np.where(wins & ~losses, self.mate_pawns, np.where(losses & ~wins, -self.mate_pawns, mean))
+        return np.asarray(out, dtype=np.float32)
 
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
-        values = np.mean([m.evaluate_boards(boards) for m in self.members], axis=0)
-        return np.asarray(values, dtype=np.float32).reshape(len(boards))
+        return self._vote(np.array([m.evaluate_boards(boards) for m in self.members]).reshape(len(self.members), -1))
 
     def evaluate(self, positions: Positions) -> np.ndarray:
-        values = np.mean([m.evaluate(positions) for m in self.members], axis=0)
-        return np.asarray(values, dtype=np.float32).reshape(len(positions.white))
+        return self._vote(np.array([m.evaluate(positions) for m in self.members]).reshape(len(self.members), -1))
 
 
 def judged_evaluators() -> list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]]:
