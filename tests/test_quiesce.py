@@ -203,7 +203,8 @@ def test_the_sparse_democracy_is_the_mean_of_its_judged_networks_and_the_one_ply
     assert searched.net_label == SEARCH_NETWORK and not isinstance(searched.one_ply.evaluator, JudgedDemocracy)
     assert isinstance(search_engine(democracy, depth=1).one_ply.evaluator, JudgedDemocracy)
     m = democracy.mate_pawns
-    votes = democracy._vote(np.array([[m, 1.0, -m], [2.0, 3.0, -1.0], [4.0, 5.0, m]]))
-    assert votes.tolist() == pytest.approx([m, 3.0, -1 / 3])    # a mate found stands; two opposite ones average
+    mates = np.array([[True, False, True], [False, False, False], [False, False, True]])
+    votes = democracy.vote(np.array([[m, 1.0, -m], [2.0, 3.0, -1.0], [4.0, m, m]]), mates)
+    assert votes.tolist() == pytest.approx([m, (1 + 3 + m) / 3, -1 / 3])   # a mate stands; opposite ones average
     with pytest.raises(ValueError, match="at least one network"):
         JudgedDemocracy(())

@@ -97,6 +97,10 @@ class QuiescenceEvaluator:
 
     def value(self, board: chess.Board) -> float:
         """The capture search's value of ``board`` from White's side, pawns."""
+        return self.judge(board)[0]
+
+    def judge(self, board: chess.Board) -> tuple[float, bool]:
+        """:meth:`value`, and whether it is a mate the capture search found."""
         fast, t = self.core, self.core.tables
         with self._lock:
             fast.load(board, root=False)
@@ -106,18 +110,23 @@ class QuiescenceEvaluator:
             mover = int(core.quiesce(fast.pos, self.net, t, -INF, INF, 0))
         mated = abs(mover) > MATE_BOUND                 # a mate inside the capture search
         pawns = (self.mate_pawns if mover > 0 else -self.mate_pawns) if mated else mover / 100
-        return pawns if board.turn == chess.WHITE else -pawns
+        return (pawns if board.turn == chess.WHITE else -pawns), mated
 
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
         return np.array([self.value(b) for b in boards], dtype=np.float32)
 
     def evaluate(self, positions: Positions) -> np.ndarray:
-        n = len(positions.white)
-        castling = getattr(positions, "castling", None)     # a data set's rows carry both; the engine's do not
-        ep = getattr(positions, "ep", None)
-        boards = boards_from_arrays(np.asarray(positions.squares), np.asarray(positions.white).astype(bool),
-                                    [0] * n if castling is None else castling, [-1] * n if ep is None else ep)
-        return self.evaluate_boards(boards)
+        return self.evaluate_boards(position_boards(positions))
+
+
+def position_boards(positions: Positions) -> list[chess.Board]:
+    """``positions`` as boards, with their castling rights and en-passant squares when they carry them (a data
+    set's rows do; the one-ply engine's do not)."""
+    n = len(positions.white)
+    castling = getattr(positions, "castling", None)
+    ep = getattr(positions, "ep", None)
+    return boards_from_arrays(np.asarray(positions.squares), np.asarray(positions.white).astype(bool),
+                              [0] * n if castling is None else castling, [-1] * n if ep is None else ep)
 
 
 class JudgedDemocracy:
@@ -136,21 +145,23 @@ class JudgedDemocracy:
         self.net = search.net if search is not None else load_net(SEARCH_NETWORK)
         self.mate_pawns = float(mate_pawns)
 
-    def _vote(self, values: np.ndarray) -> np.ndarray:
-        """The members' mean for each position (a column of ``values``); where a member's capture search found a
-        mate (the members' stand-pat cut-offs decide which lines each searches) and none found one for the other
-        side, that mate, not a mean of it and ordinary values."""
-        mean = values.mean(axis=0)
-        mated = np.abs(values) >= self.mate_pawns
-        wins, losses = (mated & (values > 0)).any(axis=0), (mated & (values < 0)).any(axis=0)
-        out = np.where(wins & ~losses, self.mate_pawns, np.where(losses & ~wins, -self.mate_pawns, mean))
+    def vote(self, values: np.ndarray, mates: np.ndarray) -> np.ndarray:
+        """The members' mean for each position (a column of ``values``, a member a row); where a member's capture
+        search found a mate (``mates``; the members' stand-pat cut-offs decide which lines each searches) and none
+        found one for the other side, that mate, not a mean of it and ordinary values."""
+        values, mates = np.asarray(values, dtype=np.float64), np.asarray(mates, dtype=bool)
+        wins, losses = (mates & (values > 0)).any(axis=0), (mates & (values < 0)).any(axis=0)
+        out = np.where(wins & ~losses, self.mate_pawns, np.where(losses & ~wins, -self.mate_pawns, values.mean(axis=0)))
         return np.asarray(out, dtype=np.float32)
 
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
-        return self._vote(np.array([m.evaluate_boards(boards) for m in self.members]).reshape(len(self.members), -1))
+        judged = [[m.judge(b) for b in boards] for m in self.members]
+        values = np.array([[v for v, _ in row] for row in judged]).reshape(len(self.members), len(boards))
+        mates = np.array([[mate for _, mate in row] for row in judged]).reshape(len(self.members), len(boards))
+        return self.vote(values, mates)
 
     def evaluate(self, positions: Positions) -> np.ndarray:
-        return self._vote(np.array([m.evaluate(positions) for m in self.members]).reshape(len(self.members), -1))
+        return self.evaluate_boards(position_boards(positions))
 
 
 def judged_evaluators() -> list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]]:
