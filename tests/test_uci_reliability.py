@@ -10,8 +10,8 @@ import threading
 import chess
 import pytest
 
-from knights.evaluate import names
 from knights.evaluate.base import MaterialEvaluator
+from knights.play.fast import bots
 from knights.play.uci import UciSession
 
 
@@ -37,7 +37,7 @@ class GatedEvaluator(MaterialEvaluator):
 @pytest.fixture
 def gated(monkeypatch):
     evaluator = GatedEvaluator()
-    monkeypatch.setattr(names, "select_evaluator", lambda *_a, **_k: evaluator)
+    monkeypatch.setattr(bots, "select_play_evaluator", lambda *_a, **_k: evaluator)   # every route's loader
     lines: list[str] = []
     session = UciSession(lines.append, seed=1, stochastic=False, engine_process=False)
     session.lines = lines  # type: ignore[attr-defined]
