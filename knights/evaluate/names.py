@@ -139,7 +139,13 @@ def select_evaluator(name: str | None = None, *,
     """The evaluator to play with: :func:`resolve_name`, loaded. When the default
     falls back (its files are missing), ``notice`` gets one line saying so."""
     chosen = resolve_name(name)
-    if is_default(name) and chosen != DEFAULT_EVALUATOR and notice is not None:
-        notice(f"note: {DEFAULT_EVALUATOR} has no trained weights yet (models_EL/ is empty "
-               f"or incomplete); playing with the '{chosen}' evaluator instead")
+    tell_fallback(name, DEFAULT_EVALUATOR, chosen, notice)
     return load_evaluator(chosen)
+
+
+def tell_fallback(asked: str | None, default: str, chosen: str, notice: Callable[[str], None] | None) -> None:
+    """When ``asked`` is the default and ``chosen`` is not ``default`` (its files are missing), one line to
+    ``notice`` saying which evaluator plays instead."""
+    if is_default(asked) and chosen != default and notice is not None:
+        notice(f"note: {default} has no trained weights yet (models_EL/ is empty "
+               f"or incomplete); playing with the '{chosen}' evaluator instead")

@@ -118,6 +118,18 @@ VARIANT_SUFFIXES = (THREATS_SUFFIX, QSEARCH_SUFFIX)
 """What may follow any evaluator's name (one of them at most)."""
 
 
+def judged_names(available: list[str]) -> list[str]:
+    """``X+quiesce`` for each network ``X`` of ``available`` that the compiled search evaluates, then
+    ``sparse+quiesce`` when every member of :data:`SPARSE_DEMOCRACY` is among them (the play layer's names,
+    listed without importing it).
+
+    >>> judged_names(["material", "EL/v10", "EL/v21"])
+    ['EL/v21+quiesce']
+    """
+    judged = [f"{name}{QUIESCE_SUFFIX}" for name in available if name in FAST_NETWORKS]
+    return judged + ([f"{SPARSE_NAME}{QUIESCE_SUFFIX}"] if all(m in available for m in SPARSE_DEMOCRACY) else [])
+
+
 def split_variant(name: str) -> tuple[str, str]:
     """``"EL/v19+qsearch"`` -> ``("EL/v19", "+qsearch")``; a name without a variant -> ``(name, "")``.
     The suffix is matched in any case and returned as spelled in :data:`VARIANT_SUFFIXES`.

@@ -24,13 +24,11 @@ from knights.learn import registry
 from knights.learn.registry import (
     DEFAULT_EVALUATOR,
     DEFAULT_NETWORK,
-    FAST_NETWORKS,
     ONE_PLY_EVALUATOR,
     QUIESCE_SUFFIX,
     SEARCH_NETWORK,
-    SPARSE_DEMOCRACY,
-    SPARSE_NAME,
     VARIANT_SUFFIXES,
+    judged_names,
     split_variant,
 )
 
@@ -44,9 +42,7 @@ def quick_evaluator_names() -> list[str]:
     names = ["material"] + [v.name for v in registry.all_versions("EL") if v.is_trained()]
     if (registry.ENSEMBLE_MODELS / "democracy.json").is_file():
         names.append("democracy")
-    judged = [n + QUIESCE_SUFFIX for n in names if n in FAST_NETWORKS]
-    judged += [SPARSE_NAME + QUIESCE_SUFFIX] if all(m in names for m in SPARSE_DEMOCRACY) else []
-    return names + [n + suffix for suffix in VARIANT_SUFFIXES for n in names] + judged
+    return names + [n + suffix for suffix in VARIANT_SUFFIXES for n in names] + judged_names(names)
 
 
 def quick_default(names: list[str], asked: str | None, depth: int = 1) -> str:

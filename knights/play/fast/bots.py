@@ -32,8 +32,9 @@ from knights.evaluate.names import (
     is_default,
     load_evaluator,
     resolve_name,
+    tell_fallback,
 )
-from knights.learn.registry import FAST_NETWORKS, ONE_PLY_EVALUATOR, QUIESCE_SUFFIX, SPARSE_DEMOCRACY, SPARSE_NAME
+from knights.learn.registry import ONE_PLY_EVALUATOR, QUIESCE_SUFFIX, SPARSE_NAME, judged_names
 from knights.play.engine import OnePlyEngine
 from knights.play.fast.engine import FastSearchEngine, fast_network_name, search_engine
 from knights.play.fast.quiesce import JudgedDemocracy, QuiescenceEvaluator, split_quiesce
@@ -43,18 +44,11 @@ SPARSE = f"{SPARSE_NAME}{QUIESCE_SUFFIX}"
 """The democracy of the compiled networks, each judged where the captures end (:class:`JudgedDemocracy`)."""
 
 
-def quiesce_names(available: list[str]) -> list[str]:
-    """``X+quiesce`` for each network ``X`` of ``available`` that the compiled search evaluates, then
-    ``sparse+quiesce`` when every member of :data:`~knights.learn.registry.SPARSE_DEMOCRACY` is among them."""
-    judged = [f"{name}{QUIESCE_SUFFIX}" for name in available if name in FAST_NETWORKS]
-    return judged + ([SPARSE] if all(m in available for m in SPARSE_DEMOCRACY) else [])
-
-
 def play_evaluator_names() -> list[str]:
     """The evaluator names a bot plays with here: :func:`~knights.evaluate.names.available_evaluators`,
-    then :func:`quiesce_names` of them."""
+    then :func:`~knights.learn.registry.judged_names` of them."""
     loaded = names.available_evaluators()
-    return loaded + quiesce_names(loaded)
+    return loaded + judged_names(loaded)
 
 
 def play_default(available: list[str]) -> str:
@@ -117,9 +111,7 @@ def select_play_evaluator(name: str | None = None, *,
     """The evaluator to play with: :func:`resolve_play_name`, loaded. When the default falls back
     (its files are missing), ``notice`` gets one line saying so."""
     chosen = resolve_play_name(name)
-    if is_default(name) and chosen != ONE_PLY_EVALUATOR and notice is not None:
-        notice(f"note: {ONE_PLY_EVALUATOR} has no trained weights yet (models_EL/ is empty "
-               f"or incomplete); playing with the '{chosen}' evaluator instead")
+    tell_fallback(name, ONE_PLY_EVALUATOR, chosen, notice)
     return load_play_evaluator(chosen)
 
 
