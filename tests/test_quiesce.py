@@ -66,7 +66,7 @@ def test_the_captures_are_played_out_and_the_end_judged(judged: QuiescenceEvalua
 
 def test_a_data_sets_rows_are_searched_with_their_en_passant_square(judged: QuiescenceEvaluator) -> None:
     """Rows that carry castling rights and the en-passant square (a data set's) are searched with them;
-    the one-ply engine's arrays carry neither, so the capture exd6 e.p. is not seen there."""
+    arrays without the square do not see the capture exd6 e.p."""
     from types import SimpleNamespace
 
     from knights.board.arrays import parse_fens_full
@@ -81,6 +81,40 @@ def test_a_data_sets_rows_are_searched_with_their_en_passant_square(judged: Quie
     assert with_ep == pytest.approx(judged.value(taken), abs=0.006)          # the capture is the line
     without = float(judged.evaluate(positions_from_boards([board]))[0])
     assert without != pytest.approx(with_ep, abs=0.05)
+
+
+def test_the_one_ply_engine_hands_it_the_en_passant_square_a_push_leaves(judged: QuiescenceEvaluator) -> None:
+    """After e2-e4 beside Black's pawn on d4, dxe3 e.p. takes the pawn: the value the one-ply engine's
+    evaluator gives e2-e4 is the capture search's value of the board python-chess reaches, which is
+    the value after the capture (White keeps only the c-pawn)."""
+    from knights.play.children import expand
+    from knights.play.engine import OnePlyEngine
+
+    board = chess.Board("4k3/8/8/8/3p4/8/2P1P3/4K3 w - - 0 1")
+    seen: list[float] = []
+
+    class Spy:
+        def evaluate(self, positions):                      # what the engine asks, passed on
+            values = judged.evaluate(positions)
+            seen.extend(values.tolist())
+            return values
+
+    children = expand(board)
+    push = next(i for i, m in enumerate(children.moves) if m.uci() == "e2e4")
+    for move, ep in zip(children.moves, children.ep.tolist(), strict=True):   # as python-chess's push leaves it
+        child = board.copy()
+        child.push(move)
+        assert ep == (-1 if child.ep_square is None else child.ep_square), move
+    OnePlyEngine(Spy(), stochastic=False).score_children(board, children)
+    after = board.copy()
+    after.push_uci("e2e4")
+    assert after.ep_square == chess.E3 and after.has_legal_en_passant()
+    assert seen[push] == pytest.approx(judged.value(after), abs=1e-6)
+    taken = after.copy()
+    taken.push_uci("d4e3")
+    assert seen[push] == pytest.approx(judged.value(taken), abs=0.006)       # the capture is the line
+    after.ep_square = None                                   # without the square the pawn is not taken
+    assert judged.value(after) - seen[push] > 0.5
 
 
 def test_a_mate_reads_as_asked() -> None:

@@ -34,6 +34,14 @@ class Positions:
         return len(self.white)
 
 
+@dataclass
+class PlayedPositions(Positions):
+    """Positions a move has just reached (the one-ply engine's), with the en-passant square the move
+    left: an evaluator that plays the captures out (``+quiesce``) searches en passant too."""
+
+    ep: np.ndarray        # int8 (N,) en-passant square (python-chess, a1 = 0), -1 if none
+
+
 def positions_from_boards(boards: Sequence[chess.Board]) -> Positions:
     """The arrays of python-chess boards (nothing is known of a next move: ``capture`` is 0)."""
     n = len(boards)

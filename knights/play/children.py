@@ -74,6 +74,7 @@ class Children:
     zeroing: np.ndarray   # bool (n,) capture or pawn move (resets the fifty-move clock)
     castling: np.ndarray  # bool (n,)
     en_passant: np.ndarray  # bool (n,)
+    ep: np.ndarray        # int8 (n,) the en-passant square a double pawn push leaves (python-chess, a1 = 0), else -1
 
     def __len__(self) -> int:
         return len(self.moves)
@@ -92,7 +93,7 @@ def expand(board: chess.Board, moves: Sequence[chess.Move] | None = None) -> Chi
     kids[:, _PAD] = 0
     if n == 0:
         empty = np.zeros(0, bool)
-        return Children(moves, kids[:, :64], empty, empty, empty, empty, empty)
+        return Children(moves, kids[:, :64], empty, empty, empty, empty, empty, np.zeros(0, np.int8))
     frm = np.fromiter((m.from_square ^ 56 for m in moves), np.intp, n)   # python-chess a1 = 0 -> ours a8 = 0
     to = np.fromiter((m.to_square ^ 56 for m in moves), np.intp, n)
     promo = np.fromiter((m.promotion or 0 for m in moves), np.int8, n)
@@ -118,7 +119,9 @@ def expand(board: chess.Board, moves: Sequence[chess.Move] | None = None) -> Chi
         kids[i, row + (6 if kingside else 2)] = 6 * sign
         kids[i, row + (5 if kingside else 3)] = 4 * sign
     check = _gives_check(kids, parent, sign)
-    return Children(moves, kids[:, :64], check, capture, pawn | capture, castling, en_passant)
+    # a double push leaves the square it passed over, as python-chess's push does (ours a8 = 0 -> a1 = 0)
+    ep = np.where(pawn & (np.abs(to - frm) == 16), ((frm + to) // 2) ^ 56, -1).astype(np.int8)
+    return Children(moves, kids[:, :64], check, capture, pawn | capture, castling, en_passant, ep)
 
 
 def _gives_check(kids: np.ndarray, parent: np.ndarray, sign: int) -> np.ndarray:

@@ -19,10 +19,11 @@ search's first iteration does: the one-ply choice over these values and its valu
 that iteration's best move and value (tested; the iteration also scores repetitions and the
 fifty-move rule as draws, which the one-ply engine does itself before it asks an evaluator).
 
-The one-ply engine hands its evaluator arrays without castling rights or an en-passant square,
-as it does for ``+qsearch``: after a double pawn push beside an enemy pawn the en-passant
-capture is not searched. Castling is never a capture. Rows of a data set
-(:class:`~knights.data.chunks.Encoded`) carry both, and are searched with them.
+The one-ply engine hands its evaluator the en-passant square each move leaves
+(:class:`~knights.board.positions.PlayedPositions`), so after a double pawn push beside an enemy
+pawn the capture en passant is searched; it hands no castling rights (castling is never a
+capture). Rows of a data set (:class:`~knights.data.chunks.Encoded`) carry both, and are searched
+with them.
 
     >>> import chess
     >>> ev = QuiescenceEvaluator("EL/v21")
@@ -121,7 +122,7 @@ class QuiescenceEvaluator:
 
 def position_boards(positions: Positions) -> list[chess.Board]:
     """``positions`` as boards, with their castling rights and en-passant squares when they carry them (a data
-    set's rows do; the one-ply engine's do not)."""
+    set's rows carry both; the one-ply engine's the en-passant square)."""
     n = len(positions.white)
     castling = getattr(positions, "castling", None)
     ep = getattr(positions, "ep", None)
