@@ -871,7 +871,8 @@ N_STATS = 8
 # ctl[] indices: written by the driver's watcher thread while a search runs
 C_STOP, C_NODE_LIMIT = 0, 1
 # cfg[] indices: features on (1) or off (0)
-CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, N_CFG = range(7)
+CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_ROOT_CHECKS, N_CFG = range(8)
+# CFG_ROOT_CHECKS (off by default): a capture search called at ply 0 also plays the quiet moves that give check
 SEE_VALUE = np.array([0, 100, 320, 330, 500, 950, 20000], dtype=np.int64)
 RFP_MARGIN = 120
 FUTILITY_MARGIN = 150
@@ -889,7 +890,7 @@ side to move; ``trace_values``: the network's pawns for the mover), empty unless
 
 def new_tables(tt_bits: int = 20, trace: int = 0) -> Tables:
     size = 1 << tt_bits
-    return Tables(np.zeros(size, np.int64), np.zeros(size, np.int32), np.zeros(size, np.int32),
+    tables = Tables(np.zeros(size, np.int64), np.zeros(size, np.int32), np.zeros(size, np.int32),
                   np.full(size, -1, np.int16), np.zeros(size, np.int8),
                   np.zeros((MAX_PLY + 2, 2), np.int32), np.zeros((2, 64, 64), np.int64),
                   np.zeros((MAX_PLY + 2, MAX_MOVES), np.int32), np.zeros((MAX_PLY + 2, MAX_MOVES), np.int64),
@@ -897,6 +898,8 @@ def new_tables(tt_bits: int = 20, trace: int = 0) -> Tables:
                   np.zeros(N_STATS, np.int64), np.zeros(4, np.int64), np.ones(N_CFG, np.int64),
                   np.zeros(MAX_MOVES, np.int32), np.zeros(MAX_MOVES, np.int64),
                   np.zeros((trace, 65), np.int8), np.zeros(trace, np.float64))
+    tables.cfg[CFG_ROOT_CHECKS] = 0
+    return tables
 
 
 def new_pos(hidden: int) -> Pos:
@@ -1142,6 +1145,7 @@ def quiesce(p, net, t, alpha, beta, ply):
         t.stats[S_SELDEPTH] = ply
     board = p.board
     check = in_check(board, p.st)
+    checks_too = ply == 0 and t.cfg[CFG_ROOT_CHECKS] == 1
     if ply >= MAX_PLY:
         return 0 if check else evaluate(p, net, t)
     if check:
@@ -1155,7 +1159,7 @@ def quiesce(p, net, t, alpha, beta, ply):
         if stand > alpha:
             alpha = stand
         best = stand
-        n = generate(board, p.st, t.moves[ply], True)
+        n = generate(board, p.st, t.moves[ply], not checks_too)
     _score_moves(p, t, ply, n, 0, check)
     moves = t.moves[ply]
     scores = t.scores[ply]
@@ -1165,6 +1169,24 @@ def quiesce(p, net, t, alpha, beta, ply):
         if not check:
             flags = (m >> 16) & 15
             promo = (m >> 12) & 7
+            if checks_too and flags & F_CAPTURE == 0 and promo != QUEEN:
+                if not play(p, net, t, m):         # a quiet move: searched only when it gives check
+                    continue
+                if not in_check(p.board, p.st):
+                    take_back(p)
+                    continue
+                score = -quiesce(p, net, t, -beta, -alpha, ply + 1)
+                take_back(p)
+                if t.stats[S_STOPPED] != 0:
+                    return 0
+                if score > best:
+                    best = score
+                    if score > alpha:
+                        alpha = score
+                        _update_pv(t, ply, m)
+                        if score >= beta:
+                            break
+                continue
             if promo == 0:
                 victim = SEE_VALUE[1] if flags & F_EP else SEE_VALUE[abs(board[(m >> 6) & 63])]
                 if stand + victim + DELTA <= alpha:
