@@ -1166,34 +1166,21 @@ def quiesce(p, net, t, alpha, beta, ply):
     use_see = t.cfg[CFG_SEE] == 1
     for i in range(n):
         m = _pick(moves, scores, i, n)
+        quiet_move = False
         if not check:
             flags = (m >> 16) & 15
             promo = (m >> 12) & 7
-            if checks_too and flags & F_CAPTURE == 0 and promo != QUEEN:
-                if not play(p, net, t, m):         # a quiet move: searched only when it gives check
-                    continue
-                if not in_check(p.board, p.st):
-                    take_back(p)
-                    continue
-                score = -quiesce(p, net, t, -beta, -alpha, ply + 1)
-                take_back(p)
-                if t.stats[S_STOPPED] != 0:
-                    return 0
-                if score > best:
-                    best = score
-                    if score > alpha:
-                        alpha = score
-                        _update_pv(t, ply, m)
-                        if score >= beta:
-                            break
-                continue
-            if promo == 0:
+            quiet_move = checks_too and flags & F_CAPTURE == 0 and promo != QUEEN
+            if promo == 0 and not quiet_move:
                 victim = SEE_VALUE[1] if flags & F_EP else SEE_VALUE[abs(board[(m >> 6) & 63])]
                 if stand + victim + DELTA <= alpha:
                     continue               # cannot raise alpha even with a margin
                 if use_see and scores[i] < 0:
                     continue               # loses material by static exchange
         if not play(p, net, t, m):
+            continue
+        if quiet_move and not in_check(p.board, p.st):
+            take_back(p)                   # a quiet move is searched only when it gives check
             continue
         score = -quiesce(p, net, t, -beta, -alpha, ply + 1)
         take_back(p)
