@@ -47,7 +47,7 @@ def test_a_position_with_nothing_to_take_reads_the_network_itself(judged: Quiesc
 
 
 def test_the_captures_are_played_out_and_the_end_judged() -> None:
-    judged = QuiescenceEvaluator(NETWORK, checks=False)   # captures only (after fxe5, Qh5+ is a check)
+    judged = QuiescenceEvaluator(NETWORK, check_plies=0)   # captures only (after fxe5, Qh5+ is a check)
     queen_hangs = chess.Board("rnb1kbnr/pppp1ppp/8/4p1q1/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1")  # Nxg5
     after = queen_hangs.copy()
     after.push_san("Nxg5")
@@ -128,20 +128,20 @@ def test_the_side_to_move_may_also_give_check_at_the_first_ply(judged: Quiescenc
     checks finds it (the queen is won), the one without stands pat a queen down."""
     fork = chess.Board("6k1/5ppp/8/8/2n5/6P1/6KP/3Q4 b - - 0 1")
     assert not any(fork.is_capture(m) for m in fork.legal_moves)
-    without = QuiescenceEvaluator(NETWORK, checks=False).value(fork)
+    without = QuiescenceEvaluator(NETWORK, check_plies=0).value(fork)
     assert without > 4                                            # White's side: a queen against a knight
     assert judged.value(fork) < without - 5                       # the queen is lost to the fork
     mate = chess.Board("6k1/5ppp/8/8/8/6P1/6KP/3Q4 w - - 0 1")   # Qd8# is a quiet check too
-    assert judged.value(mate) == 100.0 and abs(QuiescenceEvaluator(NETWORK, checks=False).value(mate)) < 50
+    assert judged.value(mate) == 100.0 and abs(QuiescenceEvaluator(NETWORK, check_plies=0).value(mate)) < 50
     start = chess.Board()                                          # no check to give: the same value
-    assert judged.value(start) == QuiescenceEvaluator(NETWORK, checks=False).value(start)
+    assert judged.value(start) == QuiescenceEvaluator(NETWORK, check_plies=0).value(start)
 
 
 def test_one_ply_with_it_is_the_compiled_search_at_depth_one() -> None:
     """The best move and its value of the compiled search's depth-1 iteration (each move, then the
     capture search) equal the one-ply choice over this evaluator's values of the moves' positions,
     without the first ply's checks (the search's capture search plays none)."""
-    judged = QuiescenceEvaluator(NETWORK, checks=False)
+    judged = QuiescenceEvaluator(NETWORK, check_plies=0)
     search = FastSearchEngine(net=NETWORK, depth=2, stochastic=False)
     for fen in MIDDLEGAMES:
         board = chess.Board(fen)

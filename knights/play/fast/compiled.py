@@ -871,8 +871,9 @@ N_STATS = 8
 # ctl[] indices: written by the driver's watcher thread while a search runs
 C_STOP, C_NODE_LIMIT = 0, 1
 # cfg[] indices: features on (1) or off (0)
-CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_ROOT_CHECKS, N_CFG = range(8)
-# CFG_ROOT_CHECKS (off by default): a capture search called at ply 0 also plays the quiet moves that give check
+CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_CHECK_PLIES, N_CFG = range(8)
+# cfg[CFG_CHECK_PLIES] (0 by default) is a count, not a switch: a capture search called at ply 0 also plays the
+# quiet moves that give check at its first that many plies (the search's leaves start deeper: captures only)
 SEE_VALUE = np.array([0, 100, 320, 330, 500, 950, 20000], dtype=np.int64)
 RFP_MARGIN = 120
 FUTILITY_MARGIN = 150
@@ -898,7 +899,7 @@ def new_tables(tt_bits: int = 20, trace: int = 0) -> Tables:
                   np.zeros(N_STATS, np.int64), np.zeros(4, np.int64), np.ones(N_CFG, np.int64),
                   np.zeros(MAX_MOVES, np.int32), np.zeros(MAX_MOVES, np.int64),
                   np.zeros((trace, 65), np.int8), np.zeros(trace, np.float64))
-    tables.cfg[CFG_ROOT_CHECKS] = 0
+    tables.cfg[CFG_CHECK_PLIES] = 0
     return tables
 
 
@@ -1145,7 +1146,7 @@ def quiesce(p, net, t, alpha, beta, ply):
         t.stats[S_SELDEPTH] = ply
     board = p.board
     check = in_check(board, p.st)
-    checks_too = ply == 0 and t.cfg[CFG_ROOT_CHECKS] == 1
+    checks_too = ply < t.cfg[CFG_CHECK_PLIES]
     if ply >= MAX_PLY:
         return 0 if check else evaluate(p, net, t)
     if check:

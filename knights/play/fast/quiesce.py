@@ -67,6 +67,8 @@ from knights.play.fast.engine import FAST_NETWORKS, SearchArrays, fast_network_n
 from knights.play.incremental import load_net
 from knights.play.search import INF, MATE_BOUND
 
+CHECK_PLIES = 3
+"""At how many of the capture search's first plies a quiet move that gives check is played too (0: captures only)."""
 TT_BITS = 10
 """The transposition table's size (2**TT_BITS slots): the capture search does not use it."""
 
@@ -91,7 +93,8 @@ class QuiescenceEvaluator:
     :data:`~knights.play.fast.engine.FAST_NETWORKS`. One search at a time (a lock: the web page
     and the UCI engine run in threads)."""
 
-    def __init__(self, version: str, *, mate_pawns: float = MATE_SCORE, checks: bool = True) -> None:
+    def __init__(self, version: str, *, mate_pawns: float = MATE_SCORE,
+                 check_plies: int = CHECK_PLIES) -> None:
         network = fast_network_name(version)
         if network is None:
             raise ValueError(f"{version}{QUIESCE_SUFFIX}: only the compiled sparse networks are judged where the "
@@ -100,7 +103,7 @@ class QuiescenceEvaluator:
         self.net = load_net(network)
         self.name = f"{network}{QUIESCE_SUFFIX}"
         self.core = SearchArrays(self.net, TT_BITS)
-        self.core.tables.cfg[core.CFG_ROOT_CHECKS] = 1 if checks else 0
+        self.core.tables.cfg[core.CFG_CHECK_PLIES] = int(check_plies)
         self.mate_pawns = float(mate_pawns)
         self._lock = threading.Lock()
         warm_up()
@@ -146,10 +149,10 @@ class JudgedDemocracy:
     deeper than one ply asked for this evaluator plays with."""
 
     def __init__(self, members: Sequence[str] = SPARSE_DEMOCRACY, *, mate_pawns: float = MATE_SCORE,
-                 checks: bool = True) -> None:
+                 check_plies: int = CHECK_PLIES) -> None:
         if not members:
             raise ValueError(f"{SPARSE_NAME}{QUIESCE_SUFFIX} needs at least one network")
-        self.members = [QuiescenceEvaluator(m, mate_pawns=mate_pawns, checks=checks) for m in members]
+        self.members = [QuiescenceEvaluator(m, mate_pawns=mate_pawns, check_plies=check_plies) for m in members]
         self.name = f"{SPARSE_NAME}{QUIESCE_SUFFIX}"
         by_name = {m.name: m for m in self.members}
         search = by_name.get(f"{SEARCH_NETWORK}{QUIESCE_SUFFIX}")
