@@ -18,8 +18,9 @@ from knights.learn.nnue import BucketedSparseNet, SparseNet
 from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT
 from knights.play import incremental
 from knights.play.engine import OnePlyEngine
+from knights.play.fast.arrays import warm_up
 from knights.play.fast.compiled import head_bucket
-from knights.play.fast.engine import FastSearchEngine, warm_up
+from knights.play.fast.engine import FastSearchEngine
 from knights.play.incremental import NetEvaluator, feature_table, pack
 from knights.play.search import MATE, Control, SearchLimits
 
@@ -356,7 +357,8 @@ def test_routes_build_the_compiled_search_for_the_sparse_networks_only() -> None
     from knights.learn import registry
     from knights.learn.registry import ONE_PLY_EVALUATOR
     from knights.play.fast.bots import searcher_for
-    from knights.play.fast.engine import is_fast_network, make_engine, search_engine
+    from knights.play.fast.engine import make_engine, search_engine
+    from knights.play.fast.networks import is_fast_network
     from knights.play.search import SearchEngine
 
     assert is_fast_network("EL/v13") and is_fast_network("el/v13") and not is_fast_network("EL/v10")
@@ -382,8 +384,9 @@ def test_the_compiled_networks_are_exactly_the_versions_of_its_shape():
     evaluates that one, not the default."""
     from knights.learn import registry
     from knights.learn.nnue import SparseNet
+    from knights.learn.registry import FAST_NETWORKS
     from knights.play.fast.bots import searcher_for
-    from knights.play.fast.engine import FAST_NETWORKS, fast_network_name
+    from knights.play.fast.networks import fast_network_name
 
     layers = {k: v.dim() for k, v in registry.get("EL/v13").build().state_dict().items()}
     same = [v.name for v in registry.all_versions("EL") if isinstance(model := v.build(), SparseNet)
@@ -415,3 +418,18 @@ def test_the_compiled_module_takes_the_networks_constants_without_torch():
     code = "import sys, knights.play.fast.compiled; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_move_of_the_one_ply_stage_leaves_no_queen_to_a_capture() -> None:
+    """When the clock allows only the first iteration, or at ``go depth 1``, the search plays its one-ply
+    stage's move: the network judged where the captures and checks end, so Qc6+ (which looks a queen up as it
+    stands, and Kxc6 takes it) is not played."""
+    board = chess.Board("8/8/3k4/8/8/8/8/4K2Q w - - 0 1")
+    engine = FastSearchEngine(stochastic=False)
+    for limits in (SearchLimits(depth=1), SearchLimits(nodes=1)):
+        move = engine.choose(board, limits=limits).move
+        after = board.copy()
+        after.push(move)
+        assert move != chess.Move.from_uci("h1c6")
+        assert not any(after.piece_at(m.to_square) == chess.Piece(chess.QUEEN, chess.WHITE)
+                       for m in after.legal_moves if after.is_capture(m)), move

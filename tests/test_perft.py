@@ -10,6 +10,7 @@ import chess
 import numpy as np
 import pytest
 
+from knights.play.fast.arrays import warm_up
 from knights.play.fast.board import (
     HASH,
     N_STATE,
@@ -19,7 +20,6 @@ from knights.play.fast.board import (
     standard,
     to_chess_move,
 )
-from knights.play.fast.engine import warm_up
 
 # (FEN, depth, leaves): the published perft suite (chessprogramming.org "Perft Results")
 SUITE = [

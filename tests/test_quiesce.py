@@ -10,8 +10,9 @@ import pytest
 from knights.board.positions import positions_from_boards
 from knights.evaluate.names import EvaluatorError, load_evaluator
 from knights.learn import registry
+from knights.learn.registry import FAST_NETWORKS
 from knights.play.fast import compiled as core
-from knights.play.fast.engine import FAST_NETWORKS, FastSearchEngine
+from knights.play.fast.engine import FastSearchEngine
 from knights.play.fast.quiesce import QuiescenceEvaluator, split_quiesce
 from knights.play.incremental import NetEvaluator, load_net
 from knights.play.search import INF
@@ -200,7 +201,7 @@ def test_every_route_plays_it_one_ply_and_searches_its_network_deeper() -> None:
     assert uci_one_ply.choose(board).move == one_ply.choose(board).move
     deeper = searcher_for(asked, depth=3, stochastic=False)
     assert isinstance(deeper, FastSearchEngine) and deeper.net_label == NETWORK
-    assert not isinstance(deeper.one_ply.evaluator, QuiescenceEvaluator)
+    assert isinstance(deeper.one_ply.evaluator, QuiescenceEvaluator) and deeper.one_ply.evaluator.net is deeper.net
     settings = EngineSettings.from_json({"evaluator": asked, "depth": 1, "stochastic": False})
     assert settings.evaluator == f"{NETWORK}+quiesce"
     assert engine_for(settings).choose(board).move != gives_away

@@ -169,7 +169,7 @@ def test_soak_self_play_under_real_clocks():
     two processes takes on a busy machine (5 to 13 ms a quick move measured under load by
     ``knights soak``), so that clock's flag could fall whatever the engine did.
     """
-    from knights.play.fast.engine import warm_up
+    from knights.play.fast.arrays import warm_up
 
     warm_up()
     rows = (soak([(3.0, 0.02, 10)], max_plies=240) + soak([(1.0, 0.0, 15)], max_plies=160)

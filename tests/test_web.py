@@ -530,3 +530,17 @@ def test_a_real_server_answers_on_loopback_and_a_taken_port_is_one_clear_error()
     finally:
         server.shutdown()
         thread.join(timeout=10)
+
+
+def test_the_bot_is_named_by_what_plays(client):
+    """A network judged where the captures end plays one ply as named; searched deeper it is that network's
+    compiled search, and the page and the PGN say so."""
+    from knights.learn import registry
+
+    network = registry.FAST_NETWORKS[-1]
+    if not registry.get(network).is_trained():
+        pytest.skip(f"{network} is not trained here")
+    one_ply = new_game(client, evaluator=f"{network}+quiesce", depth=1)
+    assert one_ply["bot"] == f"Knights and Kernels [{network}+quiesce]"
+    deeper = new_game(client, evaluator=f"{network}+quiesce", depth=2)
+    assert deeper["bot"] == f"Knights and Kernels [{network}, depth 2]"

@@ -26,8 +26,9 @@ from pathlib import Path
 
 import chess
 
-from knights.play.fast.engine import FEATURES, FastSearchEngine
+from knights.play.fast.engine import FEATURES, FastSearchEngine, default_net_source, net_name
 from knights.play.game import Settings, play_game
+from knights.play.incremental import NetEvaluator, load_net
 from knights.play.openings import OPENINGS
 from knights.play.search import SearchLimits
 
@@ -57,6 +58,10 @@ def variant(off: str | None, nodes: int, movetime: float | None = None) -> Nodes
     the full search over another network of EL/v13's shape."""
     if off is not None and off.startswith("net:"):
         return NodesPlayer(FastSearchEngine(net=off[4:], stochastic=False), nodes, off, movetime)
+    if off == "judged_stage":           # the one-ply stage as it was: the network on each move's position as it stands
+        source = default_net_source()
+        plain = NetEvaluator(load_net(source), net_name(source))
+        return NodesPlayer(FastSearchEngine(plain, stochastic=False), nodes, "no-judged_stage", movetime)
     features = {off: False} if off in FEATURES else None
     aspiration = 0 if off == "aspiration" else 40
     engine = FastSearchEngine(stochastic=False, features=features, aspiration=aspiration)

@@ -49,7 +49,8 @@ from knights.evaluate.base import Evaluator
 from knights.evaluate.names import DEFAULT_NETWORK
 from knights.learn.registry import ONE_PLY_EVALUATOR
 from knights.play.fast.bots import cached_play_evaluator, resolve_play_name
-from knights.play.fast.engine import is_fast_network, make_engine, search_engine
+from knights.play.fast.engine import make_engine, search_engine
+from knights.play.fast.networks import is_fast_network
 from knights.play.game import Settings
 from knights.play.peers import sunfish_command
 from knights.play.players import (

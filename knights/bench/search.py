@@ -180,7 +180,8 @@ def fast_search_parts(engine, boards: list[chess.Board], reps: int = 2000) -> di
 def bench_fast_search(quick: bool) -> list[dict]:
     """The compiled search beside sunfish, same positions, same seconds, same run."""
     from knights.bench.core import make_skip
-    from knights.play.fast.engine import FastSearchEngine, default_net_source, warm_up
+    from knights.play.fast.arrays import warm_up
+    from knights.play.fast.engine import FastSearchEngine, default_net_source
     from knights.play.search import SearchLimits
 
     boards = middlegame_positions(4 if quick else 12)

@@ -36,7 +36,9 @@ from typing import Any
 import chess
 import chess.pgn
 
+from knights.learn.registry import QUIESCE_SUFFIX
 from knights.play.engine import Decision
+from knights.play.fast.networks import fast_network_name
 from knights.play.rules import game_over, result_of
 from knights.play.search import Control, SearchEngine
 from knights.play.user_input import EngineError
@@ -155,8 +157,12 @@ class Game:
 
     @property
     def bot_name(self) -> str:
-        depth = f", depth {self.settings.depth}" if self.settings.depth > 1 else ""
-        return f"{BOT_NAME} [{self.settings.evaluator}{depth}]"
+        """The bot as the page and the PGN name it: what plays, so a ``+quiesce`` evaluator searched deeper
+        than one ply is named by the network its compiled search plays (``sparse+quiesce``: EL/v18)."""
+        evaluator, depth = self.settings.evaluator, self.settings.depth
+        if depth > 1 and evaluator.lower().endswith(QUIESCE_SUFFIX):
+            evaluator = fast_network_name(evaluator) or evaluator
+        return f"{BOT_NAME} [{evaluator}" + (f", depth {depth}]" if depth > 1 else "]")
 
     # -- moves -----------------------------------------------------------------------------
     def _check_open(self) -> None:

@@ -36,7 +36,8 @@ from knights.evaluate.names import (
 )
 from knights.learn.registry import ONE_PLY_EVALUATOR, QUIESCE_SUFFIX, SPARSE_NAME, judged_names
 from knights.play.engine import OnePlyEngine
-from knights.play.fast.engine import FastSearchEngine, fast_network_name, search_engine
+from knights.play.fast.engine import FastSearchEngine, search_engine
+from knights.play.fast.networks import fast_network_name
 from knights.play.fast.quiesce import JudgedDemocracy, QuiescenceEvaluator, split_quiesce
 from knights.play.search import SearchEngine, evaluator_for_depth
 

@@ -2,10 +2,12 @@
 
 :class:`FastSearchEngine` is a :class:`~knights.play.search.SearchEngine` whose iterations
 from depth 2 on run in the compiled search (:mod:`knights.play.fast.compiled`) with a sparse
-network of EL/v13's shape (:data:`FAST_NETWORKS`) evaluated incrementally
+network of EL/v13's shape (:data:`~knights.learn.registry.FAST_NETWORKS`) evaluated incrementally
 (:mod:`knights.play.incremental`). Everything around the iterations is the same as the
-Python search's: the one-ply decision first (so ``depth=1`` and ``go depth 1`` are the
-paper's one-ply bot, and the moves that end the game are known), the limits
+Python search's: the one-ply decision first (so ``depth=1`` and ``go depth 1`` are a
+one-ply bot, and the moves that end the game are known; its network judges each move's
+position where the captures and the first checks end, as the compiled iterations do at their
+leaves, :mod:`knights.play.fast.quiesce`), the limits
 (:class:`~knights.play.search.SearchLimits`), the stop requests and deadlines
 (:class:`~knights.play.search.Control`), the ``info`` lines (:class:`Iteration`) and the
 stochastic opening among the moves searched within a margin of the best.
@@ -33,16 +35,17 @@ from pathlib import Path
 from typing import Any
 
 import chess
-import numpy as np
 
 from knights.evaluate.base import Evaluator
 from knights.learn import registry
-from knights.learn.registry import FAST_NETWORKS, QUIESCE_SUFFIX, SPARSE_NAME
+from knights.learn.registry import QUIESCE_SUFFIX
 from knights.play.engine import Decision, OnePlyEngine
 from knights.play.fast import compiled as core
-from knights.play.fast.board import PLY, Position, from_chess_move, set_from_chess, standard, to_chess_move
-from knights.play.fast.compiled import acc_refresh
-from knights.play.incremental import Net, NetEvaluator, load_net
+from knights.play.fast.arrays import SearchArrays, warm_up
+from knights.play.fast.board import standard, to_chess_move
+from knights.play.fast.networks import fast_network_name
+from knights.play.fast.quiesce import QuiescenceEvaluator
+from knights.play.incremental import Net, load_net
 from knights.play.search import (
     DEFAULT_DEPTH,
     INF,
@@ -82,76 +85,14 @@ def net_name(source: str | Path | None) -> str:
     return str(source) if str(source).startswith(("EL/", "SL/")) else f"network ({Path(source).name})"
 
 
-_WARM: list[bool] = []
-
-
-def warm_up() -> float:
-    """Compile (or load from numba's cache) every compiled function once; seconds it took."""
-    started = time.perf_counter()
-    if not _WARM:
-        from knights.play.incremental import pack
-
-        net = pack(None)
-        engine_net = pack({"columns": np.zeros((768, 8), np.float32), "bias": np.zeros(8, np.float32),
-                           "head.0.weight": np.zeros((2, 16), np.float32), "head.0.bias": np.zeros(2, np.float32),
-                           "head.2.weight": np.zeros((2, 2), np.float32), "head.2.bias": np.zeros(2, np.float32),
-                           "head.4.weight": np.zeros((1, 2), np.float32), "head.4.bias": np.zeros(1, np.float32)})
-        for n in (net, engine_net):
-            fast = SearchArrays(n)
-            fast.load(chess.Board())
-            fast.iterate(2, -INF, INF, [], -1)
-        Position(chess.Board()).perft(1)
-        NetEvaluator(engine_net, "warm").evaluate(_start_positions())
-        _WARM.append(True)
-    return time.perf_counter() - started
-
-
-def _start_positions() -> Any:
-    from knights.board.positions import positions_from_boards
-
-    return positions_from_boards([chess.Board()])
-
-
-class SearchArrays:
-    """The compiled search's arrays for one network: position, accumulators, tables."""
-
-    def __init__(self, net: Net, tt_bits: int = 20, trace: int = 0) -> None:
-        self.net = net
-        self.pos = core.new_pos(int(net.cols.shape[1]))
-        self.tables = core.new_tables(tt_bits, trace)
-        self.moves: dict[tuple[int, int, int], int] = {}
-
-    def load(self, board: chess.Board, root: bool = True) -> None:
-        """The position (and the game's earlier positions, for repetitions); as a ``root``, also
-        its legal moves by their python-chess spelling (:meth:`compiled`, :meth:`iterate`). A capture
-        search alone (:mod:`knights.play.fast.quiesce`) needs no root moves."""
-        holder = Position.__new__(Position)
-        holder.board, holder.st, holder.undo, holder.hist = self.pos.board, self.pos.st, self.pos.undo, self.pos.hist
-        set_from_chess(holder, board)
-        if self.net.use[0] == 1:
-            acc_refresh(self.pos.acc, int(self.pos.st[PLY]), self.pos.board, self.net)
-        holder.changes = self.pos.changes
-        self.moves = {}
-        for m in holder.legal() if root else ():
-            self.moves[(m & 63, (m >> 6) & 63, (m >> 12) & 7)] = m
-
-    def compiled(self, move: chess.Move) -> int:
-        return self.moves[from_chess_move(move)]
-
-    def iterate(self, depth: int, alpha: int, beta: int, order: Sequence[int], margin: int) -> tuple[int, int]:
-        t = self.tables
-        if not order:
-            order = list(self.moves.values())
-        t.root_moves[: len(order)] = np.asarray(order, np.int32)
-        index, score = core.search_root(self.pos, self.net, t, depth, alpha, beta, len(order), margin)
-        return int(index), int(score)
-
-
 class FastSearchEngine(SearchEngine):
     """The compiled alpha-beta search with a sparse network (or the piece-square fallback) as a
     :class:`SearchEngine`. ``net``: a version name, a weights file, a packed :class:`Net`,
     or ``None`` for :func:`default_net_source`. ``evaluator``: the one-ply stage's evaluator
-    (default: the same network through :class:`NetEvaluator`). ``features``: switch parts
+    (default: the same network judged where the captures and the first checks end,
+    :class:`~knights.play.fast.quiesce.QuiescenceEvaluator`, which is what the first iteration
+    of the search does, so a move played when the clock allows no second iteration, or at
+    ``go depth 1``, does not leave a piece to a capture or a forking check). ``features``: switch parts
     of the search off by name (:data:`FEATURES`); ``aspiration``: 0 turns the windows off;
     ``trace``: keep the first ``trace`` positions evaluated and their values (tests)."""
 
@@ -167,8 +108,8 @@ class FastSearchEngine(SearchEngine):
             packed, label = load_net(source), net_name(source)
         self.net = packed
         self.net_label = label
-        if evaluator is None:
-            evaluator = NetEvaluator(packed, label if packed.use[0] == 1 else "material+pst")
+        if evaluator is None:               # the one-ply stage: the same network judged where captures and checks end
+            evaluator = QuiescenceEvaluator(packed, name=label if packed.use[0] == 1 else "material+pst")
         super().__init__(evaluator, depth=depth, movetime=movetime, stochastic=stochastic, seed=seed,
                          capture_bonus=capture_bonus)
         self.core = SearchArrays(packed, tt_bits, trace)
@@ -301,37 +242,13 @@ class FastSearchEngine(SearchEngine):
 
 
 
-def is_fast_network(evaluator: Evaluator | str | None) -> bool:
-    """Whether ``evaluator`` (a name or an evaluator) is a network the fast search
-    evaluates incrementally (:data:`FAST_NETWORKS`; ``EL/v16``, ``el/v16`` or ``el/16``)."""
-    return fast_network_name(evaluator) is not None
-
-
-def fast_network_name(evaluator: Evaluator | str | None) -> str | None:
-    """The version name in :data:`FAST_NETWORKS` that ``evaluator`` names, else ``None``; with
-    ``+quiesce`` (:mod:`knights.play.fast.quiesce`), the network it judges with (``sparse+quiesce``, a
-    democracy of them: :data:`~knights.learn.registry.SEARCH_NETWORK`, its member the search plays)."""
-    name = evaluator if isinstance(evaluator, str) else getattr(evaluator, "name", None)
-    if not isinstance(name, str):
-        return None
-    if name.strip().lower().endswith(QUIESCE_SUFFIX):
-        name = name.strip()[: -len(QUIESCE_SUFFIX)]
-        if name.lower() == SPARSE_NAME:
-            name = SEARCH_NETWORK
-    try:
-        version = registry.get(name).name   # the registry reads the spellings (el/16, EL/v016)
-    except ValueError:                      # not a version name (material, democracy, EL/v16+threats)
-        return None
-    return version if version in FAST_NETWORKS else None
-
-
 def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEPTH, movetime: float | None = None,
                   **options: Any) -> SearchEngine:
     """The searching bot for ``evaluator``: the compiled :class:`FastSearchEngine` when it is
-    one of :data:`FAST_NETWORKS` (its weights taken from the evaluator's network when it has one loaded), the
-    Python :class:`SearchEngine` over any other evaluator (kept for comparison). A network judged where the
-    captures end (``EL/v21+quiesce``; ``sparse+quiesce``: the search's own network) is its network's compiled
-    search, which does that at every leaf; at ``depth`` 1 an evaluator so named (a
+    one of :data:`~knights.learn.registry.FAST_NETWORKS` (its weights taken from the evaluator's network when it
+    has one loaded), the Python :class:`SearchEngine` over any other evaluator (kept for comparison). A network
+    judged where the captures end (``EL/v21+quiesce``; ``sparse+quiesce``: the search's own network) is its
+    network's compiled search, which does that at every leaf; at ``depth`` 1 an evaluator so named (a
     :class:`~knights.play.fast.quiesce.QuiescenceEvaluator`) is the search's one-ply stage, so that it is the
     one-ply bot it names."""
     name = fast_network_name(evaluator)
@@ -351,8 +268,8 @@ def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEP
 def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,
                 **options: Any) -> OnePlyEngine | SearchEngine:
     """The bot from its settings: at ``depth`` 1 the paper's one-ply :class:`OnePlyEngine`;
-    deeper :func:`search_engine` (compiled for :data:`FAST_NETWORKS`, the Python search for any other
-    evaluator), stopping at ``depth`` or after ``movetime`` seconds."""
+    deeper :func:`search_engine` (compiled for :data:`~knights.learn.registry.FAST_NETWORKS`, the Python search
+    for any other evaluator), stopping at ``depth`` or after ``movetime`` seconds."""
     if depth <= 1:
         return OnePlyEngine(evaluator, **options)
     return search_engine(evaluator, depth=depth, movetime=movetime, **options)

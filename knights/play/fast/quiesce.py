@@ -8,7 +8,7 @@ never asks the evaluator about the positions the captures lead to, because judgi
 with the democracy played worse (its networks learned from every row, and after an
 exchange they meet positions unlike their data).
 
-The sparse networks of :data:`~knights.play.fast.engine.FAST_NETWORKS` learned from quiet
+The sparse networks of :data:`~knights.learn.registry.FAST_NETWORKS` learned from quiet
 positions only, and the positions where a capture search stops are quiet. So here the
 captures are played out by the compiled search's own quiescence
 (:func:`knights.play.fast.compiled.quiesce`: every capture the static exchange does not
@@ -63,8 +63,9 @@ from knights.learn import registry
 from knights.learn.registry import QUIESCE_SUFFIX, SEARCH_NETWORK, SPARSE_DEMOCRACY, SPARSE_NAME
 from knights.play.engine import MATE_SCORE
 from knights.play.fast import compiled as core
-from knights.play.fast.engine import FAST_NETWORKS, SearchArrays, fast_network_name, warm_up
-from knights.play.incremental import load_net
+from knights.play.fast.arrays import SearchArrays, warm_up
+from knights.play.fast.networks import fast_network_name
+from knights.play.incremental import Net, load_net
 from knights.play.search import INF, MATE_BOUND
 
 CHECK_PLIES = 3
@@ -90,18 +91,21 @@ class QuiescenceEvaluator:
     line of captures ends (pawns, White's side; a mate found inside the capture search reads
     ``mate_pawns``: the engine's :data:`~knights.play.engine.MATE_SCORE` by default, the labels'
     mate value when it is measured against them). ``version``: one of
-    :data:`~knights.play.fast.engine.FAST_NETWORKS`. One search at a time (a lock: the web page
-    and the UCI engine run in threads)."""
+    :data:`~knights.learn.registry.FAST_NETWORKS`, or a packed :class:`~knights.play.incremental.Net`
+    (the search's own, for its one-ply stage), then called ``name``. One search at a time (a lock:
+    the web page and the UCI engine run in threads)."""
 
-    def __init__(self, version: str, *, mate_pawns: float = MATE_SCORE,
+    def __init__(self, version: str | Net, *, name: str | None = None, mate_pawns: float = MATE_SCORE,
                  check_plies: int = CHECK_PLIES) -> None:
-        network = fast_network_name(version)
-        if network is None:
-            raise ValueError(f"{version}{QUIESCE_SUFFIX}: only the compiled sparse networks are judged where the "
-                             f"captures end (EL/v13's shape, e.g. EL/v21); for any other evaluator ask for "
-                             f"{version}+qsearch, which adds the captures' material")
-        self.net = load_net(network)
-        self.name = f"{network}{QUIESCE_SUFFIX}"
+        if isinstance(version, Net):
+            self.net, self.name = version, name or f"packed network{QUIESCE_SUFFIX}"
+        else:
+            network = fast_network_name(version)
+            if network is None:
+                raise ValueError(f"{version}{QUIESCE_SUFFIX}: only the compiled sparse networks are judged where the "
+                                 f"captures end (EL/v13's shape, e.g. EL/v21); for any other evaluator ask for "
+                                 f"{version}+qsearch, which adds the captures' material")
+            self.net, self.name = load_net(network), name or f"{network}{QUIESCE_SUFFIX}"
         self.core = SearchArrays(self.net, TT_BITS)
         self.core.tables.cfg[core.CFG_CHECK_PLIES] = int(check_plies)
         self.mate_pawns = float(mate_pawns)
@@ -182,7 +186,7 @@ def judged_evaluators() -> list[tuple[str, QuiescenceEvaluator | JudgedDemocracy
     """What ``knights results`` measures beside the evaluators of :mod:`knights.evaluate`, as (kind, evaluator):
     the newest trained network of :data:`~knights.learn.registry.FAST_NETWORKS` judged where the captures end,
     and ``sparse+quiesce`` when its members are trained; a mate read as the labels read one."""
-    trained = [name for name in FAST_NETWORKS if registry.get(name).is_trained()]
+    trained = [name for name in registry.FAST_NETWORKS if registry.get(name).is_trained()]
     judged: list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]] = []
     if trained:
         judged.append(("network", QuiescenceEvaluator(trained[-1], mate_pawns=MATE_PAWNS)))
