@@ -32,6 +32,7 @@ from knights.learn.experiment import TEST_LETTERS
 from knights.learn.nets import parameter_count
 from knights.learn.registry import ONE_PLY_EVALUATOR, SPARSE_DEMOCRACY
 from knights.play.engine import MATE_SCORE, OPENING_TABLE, ORIGINAL_CAPTURE_BONUS
+from knights.play.fast.quiesce import CHECK_PLIES
 
 SETTINGS = registry.REPO_ROOT / "report" / "results" / "settings.json"
 """Where ``knights settings`` writes by default (the report reads it there)."""
@@ -73,7 +74,7 @@ def collect() -> dict:
                  "styles": {name: style.description for name, style in STYLES.items()}},
         "versions": {v.name: version_settings(v) for v in registry.all_versions()},
         "engine": {"default_evaluator": DEFAULT_EVALUATOR, "one_ply_evaluator": ONE_PLY_EVALUATOR,
-                   "sparse_democracy": SPARSE_DEMOCRACY,
+                   "sparse_democracy": SPARSE_DEMOCRACY, "check_plies": CHECK_PLIES,
                    "mate_score": MATE_SCORE,
                    "opening_table": OPENING_TABLE, "original_capture_bonus": ORIGINAL_CAPTURE_BONUS},
     }
