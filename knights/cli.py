@@ -68,13 +68,26 @@ def _seconds(text: str) -> float:
 
 
 def _depth(text: str) -> int:
-    """``--depth``: a whole number of plies from 1 (the one-ply bot)."""
+    """``--depth``: a whole number of plies from 1 (the one-ply bot) to the UCI Depth option's most."""
+    from knights.play.uci import MAX_DEPTH
+
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of plies") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 (the one-ply bot), not {value}")
+    if not 1 <= value <= MAX_DEPTH:
+        raise argparse.ArgumentTypeError(f"must be from 1 (the one-ply bot) to {MAX_DEPTH}, not {value}")
+    return value
+
+
+def _bonus(text: str) -> float:
+    """``--capture-bonus``: pawns from 0 to 1 (the UCI CaptureBonus option's 0-100 centipawns)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of pawns") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1 pawn, not {text!r}")
     return value
 
 
@@ -445,7 +458,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=None, help="seed of the opening randomness (and of --color random)")
     play.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
                       help="always play the best move (no stochastic opening)")
-    play.add_argument("--capture-bonus", type=float, default=0.0,
+    play.add_argument("--capture-bonus", type=_bonus, default=0.0,
                       help="pawns added to captures, as the original's 0.15 (default 0)")
     play.add_argument("--depth", type=_depth, default=None,
                       help="the deepest search (default 64: as deep as --movetime allows; 1: the paper's one-ply bot)")

@@ -79,6 +79,30 @@ def _option(options: Any, name: str, default: Any) -> Any:
     return default
 
 
+def _whole(options: Any, name: str, default: int, low: int, high: int, rule: str = "") -> int:
+    """The integer option ``name``, from ``low`` to ``high``; a ValueError naming it otherwise."""
+    value = _option(options, name, default)
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = None
+    if number is None or not low <= number <= high:
+        raise ValueError(f"KnightsKernels: the {name} option must be an integer from {low} to {high}{rule}, "
+                         f"not {value!r}")
+    return number
+
+
+def _flag(options: Any, name: str, default: bool) -> bool:
+    """The true/false option ``name``; a ValueError naming it for any other value."""
+    value = _option(options, name, default)
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+        raise ValueError(f"KnightsKernels: the {name} option must be true or false, not {value!r}")
+    return text in ("true", "yes", "on", "1")
+
+
 COST_MARGIN = 1.5
 """A one-ply decision is started only when the move's budget exceeds this times its last cost
 (``knights uci`` keeps the same rule); below, the static quick move answers."""
@@ -111,15 +135,10 @@ class KnightsKernels(MinimalEngine):
                  game: Any, debug: bool, **popen_args: Any) -> None:
         super().__init__(commands, options, stderr, draw_or_resign, game, debug, **popen_args)
         evaluator = _option(options, "Evaluator", None)
-        seed = int(_option(options, "Seed", -1))
-        stochastic = _option(options, "Stochastic", True)
-        if isinstance(stochastic, str):
-            stochastic = stochastic.strip().lower() in ("1", "true", "yes", "on")
-        bonus = float(_option(options, "CaptureBonus", 0)) / 100.0
-        depth = int(_option(options, "Depth", PLAY_DEPTH))
-        if not 1 <= depth <= PLAY_DEPTH:
-            raise ValueError(f"KnightsKernels: the Depth option must be from 1 (the one-ply bot) to {PLAY_DEPTH}, "
-                             f"not {depth}")
+        seed = _whole(options, "Seed", -1, -1, 2**31 - 1, " (-1: fresh randomness)")
+        stochastic = _flag(options, "Stochastic", True)
+        bonus = _whole(options, "CaptureBonus", 0, 0, 100, " (centipawns)") / 100.0
+        depth = _whole(options, "Depth", PLAY_DEPTH, 1, PLAY_DEPTH, " (1: the one-ply bot)")
         self.knights = searcher_for(evaluator, depth=depth, notice=logger.warning, stochastic=bool(stochastic),
                                     seed=None if seed < 0 else seed, capture_bonus=bonus)
         logger.info(f"KnightsKernels plays with {self.knights.name}")

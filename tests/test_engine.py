@@ -641,3 +641,25 @@ def test_bench_pieces_compare_like_with_like():
     assert tally["games"] == 4 and tally["illegal"] == 0 and tally["errors"] == 0
     assert sum(tally["vs_random"].values()) == 2 and sum(tally["self_play"].values()) == 2
     assert make_result("soak", 4.0, 4.0, target=1.0)["passed"]
+
+
+def test_a_refused_evaluator_name_says_what_the_evaluators_are() -> None:
+    from knights.evaluate.names import canonical_evaluator_name
+
+    for name in ("garbage", "EL/v18+qsearch+threats"):
+        with pytest.raises(EvaluatorError, match="the evaluators are material, democracy"):
+            canonical_evaluator_name(name)
+    with pytest.raises(EvaluatorError, match="SL/v2 is a move network"):
+        canonical_evaluator_name("sl/v2")
+    with pytest.raises(EvaluatorError, match="known are"):
+        canonical_evaluator_name("EL/v999")
+
+
+def test_castling_is_read_as_people_type_it() -> None:
+    from knights.play.user_input import parse_move
+
+    board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    for typed, uci in (("o-o", "e1g1"), ("O-O-O", "e1c1"), ("0-0", "e1g1"), ("0-0-0+", "e1c1"), ("e1g1", "e1g1")):
+        assert parse_move(board, typed).uci() == uci
+    with pytest.raises(EngineError):
+        parse_move(chess.Board(), "o-o")                 # not legal from the start

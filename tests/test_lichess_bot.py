@@ -183,6 +183,15 @@ def test_search_plays_legal_moves_for_whole_games(homemade, depth):
                 board.push(rng.choice(list(board.legal_moves)))
 
 
+@pytest.mark.parametrize(("option", "value", "says"), [
+    ("Depth", "x", "the Depth option must be an integer from 1"), ("Depth", 0, "the Depth option"),
+    ("Seed", "abc", "the Seed option"), ("CaptureBonus", "lots", "the CaptureBonus option"),
+    ("CaptureBonus", 500, "from 0 to 100"), ("Stochastic", "maybe", "the Stochastic option must be true or false")])
+def test_a_bad_option_is_named(homemade, option, value, says):
+    with pytest.raises(ValueError, match=says):
+        make(homemade, **{option: value})
+
+
 def test_root_moves_are_honoured(homemade):
     bot = make(homemade, Seed=2)
     board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")

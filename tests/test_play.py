@@ -151,6 +151,11 @@ def test_bad_options_are_one_line_errors(tmp_path, capsys):
     assert err.startswith("knights play: error: invalid FEN") and "\n" not in err
     assert cli_main(["play", "--evaluator", "EL/v99", "--games-dir", str(tmp_path)]) == 2
     assert "unknown evaluator" in capsys.readouterr().err
+    for flag, value, says in (("--depth", "100", "from 1 (the one-ply bot) to 64"),
+                              ("--capture-bonus", "-5", "from 0 to 1 pawn")):
+        with pytest.raises(SystemExit):
+            cli_main(["play", flag, value, "--games-dir", str(tmp_path)])
+        assert says in capsys.readouterr().err
 
 
 def test_cli_play_with_piped_input(tmp_path):

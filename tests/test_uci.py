@@ -481,3 +481,12 @@ def test_a_deep_go_depth_can_be_stopped():
         assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board(MIDDLEGAME.split(" ", 2)[2]).legal_moves
     finally:
         assert uci.close() == 0
+
+
+def test_a_piped_go_depth_answers_before_the_end_of_input_ends_the_engine():
+    """``printf '...go depth 2\\n' | knights uci``: the search finishes and answers, as Stockfish's does."""
+    out = subprocess.run([sys.executable, "-m", "knights.cli", "uci"], input="uci\nposition startpos\ngo depth 2\n",
+                         capture_output=True, text=True, timeout=120, cwd=str(REPO), check=True).stdout.splitlines()
+    assert any(line.startswith("info depth 2 ") for line in out), out[-3:]
+    (best,) = [line for line in out if line.startswith("bestmove ")]
+    assert chess.Move.from_uci(best.split()[1]) in chess.Board().legal_moves

@@ -87,6 +87,11 @@ def _load(name: str) -> Evaluator:
     return network_evaluator(name)
 
 
+KINDS = ("the evaluators are material, democracy and the trained networks EL/vN, each optionally with +qsearch or "
+         "+threats, and the compiled networks with +quiesce or their democracy sparse+quiesce")
+"""What an evaluator name may be, for the errors that refuse one."""
+
+
 def _stderr_notice(text: str) -> None:
     print(text, file=sys.stderr)
 
@@ -96,13 +101,20 @@ def canonical_evaluator_name(name: str) -> str:
     text = name.strip()
     base, variant = split_variant(text)
     if variant:
+        if split_variant(base)[1] or base.lower().endswith(QUIESCE_SUFFIX):
+            raise EvaluatorError(f"unknown evaluator {name!r}: one suffix at most ({KINDS})")
         return canonical_evaluator_name(base) + variant
     if text.lower() in ("material", "democracy", "ensemble"):
         return "democracy" if text.lower() == "ensemble" else text.lower()
     try:
-        return registry.get(text).name
-    except ValueError as exc:
-        raise EvaluatorError(f"unknown evaluator {name!r}: {exc}") from None
+        version = registry.get(text)
+    except ValueError as exc:               # not a version name, or a version not in source_EL/
+        why = str(exc) if str(exc).startswith("unknown version") else KINDS
+        raise EvaluatorError(f"unknown evaluator {name!r}: {why}") from None
+    if version.family != "EL":
+        raise EvaluatorError(f"{version.name} is a move network (it predicts the move, not the evaluation), "
+                             f"not an evaluator: {KINDS}")
+    return version.name
 
 
 def is_default(name: str | None) -> bool:

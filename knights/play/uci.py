@@ -89,6 +89,7 @@ FALLBACK_TIME = 0.002    # seconds kept back for the quick move and the answer
 STOP_WAIT = 2.0          # seconds a stopped search may take to answer before the quick move does
 PUMP_INTERVAL = 0.02     # seconds between looks at the engine's info lines while a search runs
 MAX_DEPTH = 64
+EOF_WAIT = 60.0          # seconds a go depth / go nodes may go on after the end of input before it is stopped
 UNLIMITED_GO = 1.0       # seconds a go with no clock, movetime, depth or nodes may search
 
 
@@ -149,6 +150,15 @@ class UciSession:
             self.link.pump()
             if self.link.has_answer(run.rid):
                 self._conclude(self.link.wait(run.rid, 0), "done")
+
+    def drain_search(self, most: float = EOF_WAIT) -> None:
+        """At the end of input: let a search that ends by itself (``go depth N``, ``go nodes N``) finish, at
+        most ``most`` seconds, then answer whatever is in flight (:meth:`finish_search`)."""
+        ends = time.monotonic() + most
+        while self.searching is not None and self.searching.answer_when_done and time.monotonic() < ends:
+            time.sleep(PUMP_INTERVAL)
+            self.poll()
+        self.finish_search()
 
     def state(self) -> dict[str, Any]:
         """The engine process's evaluator, engine name and options (tests)."""
@@ -337,6 +347,8 @@ class UciSession:
                             search[token] = min(number, MAX_DEPTH) if token == "depth" else number
                         else:
                             self.info(f"go: {token} must be at least 1, not {args[i]}; ignored")
+                    else:                       # mate: no mate search here; the move is searched as usual
+                        self.info(f"go: mate {args[i]} is not searched for as such; the move is searched as usual")
                 else:
                     self.info(f"go: '{token}' without a number; ignored")
             elif token == "searchmoves":
@@ -544,7 +556,11 @@ def serve(stdin: TextIO, stdout: TextIO, **options: Any) -> int:
             if problem is not None:
                 session.info(problem)
                 continue
-            if not line or not session.handle(line):
+            if not line:                        # end of input: a go depth / go nodes in flight finishes and
+                session.drain_search()          # answers (printf '...go depth 3\n' | knights uci), then
+                return 0                        # as quit
+            if not session.handle(line):
+                session.finish_search()         # quit: the search in flight answers at once, as Stockfish's
                 return 0
     finally:
         session.close()

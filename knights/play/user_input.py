@@ -13,6 +13,7 @@ knights.play.user_input.EngineError: illegal move 'e5' in rnbqkbnr/pppppppp/8/8/
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import chess
@@ -50,6 +51,8 @@ def parse_move(board: chess.Board, text: str) -> chess.Move:
     """A legal move of ``board`` from UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``);
     :class:`EngineError` otherwise (a null move included)."""
     token = text.strip()
+    if re.fullmatch(r"[oO0](-[oO0]){1,2}[+#]?", token):    # castling as people type it: o-o, 0-0-0
+        token = token.upper().replace("0", "O")
     for parse in (board.parse_uci, board.parse_san):
         try:
             move = parse(token)
