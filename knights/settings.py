@@ -32,7 +32,7 @@ from knights.learn.experiment import TEST_LETTERS
 from knights.learn.nets import parameter_count
 from knights.learn.registry import ONE_PLY_EVALUATOR, SPARSE_DEMOCRACY
 from knights.play.engine import MATE_SCORE, OPENING_TABLE, ORIGINAL_CAPTURE_BONUS
-from knights.play.fast.quiesce import CHECK_PLIES
+from knights.play.fast.quiesce import CHECK_PLIES, ENDING_MEN, trained_on_endings
 
 SETTINGS = registry.REPO_ROOT / "report" / "results" / "settings.json"
 """Where ``knights settings`` writes by default (the report reads it there)."""
@@ -75,6 +75,7 @@ def collect() -> dict:
         "versions": {v.name: version_settings(v) for v in registry.all_versions()},
         "engine": {"default_evaluator": DEFAULT_EVALUATOR, "one_ply_evaluator": ONE_PLY_EVALUATOR,
                    "sparse_democracy": SPARSE_DEMOCRACY, "check_plies": CHECK_PLIES,
+                   "ending_men": ENDING_MEN, "ending_members": [m for m in SPARSE_DEMOCRACY if trained_on_endings(m)],
                    "mate_score": MATE_SCORE,
                    "opening_table": OPENING_TABLE, "original_capture_bonus": ORIGINAL_CAPTURE_BONUS},
     }

@@ -260,3 +260,28 @@ def test_the_sparse_democracy_is_the_mean_of_its_judged_networks_and_the_one_ply
     assert votes.tolist() == pytest.approx([m, (1 + 3 + m) / 3, -1 / 3])   # a mate stands; opposite ones average
     with pytest.raises(ValueError, match="at least one network"):
         JudgedDemocracy(())
+
+
+def test_an_ending_is_judged_by_the_networks_that_learned_endings() -> None:
+    """At most ENDING_MEN men (what the endings data starts from): the mean of the members whose data held
+    data/endings; more men: every member's; without the rule (``endings=False``), every member's everywhere."""
+    from knights.learn.registry import SPARSE_DEMOCRACY
+    from knights.play.fast.quiesce import ENDING_MEN, JudgedDemocracy, trained_on_endings
+
+    if not all(registry.get(m).is_trained() for m in SPARSE_DEMOCRACY):
+        pytest.skip("the sparse democracy's members are not all trained here")
+    enders = [m for m in SPARSE_DEMOCRACY if trained_on_endings(m)]
+    assert enders and len(enders) < len(SPARSE_DEMOCRACY) and ENDING_MEN == 18
+    ending, middlegame = chess.Board("8/5pk1/6p1/8/3R4/6P1/5PK1/3r4 w - - 0 40"), chess.Board(AFTER_F6)
+    assert chess.popcount(ending.occupied) <= ENDING_MEN < chess.popcount(middlegame.occupied)
+    values = {m: QuiescenceEvaluator(m).evaluate_boards([ending, middlegame]) for m in SPARSE_DEMOCRACY}
+    got = JudgedDemocracy().evaluate_boards([ending, middlegame])
+    assert got[0] == pytest.approx(np.mean([values[m][0] for m in enders]), abs=1e-5)
+    assert got[1] == pytest.approx(np.mean([values[m][1] for m in SPARSE_DEMOCRACY]), abs=1e-5)
+    everyone = JudgedDemocracy(endings=False).evaluate_boards([ending])
+    assert everyone[0] == pytest.approx(np.mean([values[m][0] for m in SPARSE_DEMOCRACY]), abs=1e-5)
+    m = JudgedDemocracy(("EL/v20", "EL/v21")).mate_pawns
+    used = np.array([[True, True], [False, True]])                       # the second member sits out position 0
+    votes = JudgedDemocracy(("EL/v20", "EL/v21")).vote(np.array([[1.0, 2.0], [-m, 4.0]]),
+                                                         np.array([[False, False], [True, False]]), used)
+    assert votes.tolist() == pytest.approx([1.0, 3.0])                   # its mate is not counted where it sits out
