@@ -433,3 +433,17 @@ def test_the_move_of_the_one_ply_stage_leaves_no_queen_to_a_capture() -> None:
         assert move != chess.Move.from_uci("h1c6")
         assert not any(after.piece_at(m.to_square) == chess.Piece(chess.QUEEN, chess.WHITE)
                        for m in after.legal_moves if after.is_capture(m)), move
+
+
+def test_a_network_named_at_depth_one_is_the_same_one_ply_bot_on_every_route() -> None:
+    """UCI and lichess-bot build depth 1 with search_engine, knights play and the web page with bot_for /
+    make_engine: the same one-ply bot, the network named judging each move's position as it stands."""
+    from knights.learn.registry import SEARCH_NETWORK
+    from knights.play.fast.bots import bot_for
+    from knights.play.fast.engine import search_engine
+
+    board = chess.Board("r1bqkbnr/1pp3pp/p1p2p2/4p3/3PP3/5N2/PPP2PPP/RNBQK2R w KQkq - 0 6")
+    for fen in (board.fen(), "8/8/3k4/8/8/8/8/4K2Q w - - 0 1"):
+        one = search_engine(SEARCH_NETWORK, depth=1, stochastic=False).choose(chess.Board(fen))
+        other = bot_for(SEARCH_NETWORK, depth=1, stochastic=False).choose(chess.Board(fen))
+        assert one.move == other.move and one.score == pytest.approx(other.score, abs=1e-3)

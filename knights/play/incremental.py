@@ -143,7 +143,7 @@ def accumulator_width(net: Net) -> int:
 class NetEvaluator:
     """A packed network (or the piece-square fallback) behind the batched
     :class:`~knights.evaluate.base.Evaluator` interface: pawns from White's side, no torch.
-    The one-ply stage of :class:`~knights.play.fast.engine.FastSearchEngine` uses it."""
+    A one-ply bot of a compiled network named at depth 1 (:func:`~knights.play.fast.engine.search_engine`) uses it."""
 
     def __init__(self, net: Net, name: str) -> None:
         self.net = net

@@ -872,8 +872,9 @@ N_STATS = 8
 C_STOP, C_NODE_LIMIT = 0, 1
 # cfg[] indices: features on (1) or off (0)
 CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_CHECK_PLIES, N_CFG = range(8)
-# cfg[CFG_CHECK_PLIES] (0 by default) is a count, not a switch: a capture search called at ply 0 also plays the
-# quiet moves that give check at its first that many plies (the search's leaves start deeper: captures only)
+# cfg[CFG_CHECK_PLIES] (0 by default) is a count, not a switch: quiesce also plays the quiet moves that give check at
+# plies below it (absolute plies: meant for a capture search called at ply 0, as quiesce.QuiescenceEvaluator does;
+# the search's tables keep 0, so its leaves play captures only)
 SEE_VALUE = np.array([0, 100, 320, 330, 500, 950, 20000], dtype=np.int64)
 RFP_MARGIN = 120
 FUTILITY_MARGIN = 150

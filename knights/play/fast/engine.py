@@ -38,14 +38,13 @@ import chess
 
 from knights.evaluate.base import Evaluator
 from knights.learn import registry
-from knights.learn.registry import QUIESCE_SUFFIX
 from knights.play.engine import Decision, OnePlyEngine
 from knights.play.fast import compiled as core
 from knights.play.fast.arrays import SearchArrays, warm_up
 from knights.play.fast.board import standard, to_chess_move
 from knights.play.fast.networks import fast_network_name
 from knights.play.fast.quiesce import QuiescenceEvaluator
-from knights.play.incremental import Net, load_net
+from knights.play.incremental import Net, NetEvaluator, load_net
 from knights.play.search import (
     DEFAULT_DEPTH,
     INF,
@@ -256,21 +255,24 @@ def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEP
     one of :data:`~knights.learn.registry.FAST_NETWORKS` (its weights taken from the evaluator's network when it
     has one loaded), the Python :class:`SearchEngine` over any other evaluator (kept for comparison). A network
     judged where the captures end (``EL/v21+quiesce``; ``sparse+quiesce``: the search's own network) is its
-    network's compiled search, which does that at every leaf; at ``depth`` 1 an evaluator so named (a
-    :class:`~knights.play.fast.quiesce.QuiescenceEvaluator`) is the search's one-ply stage, so that it is the
-    one-ply bot it names."""
+    network's compiled search, which does that at every leaf. At ``depth`` 1 the evaluator named (loaded, or the
+    network itself for a name) is the search's one-ply stage, so that it is the one-ply bot it names, as
+    ``knights play --depth 1`` and the web page play it."""
     name = fast_network_name(evaluator)
     if name is None:
         return SearchEngine(evaluator, depth=depth, movetime=movetime, **options)
-    judged = evaluator if depth <= 1 and not isinstance(evaluator, str) and evaluator is not None \
-        and evaluator.name.lower().endswith(QUIESCE_SUFFIX) else None
+    stage: Evaluator | None = None
+    if depth <= 1:              # a one-ply bot: the evaluator named judges each move, as on every other route
+        loaded = evaluator is not None and not isinstance(evaluator, str)
+        stage = evaluator if loaded else NetEvaluator(load_net(name), name)   # type: ignore[assignment]
     model = None if isinstance(evaluator, str) else getattr(evaluator, "model", None)
-    net: Net | str | None = getattr(judged, "net", None) if judged is not None else name
+    packed = getattr(stage, "net", None)
+    net: Net | str | None = packed if isinstance(packed, Net) else name
     if model is not None and hasattr(model, "state_dict"):
         from knights.play.incremental import pack
 
         net = pack(dict(model.state_dict()))
-    return FastSearchEngine(judged, net=net, depth=depth, movetime=movetime, label=name, **options)
+    return FastSearchEngine(stage, net=net, depth=depth, movetime=movetime, label=name, **options)
 
 
 def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,

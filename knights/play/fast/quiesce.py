@@ -34,8 +34,8 @@ whose move it plays when no deeper iteration finishes.
 
 The one-ply engine hands its evaluator the en-passant square each move leaves
 (:class:`~knights.board.positions.PlayedPositions`), so after a double pawn push beside an enemy
-pawn the capture en passant is searched; it hands no castling rights (castling is never a
-capture). Rows of a data set (:class:`~knights.data.chunks.Encoded`) carry both, and are searched
+pawn the capture en passant is searched; it hands no castling rights, so a castling move that would
+give check is not among the first plies' checks. Rows of a data set (:class:`~knights.data.chunks.Encoded`) carry both, and are searched
 with them.
 
     >>> import chess
@@ -169,9 +169,9 @@ class JudgedDemocracy:
     """``sparse+quiesce``: the mean of :class:`QuiescenceEvaluator` over the networks of
     :data:`~knights.learn.registry.SPARSE_DEMOCRACY` (equal weights), pawns from White's side; a position of at
     most :data:`ENDING_MEN` men is judged by the members that learned from the endings data alone (``endings``;
-    chosen in play: over the same 400 openings against ``sf-elo:1350`` it scored 0.754 with the rule and 0.729
-    without, and its quiet-level errors on the independent sets fell, most on ``endgames``,
-    ``report/results/one_ply_endings.json``; the older members err most on endings). ``net``: the
+    kept for its errors: the quiet-level errors on every independent set fell, most on ``endgames``, where the
+    older members err most; in play it was not shown better or worse: 0.754 with the rule and 0.729 without over
+    the same 400 openings against ``sf-elo:1350``, ``report/results/one_ply_endings.json``). ``net``: the
     search network's packed weights (:data:`~knights.learn.registry.SEARCH_NETWORK`, a member), what a search
     deeper than one ply asked for this evaluator plays with."""
 
