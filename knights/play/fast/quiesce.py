@@ -35,8 +35,8 @@ whose move it plays when no deeper iteration finishes.
 The one-ply engine hands its evaluator the en-passant square each move leaves
 (:class:`~knights.board.positions.PlayedPositions`), so after a double pawn push beside an enemy
 pawn the capture en passant is searched; it hands no castling rights, so a castling move that would
-give check is not among the first plies' checks. Rows of a data set (:class:`~knights.data.chunks.Encoded`) carry both, and are searched
-with them.
+give check is not among the first plies' checks. Rows of a data set (:class:`~knights.data.chunks.Encoded`)
+carry both, and are searched with them.
 
     >>> import chess
     >>> ev = QuiescenceEvaluator("EL/v21")
