@@ -54,17 +54,22 @@ def _part_number(text: str) -> int:
     return int(text)
 
 
-def _seconds(text: str) -> float:
-    """``--movetime``: a finite number of seconds above 0 (``nan`` hung the bot; ``-1`` passed)."""
+def _number(text: str, what: str, ok: Callable[[float], bool], rule: str) -> float:
+    """A finite number of ``what`` for which ``ok`` holds; an argparse error saying ``rule`` otherwise."""
     import math
 
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, not {text!r}")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of {what}") from None
+    if not math.isfinite(value) or not ok(value):
+        raise argparse.ArgumentTypeError(f"must be {rule}, not {text!r}")
     return value
+
+
+def _seconds(text: str) -> float:
+    """``--movetime``: a finite number of seconds above 0 (``nan`` hung the bot; ``-1`` passed)."""
+    return _number(text, "seconds", lambda v: v > 0, "a finite number of seconds above 0")
 
 
 def _depth(text: str) -> int:
@@ -82,13 +87,7 @@ def _depth(text: str) -> int:
 
 def _bonus(text: str) -> float:
     """``--capture-bonus``: pawns from 0 to 1 (the UCI CaptureBonus option's 0-100 centipawns)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of pawns") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1 pawn, not {text!r}")
-    return value
+    return _number(text, "pawns", lambda v: 0.0 <= v <= 1.0, "from 0 to 1 pawn")
 
 
 def _data_grow(args: argparse.Namespace) -> int:
