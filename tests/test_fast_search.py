@@ -420,21 +420,6 @@ def test_the_compiled_module_takes_the_networks_constants_without_torch():
     assert out.stdout.strip() == "False"
 
 
-def test_the_move_of_the_one_ply_stage_leaves_no_queen_to_a_capture() -> None:
-    """When the clock allows only the first iteration, or at ``go depth 1``, the search plays its one-ply
-    stage's move: the network judged where the captures and checks end, so Qc6+ (which looks a queen up as it
-    stands, and Kxc6 takes it) is not played."""
-    board = chess.Board("8/8/3k4/8/8/8/8/4K2Q w - - 0 1")
-    engine = FastSearchEngine(stochastic=False)
-    for limits in (SearchLimits(depth=1), SearchLimits(nodes=1)):
-        move = engine.choose(board, limits=limits).move
-        after = board.copy()
-        after.push(move)
-        assert move != chess.Move.from_uci("h1c6")
-        assert not any(after.piece_at(m.to_square) == chess.Piece(chess.QUEEN, chess.WHITE)
-                       for m in after.legal_moves if after.is_capture(m)), move
-
-
 def test_a_network_named_at_depth_one_is_the_same_one_ply_bot_on_every_route() -> None:
     """UCI and lichess-bot build depth 1 with search_engine, knights play and the web page with bot_for /
     make_engine: the same one-ply bot, the network named judging each move's position as it stands."""

@@ -14,6 +14,9 @@ as EL/v13's, e.g. ``net:EL/v13``): which network the default search should use. 
 search plays :data:`knights.play.search.SEARCH_NETWORK` (EL/v18 since it beat EL/v16 at a
 time control; each A/B that chose a default ran against the default before it, so
 ``net:EL/v16`` now replays the last one with the score inverted).
+The part ``judged_stage`` plays the search whose one-ply stage judges each move where the
+captures end instead of reading the network on the position as it stands, as the shipped
+search's stage does: the printed score is the shipped search's against it.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from pathlib import Path
 import chess
 
 from knights.play.fast.engine import FEATURES, FastSearchEngine, default_net_source, net_name
+from knights.play.fast.quiesce import QuiescenceEvaluator
 from knights.play.game import Settings, play_game
-from knights.play.incremental import NetEvaluator, load_net
+from knights.play.incremental import load_net
 from knights.play.openings import OPENINGS
 from knights.play.search import SearchLimits
 
@@ -58,10 +62,10 @@ def variant(off: str | None, nodes: int, movetime: float | None = None) -> Nodes
     the full search over another network of EL/v13's shape."""
     if off is not None and off.startswith("net:"):
         return NodesPlayer(FastSearchEngine(net=off[4:], stochastic=False), nodes, off, movetime)
-    if off == "judged_stage":           # the one-ply stage as it was: the network on each move's position as it stands
+    if off == "judged_stage":           # the one-ply stage judging each move where the captures end (not shipped)
         source = default_net_source()
-        plain = NetEvaluator(load_net(source), net_name(source))
-        return NodesPlayer(FastSearchEngine(plain, stochastic=False), nodes, "no-judged_stage", movetime)
+        judged = QuiescenceEvaluator(load_net(source), name=net_name(source), check_plies=0)
+        return NodesPlayer(FastSearchEngine(judged, stochastic=False), nodes, "judged_stage", movetime)
     features = {off: False} if off in FEATURES else None
     aspiration = 0 if off == "aspiration" else 40
     engine = FastSearchEngine(stochastic=False, features=features, aspiration=aspiration)

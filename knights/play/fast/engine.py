@@ -5,9 +5,7 @@ from depth 2 on run in the compiled search (:mod:`knights.play.fast.compiled`) w
 network of EL/v13's shape (:data:`~knights.learn.registry.FAST_NETWORKS`) evaluated incrementally
 (:mod:`knights.play.incremental`). Everything around the iterations is the same as the
 Python search's: the one-ply decision first (so ``depth=1`` and ``go depth 1`` are a
-one-ply bot, and the moves that end the game are known; its network judges each move's
-position where the captures end, as the compiled iterations do at their leaves,
-:mod:`knights.play.fast.quiesce`), the limits
+one-ply bot, and the moves that end the game are known), the limits
 (:class:`~knights.play.search.SearchLimits`), the stop requests and deadlines
 (:class:`~knights.play.search.Control`), the ``info`` lines (:class:`Iteration`) and the
 stochastic opening among the moves searched within a margin of the best.
@@ -43,7 +41,6 @@ from knights.play.fast import compiled as core
 from knights.play.fast.arrays import SearchArrays, warm_up
 from knights.play.fast.board import standard, to_chess_move
 from knights.play.fast.networks import fast_network_name
-from knights.play.fast.quiesce import QuiescenceEvaluator
 from knights.play.incremental import Net, NetEvaluator, load_net
 from knights.play.search import (
     DEFAULT_DEPTH,
@@ -63,13 +60,13 @@ DEFAULT_NET = SEARCH_NETWORK
 """The network the fast search evaluates with, when its weights are here (the search's default)."""
 ASPIRATION = 40
 """Centipawns either side of the last iteration's value: the first window from depth 4."""
-STAGE_CHECK_PLIES = 0
-"""The quiet checks the one-ply stage's capture search plays (:data:`~knights.play.fast.quiesce.CHECK_PLIES`):
-none, the cheaper stage. Against the search whose stage reads the network on each move's position as it stands
-(``tools/fast_search_ab.py --parts judged_stage --movetime 0.1``), the search scored 0.438 [0.301, 0.574] over 40
-games with three plies of checks in its stage and 0.450 [0.354, 0.546] over 80 with captures only: no difference
-shown at 0.1 s a move, where a second iteration always finishes; the stage decides only when none does (a short
-clock, ``go depth 1``), and there the plain stage hung a queen to a capture."""
+# The one-ply stage is plain: it reads the network on each move's position as it stands (batched, well under a
+# millisecond a move). Judging each move where the captures end instead (the network's capture search, one per move,
+# from Python) kept a queen the plain stage hangs when no second iteration finishes (``go depth 1``, a clock of a few
+# milliseconds a move, e.g. 8/8/3k4/8/8/8/8/4K2Q w: Qc6+?? Kxc6), but it cost a few milliseconds a move: the soak of
+# games at 0.3 s a side lost 8 of 10 on time (``tests/test_uci_fuzz.py``), and at 0.1 s a move the search with it scored
+# 0.450 [0.354, 0.546] over 80 games against the search without (``tools/fast_search_ab.py --parts judged_stage``).
+# So the stage stays plain; a compiled first iteration would give both.
 WATCH_EVERY = 0.002
 """Seconds between two looks of the watcher thread at the clock and the control."""
 FEATURES = {"null": core.CFG_NULL, "lmr": core.CFG_LMR, "see": core.CFG_SEE, "check_ext": core.CFG_CHECK_EXT,
@@ -95,10 +92,8 @@ class FastSearchEngine(SearchEngine):
     """The compiled alpha-beta search with a sparse network (or the piece-square fallback) as a
     :class:`SearchEngine`. ``net``: a version name, a weights file, a packed :class:`Net`,
     or ``None`` for :func:`default_net_source`. ``evaluator``: the one-ply stage's evaluator
-    (default: the same network judged where the captures end,
-    :class:`~knights.play.fast.quiesce.QuiescenceEvaluator` with :data:`STAGE_CHECK_PLIES`, which is what
-    the search's iterations do at their leaves, so a move played when the clock allows no second
-    iteration, or at ``go depth 1``, does not leave a piece to a capture). ``features``: switch parts
+    (default: the same network through :class:`NetEvaluator`, on each move's position as it stands:
+    the comment above the class says why). ``features``: switch parts
     of the search off by name (:data:`FEATURES`); ``aspiration``: 0 turns the windows off;
     ``trace``: keep the first ``trace`` positions evaluated and their values (tests)."""
 
@@ -115,8 +110,7 @@ class FastSearchEngine(SearchEngine):
         self.net = packed
         self.net_label = label
         if evaluator is None:               # the one-ply stage: the same network judged where the captures end
-            evaluator = QuiescenceEvaluator(packed, name=label if packed.use[0] == 1 else "material+pst",
-                                            check_plies=STAGE_CHECK_PLIES)
+            evaluator = NetEvaluator(packed, label if packed.use[0] == 1 else "material+pst")
         super().__init__(evaluator, depth=depth, movetime=movetime, stochastic=stochastic, seed=seed,
                          capture_bonus=capture_bonus)
         self.core = SearchArrays(packed, tt_bits, trace)

@@ -28,9 +28,7 @@ Chosen in play (``report/results/one_ply_check_plies.json``): one ply ahead agai
 With ``check_plies=0`` this is what the compiled search's first iteration does after each
 move: the one-ply choice over these values and its value agree with that iteration's best
 move and value (tested; the iteration also scores repetitions and the fifty-move rule as
-draws, which the one-ply engine does itself before it asks an evaluator). The search itself
-judges each move so in its one-ply stage (:class:`~knights.play.fast.engine.FastSearchEngine`),
-whose move it plays when no deeper iteration finishes.
+draws, which the one-ply engine does itself before it asks an evaluator).
 
 The one-ply engine hands its evaluator the en-passant square each move leaves
 (:class:`~knights.board.positions.PlayedPositions`), so after a double pawn push beside an enemy
@@ -42,10 +40,11 @@ carry both, and are searched with them.
     >>> ev = QuiescenceEvaluator("EL/v21")
     >>> ev.evaluate_boards([chess.Board("rnb1kbnr/pppp1ppp/8/4p1q1/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1"),
     ...                     chess.Board("r1bqkbnr/1pp3pp/p1p2p2/4N3/3PP3/8/PPP2PPP/RNBQK2R b KQkq - 0 6")])
-    array([ 7.07, -2.93], dtype=float32)
+    array([ 7.07, -0.52], dtype=float32)
 
 Nxg5 wins the queen, and the network judges White's position a queen up; fxe5 wins the knight
-that took on e5. (``EL/v21+qsearch`` reads 10.93 and -1.13: its network's value of each
+that took on e5, but then Qh5+ (a check at the second ply) wins the pawn on e5 back with check
+(with captures only, ``check_plies=0``: -2.93). (``EL/v21+qsearch`` reads 10.93 and -1.13: its network's value of each
 position as it stands, plus 9 and minus 3 pawns.)
 
 Only the play side can build it (the compiled search lives there), so the name is read here
