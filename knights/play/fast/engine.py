@@ -109,7 +109,7 @@ class FastSearchEngine(SearchEngine):
             packed, label = load_net(source), net_name(source)
         self.net = packed
         self.net_label = label
-        if evaluator is None:               # the one-ply stage: the same network judged where the captures end
+        if evaluator is None:               # the one-ply stage: the network on each move's position as it stands
             evaluator = NetEvaluator(packed, label if packed.use[0] == 1 else "material+pst")
         super().__init__(evaluator, depth=depth, movetime=movetime, stochastic=stochastic, seed=seed,
                          capture_bonus=capture_bonus)
