@@ -122,7 +122,7 @@ def _limits(limit: Limit, turn: chess.Color, cost: float = 0.0) -> SearchLimits 
         return SearchLimits(depth=limit.depth, nodes=limit.nodes, soft=None if limit.depth or limit.nodes else 0.5,
                             hard=None if limit.depth or limit.nodes else 1.0)
     if budget < COST_MARGIN * cost:
-        return None if COST_MARGIN * cost > ONE_PLY_FLOOR or budget < cost else SearchLimits(depth=1)
+        return None if COST_MARGIN * cost > ONE_PLY_FLOOR or budget < cost else SearchLimits(depth=0)
     soft, hard = search_deadlines(budget, now=0.0)
     return SearchLimits(depth=limit.depth, nodes=limit.nodes, soft=soft, hard=hard)
 

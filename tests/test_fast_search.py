@@ -324,8 +324,22 @@ def test_depth_one_is_the_one_ply_bot() -> None:
         fast = FastSearchEngine(MaterialEvaluator(), net=None, depth=1, stochastic=True, seed=seed)
         one = OnePlyEngine(MaterialEvaluator(), stochastic=True, seed=seed)
         assert fast.choose(board) == one.choose(board)
-    deep = FastSearchEngine(MaterialEvaluator(), net=None, stochastic=True, seed=5)
-    assert deep.choose(board, limits=SearchLimits(depth=1)) == OnePlyEngine(MaterialEvaluator(), seed=5).choose(board)
+
+
+def test_go_depth_one_searches_each_move_then_its_captures() -> None:
+    # a searching engine asked for depth 1 (``go depth 1``, or a clock too short for depth 2) plays its compiled
+    # first iteration: each move, then the captures (and the replies to a check) after it. The plain one-ply
+    # stage reads the position as it stands and gives the queen away here (Qc6+?? Kxc6)
+    board = chess.Board("8/8/3k4/8/8/8/8/4K2Q w - - 0 1")
+    plain = FastSearchEngine(stochastic=False).one_ply.choose(board)
+    assert plain.move == chess.Move.from_uci("h1c6")
+    for limits in (SearchLimits(depth=1), SearchLimits(nodes=40)):
+        decision = FastSearchEngine(stochastic=False).choose(board, limits=limits)
+        assert decision.depth == 1 and decision.move != plain.move
+        after = board.copy()
+        after.push(decision.move)
+        assert not any(after.is_capture(m) and after.piece_type_at(m.to_square) == chess.QUEEN
+                       for m in after.legal_moves)
 
 
 def test_every_feature_switched_off_still_searches_the_same_tactics() -> None:

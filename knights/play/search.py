@@ -102,7 +102,9 @@ class SearchLimits:
     """When one search ends. Seconds count from the call; ``None``: no such limit.
 
     ``soft``: no new iteration starts after it; ``hard``: the search stops at once (the best
-    move of the deepest finished iteration is played). ``depth`` and ``nodes`` as UCI's."""
+    move of the deepest finished iteration is played). ``depth`` and ``nodes`` as UCI's;
+    ``depth`` 0: the one-ply decision alone, nothing searched after it (what the UCI front end
+    asks for when the clock leaves no more: :data:`~knights.play.clock.ONE_PLY_FLOOR`)."""
 
     depth: int | None = None
     nodes: int | None = None

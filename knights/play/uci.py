@@ -391,7 +391,7 @@ class UciSession:
             cost = self.link.cost if self.link.cost is not None else ASSUMED_COST
             if budget < COST_MARGIN * cost + FALLBACK_TIME:
                 if limits.movetime is None and self.link.ready and COST_MARGIN * cost <= ONE_PLY_FLOOR:
-                    search["depth"] = 1          # a clock below the GUI's margin: the one-ply move fits
+                    search["depth"] = 0          # a clock below the GUI's margin: the one-ply decision alone fits
                     budget = ONE_PLY_FLOOR + FALLBACK_TIME
                 else:
                     self._quick(board, searchmoves, started,

@@ -1,11 +1,12 @@
 """The fast search behind the bot's usual interface: python-chess in, a Decision out.
 
 :class:`FastSearchEngine` is a :class:`~knights.play.search.SearchEngine` whose iterations
-from depth 2 on run in the compiled search (:mod:`knights.play.fast.compiled`) with a sparse
+run in the compiled search (:mod:`knights.play.fast.compiled`) with a sparse
 network of EL/v13's shape (:data:`~knights.learn.registry.FAST_NETWORKS`) evaluated incrementally
 (:mod:`knights.play.incremental`). Everything around the iterations is the same as the
-Python search's: the one-ply decision first (so ``depth=1`` and ``go depth 1`` are a
-one-ply bot, and the moves that end the game are known), the limits
+Python search's: the one-ply decision first (so an engine of ``depth=1`` is the one-ply bot,
+and the moves that end the game are known; ``go depth 1`` on a deeper engine plays its
+compiled first iteration, each move then its captures), the limits
 (:class:`~knights.play.search.SearchLimits`), the stop requests and deadlines
 (:class:`~knights.play.search.Control`), the ``info`` lines (:class:`Iteration`) and the
 stochastic opening among the moves searched within a margin of the best.
@@ -14,8 +15,8 @@ The compiled code cannot read a clock, so a watcher thread does: it raises the s
 stop flag at the hard deadline or when the control asks (the compiled search releases the
 interpreter lock and looks at the flag at every node). The best move of the deepest
 finished iteration is played; a stopped iteration counts when it has searched the last
-best move again (it is searched first), as in the Python search. Every iteration after
-the one-ply decision, depth 2 included, stops at the hard deadline: the one-ply move is
+best move again (it is searched first), as in the Python search. Every compiled iteration,
+depth 1 included, stops at the hard deadline: the one-ply move is
 legal and evaluated, so a move is always there, and a depth 2 that overran a short clock
 (a crowded middlegame under quiescence, a busy machine) lost games on time in the soak
 (``knights soak``); a node limit still applies.
@@ -61,14 +62,18 @@ DEFAULT_NET = SEARCH_NETWORK
 ASPIRATION = 40
 """Centipawns either side of the last iteration's value: the first window from depth 4."""
 # The one-ply stage is plain: it reads the network on each move's position as it stands (batched, well under a
-# millisecond a move). Judging each move where the captures end instead (the network's capture search, one per move,
-# from Python) kept a queen the plain stage hangs when no second iteration finishes (``go depth 1``, a clock of a few
-# milliseconds a move, e.g. 8/8/3k4/8/8/8/8/4K2Q w: Qc6+?? Kxc6), but it cost a few milliseconds a move: the soak of
-# games at 0.3 s a side lost 8 of 10 on time (``tests/test_uci_fuzz.py``), and at 0.1 s a move the search with it scored
-# 0.450 [0.354, 0.546] over 80 games against the search without (``tools/fast_search_ab.py --parts judged_stage``).
-# So the stage stays plain; a compiled first iteration would give both.
+# millisecond a move), and gives the moves, their order and the moves that end the game. Its choice alone hangs a queen
+# now and then (8/8/3k4/8/8/8/8/4K2Q w: Qc6+?? Kxc6), so the compiled iterations start again at depth 1: each move, then
+# its captures and the replies to a check, a fraction of a millisecond; ``go depth 1`` and a clock too short for depth 2
+# play that. Judging each move's captures from Python instead cost a few milliseconds a move: the soak's games at
+# 0.3 s a side lost 8 of 10 on time (``tests/test_uci_fuzz.py``), and at 0.1 s a move it scored 0.450
+# [0.354, 0.546] over 80 games against the plain stage (``tools/fast_search_ab.py --parts judged_stage``).
 WATCH_EVERY = 0.002
 """Seconds between two looks of the watcher thread at the clock and the control."""
+DEPTH_ONE_NODES = 20_000
+"""The node cap of a search asked for depth 1 only, which runs without the watcher thread (starting one costs
+0.5-0.7 ms, most of the clock's floor per move on a busy machine): each move, its captures and the replies to a
+check take a few hundred nodes (well under a millisecond); the cap bounds a long run of checks to ~20 ms."""
 FEATURES = {"null": core.CFG_NULL, "lmr": core.CFG_LMR, "see": core.CFG_SEE, "check_ext": core.CFG_CHECK_EXT,
             "rfp": core.CFG_RFP, "futility": core.CFG_FUTILITY}
 """The switchable parts of the compiled search (all on by default), for measuring each."""
@@ -138,7 +143,7 @@ class FastSearchEngine(SearchEngine):
             return super().choose(board, root_moves, limits=limits, control=control, on_iteration=on_iteration)
         limits, max_depth, started, clock, first, iteration = self._one_ply_iteration(board, root_moves, limits,
                                                                                       on_iteration)
-        if max_depth <= 1 or len(first.candidates) == 1 or first.mates:
+        if self.depth <= 1 or max_depth < 1 or len(first.candidates) == 1 or first.mates:
             return first
         sign = 1 if board.turn == chess.WHITE else -1
         control = control or Control()
@@ -150,7 +155,8 @@ class FastSearchEngine(SearchEngine):
         t.killers[:] = 0
         t.history[:] //= 8
         t.ctl[core.C_STOP] = 0
-        t.ctl[core.C_NODE_LIMIT] = limits.nodes or 0
+        alone = max_depth <= 1     # depth 1 only (go depth 1, the floor of a short clock): bounded by nodes, unwatched
+        t.ctl[core.C_NODE_LIMIT] = min(limits.nodes or DEPTH_ONE_NODES, DEPTH_ONE_NODES) if alone else limits.nodes or 0
         hard = clock + limits.hard if limits.hard is not None else float("inf")
         soft = clock + limits.soft if limits.soft is not None else float("inf")
         moves = [m for m, _ in first.candidates]
@@ -162,12 +168,11 @@ class FastSearchEngine(SearchEngine):
         best_move, best = first.move, scores[first.move]
         pool = set(moves)
         done = threading.Event()
-        armed = threading.Event()            # the clock may stop every iteration after the one-ply one
-        watcher = threading.Thread(target=self._watch, args=(t, control, hard, done, armed), daemon=True)
-        watcher.start()
+        watcher = None if alone else threading.Thread(target=self._watch, args=(t, control, hard, done), daemon=True)
+        if watcher is not None:
+            watcher.start()
         try:
-            armed.set()
-            for depth in range(2, max_depth + 1):
+            for depth in range(1, max_depth + 1):     # depth 1 again, compiled: each move then its captures
                 order = sorted(moves, key=lambda m: (m != best_move, -scores[m]))
                 alpha, beta = -INF, INF
                 if self.aspiration and margin < 0 and depth >= 4 and abs(best) < MATE_BOUND:
@@ -207,7 +212,8 @@ class FastSearchEngine(SearchEngine):
                     break
         finally:
             done.set()
-            watcher.join()
+            if watcher is not None:
+                watcher.join()
         c = self.counters
         c.nodes = int(t.stats[core.S_NODES])
         c.eval_positions = int(t.stats[core.S_EVALS])
@@ -231,11 +237,11 @@ class FastSearchEngine(SearchEngine):
         return tuple(line)
 
     @staticmethod
-    def _watch(t: Any, control: Control, hard: float, done: threading.Event, armed: threading.Event) -> None:
-        """Raise the stop flag at the hard deadline (once armed) or when ``control`` asks."""
+    def _watch(t: Any, control: Control, hard: float, done: threading.Event) -> None:
+        """Raise the stop flag at the hard deadline or when ``control`` asks."""
         while not done.wait(WATCH_EVERY):
             hard = min(hard, control.deadlines()[1])    # ponderhit may set one
-            if control.should_stop() or (armed.is_set() and time.monotonic() >= hard):
+            if control.should_stop() or time.monotonic() >= hard:
                 t.ctl[core.C_STOP] = 1
                 return
 
