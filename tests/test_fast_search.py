@@ -342,6 +342,20 @@ def test_go_depth_one_searches_each_move_then_its_captures() -> None:
                        for m in after.legal_moves)
 
 
+
+def test_go_depth_one_keeps_the_one_ply_stages_mate_guard() -> None:
+    # Qxd5 wins a pawn by the captures after it, and Re1 mates: the one-ply stage knows (the opponent's mate in one),
+    # the capture search does not, so depth 1 leaves the moves whose end is known to the one-ply stage's values
+    board = chess.Board("4r1k1/5ppp/8/3p4/8/8/5PPP/3Q2K1 w - - 0 1")
+    decision = FastSearchEngine(stochastic=False).choose(board, limits=SearchLimits(depth=1))
+    after = board.copy()
+    after.push(decision.move)
+    for reply in list(after.legal_moves):
+        after.push(reply)
+        assert not after.is_checkmate(), (decision.move, reply)
+        after.pop()
+
+
 def test_every_feature_switched_off_still_searches_the_same_tactics() -> None:
     from knights.play.fast.engine import FEATURES
 

@@ -37,7 +37,7 @@ import chess
 
 from knights.evaluate.base import Evaluator
 from knights.learn import registry
-from knights.play.engine import Decision, OnePlyEngine
+from knights.play.engine import MATE_SCORE, Decision, OnePlyEngine
 from knights.play.fast import compiled as core
 from knights.play.fast.arrays import SearchArrays, warm_up
 from knights.play.fast.board import standard, to_chess_move
@@ -167,6 +167,10 @@ class FastSearchEngine(SearchEngine):
         margin = -1 if exact_within is None else exact_within
         best_move, best = first.move, scores[first.move]
         pool = set(moves)
+        # depth 1 leaves out the moves whose end the one-ply stage knows (the opponent mates at once, a draw is
+        # claimed), keeping its values: the captures after a move do not see a quiet mate in reply
+        lost = round(MATE_SCORE * 100)
+        known = {m for m in moves if first.outcomes.get(m) is not None or abs(scores[m]) >= lost}
         done = threading.Event()
         watcher = None if alone else threading.Thread(target=self._watch, args=(t, control, hard, done), daemon=True)
         if watcher is not None:
@@ -174,6 +178,8 @@ class FastSearchEngine(SearchEngine):
         try:
             for depth in range(1, max_depth + 1):     # depth 1 again, compiled: each move then its captures
                 order = sorted(moves, key=lambda m: (m != best_move, -scores[m]))
+                if depth == 1:
+                    order = [m for m in order if m not in known] or order
                 alpha, beta = -INF, INF
                 if self.aspiration and margin < 0 and depth >= 4 and abs(best) < MATE_BOUND:
                     alpha, beta = best - self.aspiration, best + self.aspiration
@@ -193,13 +199,14 @@ class FastSearchEngine(SearchEngine):
                     scores[order[i]] = int(t.root_scores[i])
                 if stopped:
                     if finished >= 1 and index >= 0:
-                        best_move, best = order[index], score
+                        best_move, best = self._beside(known if depth == 1 else set(), scores, order[index], score)
                         pool = set(order[:finished])
                         iteration = Iteration(iteration.depth, int(t.stats[core.S_SELDEPTH]), best,
                                               int(t.stats[core.S_NODES]), time.perf_counter() - started,
                                               (best_move,))
                     break
-                best_move, best = back[int(t.root_moves[index])], score
+                best_move, best = self._beside(known if depth == 1 else set(), scores, back[int(t.root_moves[index])],
+                                               score)
                 pool = set(moves)
                 pv = self._line(board)
                 iteration = Iteration(depth, int(t.stats[core.S_SELDEPTH]), best, int(t.stats[core.S_NODES]),
@@ -235,6 +242,14 @@ class FastSearchEngine(SearchEngine):
             line.append(move)
             replay.push(move)
         return tuple(line)
+
+    @staticmethod
+    def _beside(known: set[chess.Move], scores: dict[chess.Move, int], move: chess.Move, value: int,
+                ) -> tuple[chess.Move, int]:
+        """The iteration's best ``move`` and ``value``, or the best of the moves it left out (``known``, valued
+        by the one-ply stage) when that one is higher: a draw claimed beats a line that loses."""
+        top = max(known, key=scores.__getitem__, default=None)
+        return (top, scores[top]) if top is not None and scores[top] > value else (move, value)
 
     @staticmethod
     def _watch(t: Any, control: Control, hard: float, done: threading.Event) -> None:
