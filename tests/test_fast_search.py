@@ -460,3 +460,38 @@ def test_a_network_named_at_depth_one_is_the_same_one_ply_bot_on_every_route() -
         one = search_engine(SEARCH_NETWORK, depth=1, stochastic=False).choose(chess.Board(fen))
         other = bot_for(SEARCH_NETWORK, depth=1, stochastic=False).choose(chess.Board(fen))
         assert one.move == other.move and one.score == pytest.approx(other.score, abs=1e-3)
+
+
+def test_the_quiet_check_filter_agrees_with_python_chess() -> None:
+    # the capture search's quiet checks are chosen on the board alone before the full make (may_give_check);
+    # over random games it says True for every quiet move python-chess calls a check, and False for every other
+    # one but castling (left to the full make)
+    import random
+
+    from knights.play.fast import compiled
+    from knights.play.fast.board import to_chess_move
+
+    engine = FastSearchEngine(net=None, stochastic=False)
+    rng = random.Random(3)
+    checked = gives = 0
+    for _game in range(30):
+        board = chess.Board()
+        for _ in range(rng.randrange(10, 120)):
+            legal = list(board.legal_moves)
+            if not legal:
+                break
+            board.push(rng.choice(legal))
+        if board.is_game_over():
+            continue
+        engine.core.load(board)
+        p = engine.core.pos
+        for m in engine.core.moves.values():
+            move = to_chess_move(int(m))
+            if board.is_capture(move):
+                continue
+            said = compiled.may_give_check(p.board, p.st, m)
+            truth = board.gives_check(move)
+            assert said == truth or (said and board.is_castling(move)), (board.fen(), move)
+            checked += 1
+            gives += truth
+    assert checked > 500 and gives > 5

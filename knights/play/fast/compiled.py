@@ -269,6 +269,26 @@ def attacked(board, sq, by):
 
 
 @njit(cache=True)
+def may_give_check(board, st, m):
+    """Whether the quiet move ``m`` (no capture, no en passant) of the side to move gives check, read on the
+    board alone (the piece lifted and set down, no accumulators, no state): exact for every move but castling,
+    which answers True (the rook's check is left to the full make)."""
+    if (m >> 16) & F_CASTLE:
+        return True
+    side = st[SIDE]
+    frm = m & 63
+    to = (m >> 6) & 63
+    promo = (m >> 12) & 7
+    piece = board[frm]
+    board[to] = piece if promo == 0 else (promo if side == 0 else -promo)
+    board[frm] = 0
+    gives = attacked(board, st[BKING] if side == 0 else st[WKING], side)
+    board[frm] = piece
+    board[to] = 0
+    return gives
+
+
+@njit(cache=True)
 def in_check(board, st):
     """Whether the side to move is in check."""
     side = st[SIDE]
@@ -1179,6 +1199,8 @@ def quiesce(p, net, t, alpha, beta, ply):
                     continue               # cannot raise alpha even with a margin
                 if use_see and scores[i] < 0:
                     continue               # loses material by static exchange
+        if quiet_move and not may_give_check(board, p.st, m):
+            continue                       # a quiet move is searched only when it gives check
         if not play(p, net, t, m):
             continue
         if quiet_move and not in_check(p.board, p.st):
