@@ -466,21 +466,14 @@ def test_the_quiet_check_filter_agrees_with_python_chess() -> None:
     # the capture search's quiet checks are chosen on the board alone before the full make (may_give_check);
     # over random games it says True for every quiet move python-chess calls a check, and False for every other
     # one but castling (left to the full make)
-    import random
+    from test_board import random_positions
 
     from knights.play.fast import compiled
     from knights.play.fast.board import to_chess_move
 
     engine = FastSearchEngine(net=None, stochastic=False)
-    rng = random.Random(3)
     checked = gives = 0
-    for _game in range(30):
-        board = chess.Board()
-        for _ in range(rng.randrange(10, 120)):
-            legal = list(board.legal_moves)
-            if not legal:
-                break
-            board.push(rng.choice(legal))
+    for board in random_positions(60, 3):
         if board.is_game_over():
             continue
         engine.core.load(board)

@@ -48,6 +48,7 @@ import re
 from knights.evaluate.base import Evaluator
 from knights.evaluate.names import DEFAULT_NETWORK
 from knights.learn.registry import ONE_PLY_EVALUATOR
+from knights.play.clock import PLAY_DEPTH
 from knights.play.fast.bots import cached_play_evaluator, resolve_play_name
 from knights.play.fast.engine import make_engine, search_engine
 from knights.play.fast.networks import is_fast_network
@@ -105,8 +106,8 @@ def check_spec(spec: str) -> str:
     """``spec`` in canonical form; ``ValueError`` if it names no player."""
     spec = canonical(spec)
     found = _SEARCH.match(spec)
-    if found and found.group(1) and not 1 <= int(found.group(1)) <= 64:
-        raise ValueError(f"{spec!r}: a search depth is from 1 to 64")
+    if found and found.group(1) and not 1 <= int(found.group(1)) <= PLAY_DEPTH:
+        raise ValueError(f"{spec!r}: a search depth is from 1 to {PLAY_DEPTH}")
     if found and "@" in spec and not re.fullmatch(r"[1-9]\d*", spec.partition("@")[2]):
         raise ValueError(f"{spec!r}: '@' is followed by the milliseconds a move, e.g. search:EL/v10@1000")
     if found and found.group(1) and "@" in spec:
@@ -149,9 +150,9 @@ def build_player(spec: str, settings: Settings | None = None, seed: int | None =
         if found.group(1):
             depth, movetime = int(found.group(1)), None
         elif at:
-            depth, movetime = 64, int(ms) / 1000
+            depth, movetime = PLAY_DEPTH, int(ms) / 1000
         elif settings.movetime_ms:
-            depth, movetime = 64, settings.movetime_ms / 1000
+            depth, movetime = PLAY_DEPTH, settings.movetime_ms / 1000
         else:
             depth, movetime = SEARCH_DEPTH, None
         name = resolve_play_name(evaluator)

@@ -64,7 +64,8 @@ MATE = 100_000
 MATE_BOUND = MATE - 1_000
 """Scores beyond this are mates."""
 EVAL_CAP = int(EVAL_LIMIT * 100)
-MAX_PLY = 64
+MAX_PLY = PLAY_DEPTH
+"""Plies of the main search at most (check extensions included): its arrays are this long."""
 MAX_QPLY = 12
 """Quiescence plies at most (captures run out long before in practice)."""
 DELTA = 200
@@ -73,8 +74,8 @@ SEARCH_NETWORK = registry.SEARCH_NETWORK
 """The searching bot's default network (:data:`knights.learn.registry.SEARCH_NETWORK`)."""
 OPENING_MARGIN = 50
 """Centipawns: how far below the best a move may be valued and still be a stochastic pick."""
-DEFAULT_DEPTH = 64
-"""The deepest iteration when only the clock limits the search."""
+DEFAULT_DEPTH = PLAY_DEPTH
+"""The deepest iteration when only the clock limits the search (:data:`PLAY_DEPTH`: no search goes deeper)."""
 PLAY_MOVETIME = 1.0
 """Seconds a move in the terminal, where no clock says otherwise."""
 CHECK_EVERY = 16

@@ -88,7 +88,7 @@ COST_MARGIN = 1.25       # a decision is started only when the budget exceeds th
 FALLBACK_TIME = 0.002    # seconds kept back for the quick move and the answer
 STOP_WAIT = 2.0          # seconds a stopped search may take to answer before the quick move does
 PUMP_INTERVAL = 0.02     # seconds between looks at the engine's info lines while a search runs
-MAX_DEPTH = 64
+MAX_DEPTH = PLAY_DEPTH       # the Depth option's and go depth's ceiling
 EOF_WAIT = 60.0          # seconds a go depth / go nodes may go on after the end of input before it is stopped
 UNLIMITED_GO = 1.0       # seconds a go with no clock, movetime, depth or nodes may search
 
