@@ -176,9 +176,26 @@ def test_set_table_puts_stockfish_depth1_beside_material_on_the_same_rows(tmp_pa
     path = _small_set(tmp_path, rows=8)
     table = set_table(path, [], None, with_stockfish=True, progress=False)
     names = [r["name"] for r in table["evaluation"]]
-    assert names == ["material", "stockfish depth 1"]
+    assert names == ["material", "stockfish depth 1", "stockfish depth 1, hash kept"]
     assert all(r["rows"] == 8 and sum(b["rows"] for b in r["buckets"]) == 8 for r in table["evaluation"])
     assert [b["rows"] for b in table["evaluation"][0]["buckets"]][-1] == 1    # the one "#3" row
+
+
+def test_stockfish_depth1_sees_each_position_alone(stockfish: str):
+    # the headline's depth 1 clears the hash before every position, so its value of a position does not depend on
+    # the rows searched before it (the same positions of one game, in either order, get the same values)
+    from knights.learn.results import stockfish_values
+
+    board = chess.Board()
+    boards = []
+    line = ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d3", "f8c5",
+            "c2c3", "d7d6", "e1g1", "e8g8", "b1d2", "a7a6"]
+    for uci in line:
+        board.push_uci(uci)
+        boards.append(board.copy())
+    forward = stockfish_values(boards, 1, clear_hash=True, progress=False)
+    backward = stockfish_values(boards[::-1], 1, clear_hash=True, progress=False)
+    assert list(forward) == list(backward[::-1])
 
 
 def test_letter_table_reads_back_the_earlier_figures_when_the_data_is_not_here(tmp_path: Path):
