@@ -488,3 +488,19 @@ def test_the_quiet_check_filter_agrees_with_python_chess() -> None:
             checked += 1
             gives += truth
     assert checked > 500 and gives > 5
+
+
+def test_go_depth_one_keeps_away_from_a_draw_the_opponent_can_claim() -> None:
+    # a queen up at 98 half-moves: a quiet queen move lets Black claim the fifty-move draw, which neither the
+    # captures after it nor the board's own fifty-move rule (at 100) see; depth 1 holds such moves to at most 0, as the
+    # one-ply stage does, so the pawn move that resets the count is played
+    board = chess.Board("7k/8/8/8/2Q5/8/P7/4K3 w - - 98 80")
+    for limits in (SearchLimits(depth=1), SearchLimits(depth=0), SearchLimits(depth=2)):
+        decision = FastSearchEngine(stochastic=False).choose(board, limits=limits)
+        assert board.is_zeroing(decision.move), (limits, decision.move)
+
+
+def test_depth_zero_is_the_one_ply_decision_alone() -> None:
+    board = chess.Board("8/8/3k4/8/8/8/8/4K2Q w - - 0 1")
+    engine = FastSearchEngine(stochastic=False)
+    assert engine.choose(board, limits=SearchLimits(depth=0)).move == engine.one_ply.choose(board).move

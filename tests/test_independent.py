@@ -198,6 +198,23 @@ def test_stockfish_depth1_sees_each_position_alone(stockfish: str):
     assert list(forward) == list(backward[::-1])
 
 
+def test_the_headline_depth1_row_is_the_one_that_clears_the_hash(tmp_path: Path, stockfish: str):
+    from knights.data.chunks import read_chunk
+    from knights.learn.results import stockfish_depth1
+
+    path = tmp_path / "one_game.csv"         # one game's positions: with the hash kept, order changes the values
+    board = chess.Board()
+    with open(path, "w", newline="") as fh:
+        w = csslab.RowWriter(fh)
+        for uci in ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d3", "f8c5", "c2c3", "d7d6", "e1g1", "e8g8"]:
+            board.push_uci(uci)
+            w.write({"board": board.fen(), "cp": "0.00"})
+    data = read_chunk(path)[0]
+    reverse = np.arange(len(data))[::-1]
+    backward = stockfish_depth1(data.take(reverse), progress=False)
+    assert list(stockfish_depth1(data, progress=False)) == list(backward[::-1])
+
+
 def test_letter_table_reads_back_the_earlier_figures_when_the_data_is_not_here(tmp_path: Path):
     earlier = tmp_path / "networks.json"
     earlier.write_text(json.dumps({"data": {"folder": "data/full", "test_letters": "j", "rows": 3},

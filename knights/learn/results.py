@@ -1,4 +1,4 @@
-"""The held-out results table of every trained network, beside two baselines.
+"""The held-out results table of every trained network, beside the baselines.
 
 ``knights results`` evaluates each trained EL version on the test letters (never
 trained on) and writes ``models_EL/RESULTS.md`` and ``report/results/networks.json``:
@@ -6,7 +6,8 @@ MAE in pawns, median absolute error and the share of positions whose sign agrees
 with Stockfish, beside, on the same rows,
 
 * counting material (P=1 N=3 B=3 R=5 Q=9, clipped to +-9), and
-* Stockfish at depth 1 (same targets: mates +-10, clipped to +-9).
+* Stockfish at depth 1 (same targets: mates +-10, clipped to +-9), on each position alone,
+  and with its hash kept from row to row (:data:`HASH_KEPT`).
 
 Move networks (SL) get their own table: the share of positions where the top
 predicted move is legal and where it is the move played.

@@ -41,7 +41,7 @@ def headline_rows(src: Any) -> list[tuple[str, str]]:
     overall = min(judged, key=lambda n: (sum(values("quiet_level_mae", n)) / len(sets), n), default=None)
     out = [(f"MAE in pawns on quiet positions within a pawn of level ({names}): the best network there, {best}",
             row("quiet_level_mae", best, ".2f")),
-           *([(f"the same positions: the best evaluator there, {overall} (networks judging where the captures end)",
+           *([(f"the same positions: the best evaluator there, {overall}",
                row("quiet_level_mae", overall, ".2f"))]
              if overall is not None and sum(values("quiet_level_mae", overall)) < sum(values("quiet_level_mae", best))
              else []),

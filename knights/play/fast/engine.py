@@ -19,7 +19,8 @@ best move again (it is searched first), as in the Python search. Every compiled 
 depth 1 included, stops at the hard deadline: the one-ply move is
 legal and evaluated, so a move is always there, and a depth 2 that overran a short clock
 (a crowded middlegame under quiescence, a busy machine) lost games on time in the soak
-(``knights soak``); a node limit still applies.
+(``knights soak``); a node limit still applies. A search asked for depth 1 alone runs without
+the watcher, bounded by :data:`DEPTH_ONE_NODES` instead (a fraction of a millisecond as a rule).
 
 The network is packed once (NaN weights are refused then) and the compiled functions are
 cached on disk by numba (:func:`warm_up` compiles or loads them).
@@ -138,7 +139,7 @@ class FastSearchEngine(SearchEngine):
     def choose(self, board: chess.Board, root_moves: Sequence[chess.Move] | None = None, *,
                limits: SearchLimits | None = None, control: Control | None = None,
                on_iteration: Callable[[Iteration], None] | None = None) -> Decision:
-        """As :meth:`SearchEngine.choose`; the iterations from depth 2 run compiled."""
+        """As :meth:`SearchEngine.choose`; the iterations run compiled, from depth 1 again."""
         if not standard(board):                      # Chess960 and odd boards: the Python search
             return super().choose(board, root_moves, limits=limits, control=control, on_iteration=on_iteration)
         limits, max_depth, started, clock, first, iteration = self._one_ply_iteration(board, root_moves, limits,
@@ -167,8 +168,9 @@ class FastSearchEngine(SearchEngine):
         margin = -1 if exact_within is None else exact_within
         best_move, best = first.move, scores[first.move]
         pool = set(moves)
-        # depth 1 leaves out the moves whose end the one-ply stage knows (the opponent mates at once, a draw is
-        # claimed), keeping its values: the captures after a move do not see a quiet mate in reply
+        # depth 1 leaves out the moves whose end the one-ply stage knows (the game ends, the opponent mates at once),
+        # keeping its values, and holds those after which the opponent can claim a draw to at most 0, as it does:
+        # the captures after a move see neither a quiet mate in reply nor the claim
         lost = round(MATE_SCORE * 100)
         known = {m for m in moves if first.outcomes.get(m) is not None or abs(scores[m]) >= lost}
         done = threading.Event()
@@ -179,7 +181,9 @@ class FastSearchEngine(SearchEngine):
             for depth in range(1, max_depth + 1):     # depth 1 again, compiled: each move then its captures
                 order = sorted(moves, key=lambda m: (m != best_move, -scores[m]))
                 if depth == 1:
-                    order = [m for m in order if m not in known] or order
+                    order = [m for m in order if m not in known]
+                    if not order:              # every move's end is known: the one-ply values stand
+                        continue
                 alpha, beta = -INF, INF
                 if self.aspiration and margin < 0 and depth >= 4 and abs(best) < MATE_BOUND:
                     alpha, beta = best - self.aspiration, best + self.aspiration
@@ -199,14 +203,15 @@ class FastSearchEngine(SearchEngine):
                     scores[order[i]] = int(t.root_scores[i])
                 if stopped:
                     if finished >= 1 and index >= 0:
-                        best_move, best = self._beside(known if depth == 1 else set(), scores, order[index], score)
+                        best_move, best = (order[index], score) if depth > 1 else \
+                            self._depth_one_best(order[:finished], known, first.claims, scores)
                         pool = set(order[:finished])
                         iteration = Iteration(iteration.depth, int(t.stats[core.S_SELDEPTH]), best,
                                               int(t.stats[core.S_NODES]), time.perf_counter() - started,
                                               (best_move,))
                     break
-                best_move, best = self._beside(known if depth == 1 else set(), scores, back[int(t.root_moves[index])],
-                                               score)
+                best_move, best = (back[int(t.root_moves[index])], score) if depth > 1 else \
+                    self._depth_one_best(order, known, first.claims, scores)
                 pool = set(moves)
                 pv = self._line(board)
                 iteration = Iteration(depth, int(t.stats[core.S_SELDEPTH]), best, int(t.stats[core.S_NODES]),
@@ -244,12 +249,16 @@ class FastSearchEngine(SearchEngine):
         return tuple(line)
 
     @staticmethod
-    def _beside(known: set[chess.Move], scores: dict[chess.Move, int], move: chess.Move, value: int,
-                ) -> tuple[chess.Move, int]:
-        """The iteration's best ``move`` and ``value``, or the best of the moves it left out (``known``, valued
-        by the one-ply stage) when that one is higher: a draw claimed beats a line that loses."""
-        top = max(known, key=scores.__getitem__, default=None)
-        return (top, scores[top]) if top is not None and scores[top] > value else (move, value)
+    def _depth_one_best(searched: Sequence[chess.Move], known: set[chess.Move], claims: dict[chess.Move, str],
+                        scores: dict[chess.Move, int]) -> tuple[chess.Move, int]:
+        """The best move after the compiled depth 1 (``searched``, in its order, their values in ``scores``):
+        a move after which the opponent can claim a draw is worth at most 0, and the moves it left out (``known``)
+        keep the one-ply stage's values, so that a draw at hand beats a line that loses."""
+        for m in searched:
+            if m in claims:
+                scores[m] = min(scores[m], 0)
+        best = max([*searched, *sorted(known, key=lambda m: m.uci())], key=scores.__getitem__)
+        return best, scores[best]
 
     @staticmethod
     def _watch(t: Any, control: Control, hard: float, done: threading.Event) -> None:
