@@ -211,11 +211,12 @@ grown-data: more-data
 	$(MAKE) endings-data
 	$(MAKE) shallow-data
 
-# The style experiment's sets (knights.data.grow: cold, chaos, again), STYLE_POSITIONS each, into data/<SET>
+# The style experiment's sets (knights.data.grow: cold, chaos, again, sound), STYLE_POSITIONS each, into data/<SET>
 STYLE_POSITIONS ?= 300000
 STYLE_PREFIX_cold := Cold
 STYLE_PREFIX_chaos := Chaos
 STYLE_PREFIX_again := Again
+STYLE_PREFIX_sound := Sound
 style-data: style-set setup
 	$(KNIGHTS) data grow --set $(SET) --rounds 1 --positions $(STYLE_POSITIONS) --depth $(DEPTH) \
 		--workers $(WORKERS) --report report/results/dataset_$(SET).json
@@ -224,7 +225,7 @@ style-data: style-set setup
 
 .PHONY: style-set
 style-set:
-	@test -n "$(STYLE_PREFIX_$(SET))" || { echo "make style-data: SET=cold, chaos or again (got '$(SET)')" >&2; exit 2; }
+	@test -n "$(STYLE_PREFIX_$(SET))" || { echo "make style-data: SET=cold, chaos, again or sound (got '$(SET)')" >&2; exit 2; }
 
 # The independent test sets (data/independent/, committed): games between players the
 # training generator never uses, tactical moments of them, random endgames; labelled by

@@ -196,3 +196,26 @@ def test_every_grown_set_names_a_make_command_that_exists():
             assert f"STYLE_PREFIX_{command.split('SET=')[1]} :=" in makefile
     assert grow_command("data/cold") == "make style-data SET=cold"
     assert grow_command("data/nowhere") == "make more-data"
+
+
+def test_a_sound_player_draws_an_iteration_in_its_opening_then_plays_the_best_move():
+    """``stockfish-sound`` plays one of the iterations' moves for its first SOUND_PLIES plies (each drawn
+    over the game's random stream), then the search's best move (rarely a random one)."""
+    import random
+
+    from knights.data.generate import SOUND_EPSILON, SOUND_PLIES
+
+    board = chess.Board()
+    shallow = ("e2e4", "d2d4", "g1f3", "c2c4")
+    rng = random.Random(0)
+    opening = {choose_move("stockfish-sound", board, "c2c4", rng, shallow).uci() for _ in range(200)}
+    assert opening == set(shallow)
+    assert choose_move("stockfish-sound", board, "c2c4", rng, ("a7a5",)).uci() == "c2c4"   # not legal: the best
+    late = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    for _ in range(SOUND_PLIES):
+        late.push(next(m for m in late.legal_moves if late.piece_at(m.from_square).piece_type == chess.KNIGHT))
+    assert late.ply() >= SOUND_PLIES
+    best = next(iter(late.legal_moves)).uci()
+    picks = [choose_move("stockfish-sound", late, best, rng, shallow).uci() for _ in range(1000)]
+    assert 0.9 < picks.count(best) / len(picks) < 1.0 and SOUND_EPSILON < 0.1
+    assert GROWN["sound"].folder == "data/sound" and "data/more" in GROWN["sound"].exclude

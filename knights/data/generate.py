@@ -154,6 +154,18 @@ def shallow_players(rng: random.Random) -> tuple[str, str]:
     return (first, second) if rng.random() < 0.5 else (second, first)
 
 
+SOUND_PLIES = 20
+"""Plies of a ``sound`` game in which its players draw the iteration whose move they play."""
+SOUND_EPSILON = 0.02
+"""The random-move probability of a ``sound`` player after its opening."""
+
+
+def sound_players(rng: random.Random) -> tuple[str, str]:
+    """Both sides ``stockfish-sound`` (``sound`` style): no random plies at all, an opening of plausible
+    moves, then nearly best ones."""
+    return ("stockfish-sound", "stockfish-sound")
+
+
 def chaos_players(rng: random.Random) -> tuple[str, str]:
     """Both sides Stockfish, each playing a random move often (``chaos`` style): games that stay
     disordered on both sides rather than one side's collapse."""
@@ -250,6 +262,11 @@ STYLES: dict[str, Style] = {
                   shallow_players, (2, 8), game_prefix="cld", cold=True),
     "chaos": Style("Stockfish against Stockfish, each playing a random move with probability 0.2-0.5, after 2-8 "
                    "random plies: disorder on both sides", chaos_players, (2, 8), game_prefix="chs"),
+    "sound": Style("Stockfish on both sides from the start position, no random plies: in the first 20 plies each move "
+                   "is the one its depth-8 labelling search ranked first after an iteration drawn from 1 to the "
+                   "last, then the best move (a random one with probability 0.02): openings a strong player "
+                   "might choose, and the middlegames that follow from them", sound_players, (0, 0),
+                   game_prefix="snd"),
     "again": Style("data/full's own style (Stockfish-eps, greedy and random movers after 0-6 random plies) from "
                    "another seed: more of the same, the control for a new style", pick_players, OPENING_PLIES,
                    game_prefix="agn"),
@@ -260,6 +277,14 @@ STYLES: dict[str, Style] = {
 def choose_move(player: str, board: chess.Board, best: str | None, rng: random.Random,
                 shallow: tuple[str, ...] = ()) -> chess.Move:
     moves = list(board.legal_moves)
+    if player == "stockfish-sound":
+        if board.ply() < SOUND_PLIES and shallow:
+            drawn = chess.Move.from_uci(shallow[rng.randrange(len(shallow))] or best or "0000")
+            if drawn in moves:
+                return drawn
+        elif rng.random() < SOUND_EPSILON:
+            return rng.choice(moves)
+        return chess.Move.from_uci(best) if best else rng.choice(moves)
     if player.startswith("stockfish-depth"):
         depth = int(player.rsplit("depth", 1)[1])
         pick = shallow[min(depth, len(shallow)) - 1] if shallow else best

@@ -56,7 +56,7 @@ WORK_DIR = "data/generated/more"
 SHARES = {"openings": 0.35, "strong": 0.35, "odds": 0.30}
 """Each grown style's share of the positions."""
 SEEDS = {"openings": 3101, "strong": 3102, "odds": 3103, "endings": 3104, "shallow": 3105, "cold": 3106,
-         "chaos": 3107, "again": 3108}
+         "chaos": 3107, "again": 3108, "sound": 3109}
 """Each style's seed (``data/full`` uses 2024): no two runs share a game stream."""
 EXCLUDE = ("data/full", "data/sample", INDEPENDENT_DIR)
 """Positions already here are not added: the training data made so far (``data/full`` holds
@@ -88,7 +88,7 @@ GROWN: dict[str, GrownSet] = {
     **{name: GrownSet({name: 1.0}, f"data/generated/{name}",
                       (*EXCLUDE, "data/more", "data/endings", "data/shallow"), "kept.csv", f"data/{name}",
                       make=f"make style-data SET={name}")
-       for name in ("cold", "chaos", "again")},
+       for name in ("cold", "chaos", "again", "sound")},
 }
 """``data/more`` (``make more-data``: the three styles beside ``data/full``'s) and
 ``data/endings`` (``make endings-data``: endings played out from a thinned start, for the networks that
@@ -96,7 +96,8 @@ train on them; it also leaves out ``data/more``'s positions) and ``data/shallow`
 games of Stockfish playing the move its labelling search ranked first after iteration 1-4); and three
 sets that test what kind of game the networks lack, each against the others at the same size: ``data/cold``
 (a fresh short search's moves), ``data/chaos`` (both sides often random) and ``data/again`` (more of
-``data/full``'s own style, the control)."""
+``data/full``'s own style, the control); and ``data/sound``, sound openings (no random plies at all) and
+the middlegames that follow, the kind of game the independent ``games`` set's Stockfish players reach."""
 
 
 def grow_command(folder: str) -> str:
