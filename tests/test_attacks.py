@@ -153,3 +153,17 @@ def test_attack_inputs_follow_the_mirror(boards):
     np.testing.assert_array_equal(m_planes[:, 9], planes[:, 8, ::-1, :])
     np.testing.assert_array_equal(m_extra[:, -2:], -extra[:, :-3:-1])
     assert spec.describe()["attacks"] and spec.describe()["gains"]
+
+
+def test_quiet_is_the_same_worked_through_in_blocks():
+    # a training run's millions of rows are judged a block at a time (the exchange's temporaries would not fit);
+    # the blocks' answers join into the whole's, whatever the block
+    from knights.features.attacks import quiet
+
+    boards = random_positions(300, 11)
+    squares, white, _ = parse_fens([b.fen() for b in boards])
+    check = np.array([b.is_check() for b in boards], dtype=np.int8)
+    whole = quiet(squares, white, check, block=10_000)
+    assert 20 < whole.sum() < 290
+    for block in (1, 7, 64, 299):
+        assert (quiet(squares, white, check, block=block) == whole).all(), block

@@ -291,10 +291,19 @@ def legal_capture_gains(squares: np.ndarray, white: np.ndarray) -> np.ndarray:
     return gain
 
 
-def quiet(squares: np.ndarray, white: np.ndarray, check: np.ndarray) -> np.ndarray:
+QUIET_BLOCK = 200_000
+"""Rows :func:`quiet` works through at a time: the exchange's bitboard temporaries take a few kilobytes a row, so
+millions of rows at once (a training run's letters of every grown folder) ran out of 24 GB."""
+
+
+def quiet(squares: np.ndarray, white: np.ndarray, check: np.ndarray, block: int = QUIET_BLOCK) -> np.ndarray:
     """The project's one definition of a **quiet** position: the side to move is not in
     check and has no legal capture that wins material by :func:`legal_capture_gains`'
     exchange. A static evaluation is asked to judge these; the others a search resolves
-    with captures first. ``(N,)`` bool."""
+    with captures first. ``(N,)`` bool, computed ``block`` rows at a time."""
+    n = len(squares)
+    if n > block:
+        return np.concatenate([quiet(squares[i:i + block], white[i:i + block], check[i:i + block], block)
+                               for i in range(0, n, block)])
     calm: np.ndarray = (np.asarray(check) == 0) & (legal_capture_gains(squares, white) == 0)
     return calm
