@@ -164,6 +164,10 @@ VARIANTS = (
     Variant("quiet_wp_styles_flip_256_b4096_seed1", flip_files=True, hidden=256,
             also=("data/again", "data/chaos", "data/cold"), settings=(("batch_size", 4096), ("seed", 1)),
             says="the batch of 4,096 with all three style sets from another seed"),
+    Variant("quiet_wp_more_4500k_endings_shallow_styles_flip_256_b4096", more=True, endings=True, shallow=True,
+            flip_files=True, hidden=256, also=("data/again", "data/chaos", "data/cold"),
+            settings=(("batch_size", 4096),), shipped="EL/v22",
+            says="EL/v21's recipe with the three style sets and a batch of 4,096: EL/v22"),
 )
 
 
