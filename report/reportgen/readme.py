@@ -27,17 +27,20 @@ def headline_rows(src: Any) -> list[tuple[str, str]]:
     def values(key: str, name: str) -> list[float]:
         return [next(r[key] for r in st["evaluation"] if r["name"] == name) for st in sets]
 
+    def everywhere(name: str) -> bool:
+        """Whether every set has a row for ``name``."""
+        return all(any(r["name"] == name for r in st["evaluation"]) for st in sets)
+
     nets = {r["name"] for st in sets for r in st["evaluation"] if r["kind"] == "network" and network_alone(r["name"])}
-    full = {n: sum(values("quiet_level_mae", n)) / len(sets) for n in nets
-            if all(any(r["name"] == n for r in st["evaluation"]) for st in sets)}
+    full = {n: sum(values("quiet_level_mae", n)) / len(sets) for n in nets if everywhere(n)}
     best = min(full, key=lambda n: (full[n], n))
     names = " / ".join(f"`{st['set']}`" for st in sets)
 
     def row(key: str, name: str, fmt: str) -> str:
         return " / ".join(format(x, fmt) for x in values(key, name))
 
-    judged = {r["name"] for st in sets for r in st["evaluation"] if r["kind"] != "baseline" and r["name"] not in full
-              and all(any(x["name"] == r["name"] for x in s["evaluation"]) for s in sets)}
+    judged = {r["name"] for st in sets for r in st["evaluation"]
+              if r["kind"] != "baseline" and r["name"] not in full and everywhere(r["name"])}
     overall = min(judged, key=lambda n: (sum(values("quiet_level_mae", n)) / len(sets), n), default=None)
     out = [(f"MAE in pawns on quiet positions within a pawn of level ({names}): the best network there, {best}",
             row("quiet_level_mae", best, ".2f")),
@@ -48,8 +51,7 @@ def headline_rows(src: Any) -> list[tuple[str, str]]:
            ("the same positions: Stockfish at depth 1, each position alone", row("quiet_level_mae", "stockfish depth 1",
                                                                                   ".2f")),
            *([("the same positions: Stockfish at depth 1 with its hash kept from row to row (the earlier yardstick)",
-                row("quiet_level_mae", HASH_KEPT, ".2f"))] if all(any(r["name"] == HASH_KEPT for r in st["evaluation"])
-                                                                 for st in sets) else []),
+                row("quiet_level_mae", HASH_KEPT, ".2f"))] if everywhere(HASH_KEPT) else []),
            ("the same positions: counting material", row("quiet_level_mae", "material", ".2f")),
            (f"error in win probability ({names}): {best} / Stockfish at depth 1 / material",
             "; ".join(row("win_probability_error", n, ".3f") for n in (best, "stockfish depth 1", "material")))]
