@@ -198,6 +198,16 @@ def test_every_grown_set_names_a_make_command_that_exists():
     assert grow_command("data/nowhere") == "make more-data"
 
 
+def test_knights_data_grow_accepts_every_grown_set():
+    """``make style-data SET=sound`` failed in argparse: the command's --set choices had missed a set."""
+    from knights.cli import build_parser
+
+    for name in GROWN:
+        assert build_parser().parse_args(["data", "grow", "--set", name]).set == name
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["data", "grow", "--set", "nowhere"])
+
+
 def test_a_sound_player_draws_an_iteration_in_its_opening_then_plays_the_best_move():
     """``stockfish-sound`` plays one of the iterations' moves for its first SOUND_PLIES plies (each drawn
     over the game's random stream), then the search's best move (rarely a random one)."""

@@ -120,7 +120,7 @@ VARIANTS = (
     Variant("quiet_wp_chaos_flip_256", flip_files=True, hidden=256, also=("data/chaos",),
             says="with 300,000 positions of games where both sides often play a random move"),
     Variant("quiet_wp_sound_flip_256", flip_files=True, hidden=256, also=("data/sound",),
-            says="with 300,000 positions of games from sound openings (no random plies at all)"),
+            says="with the positions of 300,000 played from sound openings (no random plies; 203,160 new)"),
     Variant("quiet_wp_cold_flip_256", flip_files=True, hidden=256, also=("data/cold",),
             says="with 300,000 positions of games where a fresh depth 1-4 search plays"),
     Variant("quiet_wp_flip_256_buckets", flip_files=True, hidden=256, buckets=8,
