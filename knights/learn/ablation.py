@@ -168,6 +168,10 @@ VARIANTS = (
             flip_files=True, hidden=256, also=("data/again", "data/chaos", "data/cold"),
             settings=(("batch_size", 4096),), shipped="EL/v22",
             says="EL/v21's recipe with the three style sets and a batch of 4,096: EL/v22"),
+    Variant("quiet_wp_more_4500k_endings_shallow_styles_sound_flip_256_b4096", more=True, endings=True,
+            shallow=True, flip_files=True, hidden=256, also=("data/again", "data/chaos", "data/cold", "data/sound"),
+            settings=(("batch_size", 4096),), shipped="EL/v23",
+            says="EL/v22's recipe with the sound games: EL/v23"),
 )
 
 
