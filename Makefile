@@ -211,14 +211,16 @@ grown-data: more-data
 	$(MAKE) endings-data
 	$(MAKE) shallow-data
 
-# The style experiment's sets (knights.data.grow: cold, chaos, again, sound), STYLE_POSITIONS each, into data/<SET>
-STYLE_POSITIONS ?= 300000
+# The style experiment's sets (knights.data.grow: cold, chaos, again, sound), 300,000 positions played each (sound
+# 700,000; STYLE_POSITIONS=N for another count), into data/<SET>
+STYLE_POSITIONS_sound := 700000
+STYLE_COUNT = $(or $(STYLE_POSITIONS),$(STYLE_POSITIONS_$(SET)),300000)
 STYLE_PREFIX_cold := Cold
 STYLE_PREFIX_chaos := Chaos
 STYLE_PREFIX_again := Again
 STYLE_PREFIX_sound := Sound
 style-data: style-set setup
-	$(KNIGHTS) data grow --set $(SET) --rounds 1 --positions $(STYLE_POSITIONS) --depth $(DEPTH) \
+	$(KNIGHTS) data grow --set $(SET) --rounds 1 --positions $(STYLE_COUNT) --depth $(DEPTH) \
 		--workers $(WORKERS) --report report/results/dataset_$(SET).json
 	bash data/split.sh --force data/generated/$(SET)/kept.csv data/$(SET) Chess_$(STYLE_PREFIX_$(SET))_ \
 		$$(( ($$(wc -l < data/generated/$(SET)/kept.csv) + 258) / 260 ))

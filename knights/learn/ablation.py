@@ -120,7 +120,8 @@ VARIANTS = (
     Variant("quiet_wp_chaos_flip_256", flip_files=True, hidden=256, also=("data/chaos",),
             says="with 300,000 positions of games where both sides often play a random move"),
     Variant("quiet_wp_sound_flip_256", flip_files=True, hidden=256, also=("data/sound",),
-            says="with the positions of 300,000 played from sound openings (no random plies; 203,160 new)"),
+            says="with the positions of 300,000 played from sound openings (no random plies; 203,160 new; "
+                 "make style-data SET=sound STYLE_POSITIONS=300000)"),
     Variant("quiet_wp_cold_flip_256", flip_files=True, hidden=256, also=("data/cold",),
             says="with 300,000 positions of games where a fresh depth 1-4 search plays"),
     Variant("quiet_wp_flip_256_buckets", flip_files=True, hidden=256, buckets=8,
@@ -172,6 +173,10 @@ VARIANTS = (
             shallow=True, flip_files=True, hidden=256, also=("data/again", "data/chaos", "data/cold", "data/sound"),
             settings=(("batch_size", 4096),), shipped="EL/v23",
             says="EL/v22's recipe with the sound games: EL/v23"),
+    Variant("quiet_wp_more_4500k_endings_shallow_styles_sound700k_flip_256_b4096", more=True, endings=True,
+            shallow=True, flip_files=True, hidden=256, also=("data/again", "data/chaos", "data/cold", "data/sound"),
+            settings=(("batch_size", 4096),), shipped="EL/v24",
+            says="EL/v23's recipe with the sound games grown to 700,000 played: EL/v24"),
 )
 
 

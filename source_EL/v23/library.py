@@ -7,7 +7,8 @@ castle, Adam with a cosine schedule and a batch of 4,096, the training and valid
 letters of data/full, data/more, data/endings, data/shallow and the three style sets) and
 one change, measured on data/full first (``knights ablation``, report/results/ablation.json):
 
-* one more folder, ``data/sound`` (``make style-data SET=sound``): games of Stockfish against
+* one more folder, ``data/sound`` as ``make style-data SET=sound STYLE_POSITIONS=300000`` grows it
+  (300,044 played, 203,160 new; EL/v24 trained on it grown on to 700,000): games of Stockfish against
   itself from the start position with no random plies, the first 20 plies each the move its
   labelling search ranked first after a drawn iteration. Every other style opens with random
   plies; the independent ``games`` set's largest gap to Stockfish at depth 1 was in games
