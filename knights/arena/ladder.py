@@ -28,6 +28,7 @@ from knights.arena.matches import player_seconds, run_games, safe_name, schedule
 from knights.arena.report import markdown_table, rating_report, write_report
 from knights.arena.scores import format_scores
 from knights.arena.specs import canonical
+from knights.learn.registry import SPARSE_DEMOCRACY
 from knights.play.game import Settings
 
 LADDER = ("random", "greedy", "ab2", "ab3", "sf-nodes:1", "sf-nodes:10", "sf-nodes:100")
@@ -177,6 +178,7 @@ def run_strength(plan: StrengthPlan, *, results_dir: str | Path, figures_dir: st
     log(format_scores(records))
     report = rating_report(records, plan.anchors, shipped=plan.shipped, engines=plan.engines, rungs=LADDER)
     report["settings"] = dataclasses.asdict(plan.settings)
+    report["sparse_democracy"] = list(SPARSE_DEMOCRACY)   # who sparse+quiesce's members were (the report checks)
     report["pgn_dir"] = str(pgn_dir)
     report["seconds_games"] = round(played, 1)
     report["workers"] = workers
