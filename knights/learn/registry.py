@@ -48,7 +48,7 @@ not beat it at 0.1 s a move: EL/v18 scored 0.500 [0.355, 0.645] and 0.562 [0.430
 them over 40 games each (network_ab_v19, network_ab_v20). EL/v21 (and the shallow style's games)
 was not tried in the search: its errors on the independent sets moved from EL/v20's by less than
 the spread between training seeds. EL/v22 (the style sets, a batch of 4,096), EL/v23 and EL/v24 (the sound
-games) err less on the independent sets and were not tried in the search yet."""
+games) err less than EL/v21 on the independent sets and were not tried in the search yet."""
 
 DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15", "EL/v16", "EL/v17", "EL/v18")
 """The networks ``knights ensemble`` offers the democracy (those trained): members that
@@ -124,14 +124,18 @@ VARIANT_SUFFIXES = (THREATS_SUFFIX, QSEARCH_SUFFIX)
 
 def judged_names(available: list[str]) -> list[str]:
     """``X+quiesce`` for each network ``X`` of ``available`` that the compiled search evaluates, then
-    ``sparse+quiesce`` when every member of :data:`SPARSE_DEMOCRACY` is among them (the play layer's names,
-    listed without importing it).
+    ``sparse+quiesce`` when every member of :data:`SPARSE_DEMOCRACY` and :data:`SEARCH_NETWORK` (which a deeper
+    search asked for it plays) are among them (the play layer's names, listed without importing it).
 
     >>> judged_names(["material", "EL/v10", "EL/v21"])
     ['EL/v21+quiesce']
+    >>> alone, beside = judged_names([*SPARSE_DEMOCRACY]), judged_names([*SPARSE_DEMOCRACY, SEARCH_NETWORK])
+    >>> "sparse+quiesce" in alone, "sparse+quiesce" in beside
+    (False, True)
     """
     judged = [f"{name}{QUIESCE_SUFFIX}" for name in available if name in FAST_NETWORKS]
-    return judged + ([f"{SPARSE_NAME}{QUIESCE_SUFFIX}"] if all(m in available for m in SPARSE_DEMOCRACY) else [])
+    needed = (*SPARSE_DEMOCRACY, SEARCH_NETWORK)
+    return judged + ([f"{SPARSE_NAME}{QUIESCE_SUFFIX}"] if all(m in available for m in needed) else [])
 
 
 def split_variant(name: str) -> tuple[str, str]:

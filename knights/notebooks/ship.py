@@ -41,7 +41,7 @@ RUNS: dict[str, dict[str, int | str]] = {
     "EL/v20": {"epochs": 30},  # ours: EL/v19 with data/endings (make endings-data; ~18 min, 2 cores)
     "EL/v21": {"epochs": 30},  # ours: EL/v20 with data/shallow (make shallow-data; ~20 min, 2 cores)
     "EL/v22": {"epochs": 30},  # ours: EL/v21 with the style sets and a batch of 4,096 (~25 min, 2 cores)
-    "EL/v23": {"epochs": 30},  # ours: EL/v22 with data/sound (make style-data SET=sound; ~25 min, 2 cores)
+    "EL/v23": {"epochs": 30},  # ours: EL/v22 with data/sound (make style-data SET=sound STYLE_POSITIONS=300000)
     "EL/v24": {"epochs": 30},  # ours: EL/v23 with data/sound grown to 700,000 played (~25 min, 2 cores)
     # SL: 4096-wide outputs are slow on a CPU: one epoch over nine chunks (~35k positions,
     # the last chunk of each letter a-i), validated on nine others, tested on all of j

@@ -8,8 +8,8 @@ letters of data/full, data/more, data/endings, data/shallow, the three style set
 data/sound) and one change: ``data/sound`` grown on from 300,044 played positions to
 700,000 (``make style-data SET=sound``, now its default; the same games first, then more).
 EL/v23's 114,203 more quiet rows of these games lowered ``games``' quiet-level error from
-EL/v22's 0.793 to 0.752 and ``endgames``' from 0.830 to 0.736, the largest step one folder
-has made there; V24 asks whether more of them go on helping.
+EL/v22's 0.793 to 0.752, the largest step one folder has made there, and ``endgames``' from
+0.830 to 0.736; V24 asks whether more of them go on helping.
 
 The test letters stay data/full's ``j``, so V24 is measured on the same rows as every other
 version. Its ablation row is ``quiet_wp_more_4500k_endings_shallow_styles_sound700k_flip_256_b4096``.

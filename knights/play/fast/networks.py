@@ -21,7 +21,7 @@ def is_fast_network(evaluator: Evaluator | str | None) -> bool:
 def fast_network_name(evaluator: Evaluator | str | None) -> str | None:
     """The version name in :data:`FAST_NETWORKS` that ``evaluator`` names, else ``None``; with
     ``+quiesce`` (:mod:`knights.play.fast.quiesce`), the network it judges with (``sparse+quiesce``, a
-    democracy of them: :data:`~knights.learn.registry.SEARCH_NETWORK`, its member the search plays)."""
+    democracy of them: :data:`~knights.learn.registry.SEARCH_NETWORK`, the network a deeper search plays)."""
     name = evaluator if isinstance(evaluator, str) else getattr(evaluator, "name", None)
     if not isinstance(name, str):
         return None
