@@ -227,6 +227,6 @@ def judged_evaluators() -> list[tuple[str, QuiescenceEvaluator | JudgedDemocracy
     judged: list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]] = []
     if trained:
         judged.append(("network", QuiescenceEvaluator(trained[-1], mate_pawns=MATE_PAWNS)))
-    if all(name in trained for name in (*SPARSE_DEMOCRACY, registry.SEARCH_NETWORK)):
+    if f"{SPARSE_NAME}{QUIESCE_SUFFIX}" in registry.judged_names(trained):   # the one rule of when it is offered
         judged.append(("democracy", JudgedDemocracy(mate_pawns=MATE_PAWNS)))
     return judged
