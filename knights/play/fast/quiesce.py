@@ -171,8 +171,8 @@ class JudgedDemocracy:
     kept for its errors: the quiet-level errors on every independent set fell, most on ``endgames``, where the
     older members err most; in play it was not shown better or worse: 0.754 with the rule and 0.729 without over
     the same 400 openings against ``sf-elo:1350``, ``report/results/one_ply_endings.json``). ``net``: the
-    search network's packed weights (:data:`~knights.learn.registry.SEARCH_NETWORK`; no longer a member, loaded
-    beside them), what a search deeper than one ply asked for this evaluator plays with."""
+    search network's packed weights (:data:`~knights.learn.registry.SEARCH_NETWORK`: a member's own, or loaded
+    beside them when it is none), what a search deeper than one ply asked for this evaluator plays with."""
 
     def __init__(self, members: Sequence[str] = SPARSE_DEMOCRACY, *, mate_pawns: float = MATE_SCORE,
                  check_plies: int = CHECK_PLIES, endings: bool = True) -> None:
