@@ -329,12 +329,13 @@ def test_depth_one_is_the_one_ply_bot() -> None:
 def test_go_depth_one_searches_each_move_then_its_captures() -> None:
     # a searching engine asked for depth 1 (``go depth 1``, or a clock too short for depth 2) plays its compiled
     # first iteration: each move, then the captures (and the replies to a check) after it. The plain one-ply
-    # stage reads the position as it stands and gives the queen away here (Qc6+?? Kxc6)
+    # stage reads the position as it stands and gives the queen away here (Qc6+?? Kxc6) with EL/v18 (the search's
+    # network until EL/v24, which does not fall for it; EL/v18 is named so that the test keeps a blunder to undo)
     board = chess.Board("8/8/3k4/8/8/8/8/4K2Q w - - 0 1")
-    plain = FastSearchEngine(stochastic=False).one_ply.choose(board)
+    plain = FastSearchEngine(net="EL/v18", stochastic=False).one_ply.choose(board)
     assert plain.move == chess.Move.from_uci("h1c6")
     for limits in (SearchLimits(depth=1), SearchLimits(nodes=40)):
-        decision = FastSearchEngine(stochastic=False).choose(board, limits=limits)
+        decision = FastSearchEngine(net="EL/v18", stochastic=False).choose(board, limits=limits)
         assert decision.depth == 1 and decision.move != plain.move
         after = board.copy()
         after.push(decision.move)
@@ -493,10 +494,12 @@ def test_the_quiet_check_filter_agrees_with_python_chess() -> None:
 def test_go_depth_one_keeps_away_from_a_draw_the_opponent_can_claim() -> None:
     # a queen up at 98 half-moves: a quiet queen move lets Black claim the fifty-move draw, which neither the
     # captures after it nor the board's own fifty-move rule (at 100) see; depth 1 holds such moves to at most 0, as the
-    # one-ply stage does, so the pawn move that resets the count is played
+    # one-ply stage does, so the pawn move that resets the count is played. Depth 0 is the one-ply stage alone, which
+    # reads each position as it stands: EL/v24 (the default) values Qg8+?? there before Kxg8, which only the captures
+    # of depth 1 see, so that stage's guard is tested with EL/v18, which does not fall for it
     board = chess.Board("7k/8/8/8/2Q5/8/P7/4K3 w - - 98 80")
-    for limits in (SearchLimits(depth=1), SearchLimits(depth=0), SearchLimits(depth=2)):
-        decision = FastSearchEngine(stochastic=False).choose(board, limits=limits)
+    for limits, net in ((SearchLimits(depth=1), None), (SearchLimits(depth=2), None), (SearchLimits(depth=0), "EL/v18")):
+        decision = FastSearchEngine(net=net, stochastic=False).choose(board, limits=limits)
         assert board.is_zeroing(decision.move), (limits, decision.move)
 
 
