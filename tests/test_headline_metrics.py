@@ -85,6 +85,11 @@ def test_move_quality_on_a_mate_in_one_and_a_free_queen(tmp_path: Path, stockfis
     assert rows["material"]["best_move_share"] == 1.0 and rows["material"]["mean_cp_loss"] == 0.0
     assert rows["stockfish depth 1"]["best_move_share"] >= 0.5      # the mate in one (at depth 1 it checks with Re2+)
     assert first["stockfish_searches"] > 0
+    # the mate in one is a quiet rook move that checks, the free queen a capture: each its own kind
+    assert first["best_kinds"] == {"check": 1, "capture": 1}
+    split = first["by_best_kind"]["material"]
+    assert split["capture"] == {"positions": 1, "best_move_share": 1.0, "mean_cp_loss": 0.0, "no_loss_share": 1.0}
+    assert rows["material"]["no_loss_share"] == 1.0
     again = measure(data, [], every=1, depth=8, cache_path=cache_path, progress=False)
     assert again["stockfish_searches"] == 0 and again["rows"] == first["rows"]   # all from the cache
 

@@ -16,6 +16,15 @@ mates at once scored as lost (the engine's rule since the mate-in-one guard). St
   that ends the game scored by the rules (mated -1000, drawn 0), as
   :mod:`knights.arena.quality` does (its helpers).
 
+* **no loss**: the share of positions where the choice loses nothing by that measure (0
+  centipawns): Stockfish's best move, or another its search scores as high (a move as good, or
+  one its search of the position after it rates higher than its search of the position did).
+
+Each is also given by the kind of Stockfish's best move (:func:`move_kind`: a capture, else a
+check, else a promotion, else a quiet move; ``by_best_kind``), where a one-ply evaluator's
+judgement shows: after a capture or a check the captures that follow decide, after a quiet
+move only the evaluation of the position does.
+
 Beside every evaluator, the same for counting material's one-ply choice and for
 Stockfish at depth 1's best move. Stockfish's analyses are kept on disk by depth and FEN
 (:data:`CACHE`, one JSON line each; git ignores ``data/cache/``), so a rerun with a new
@@ -29,6 +38,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -142,15 +152,59 @@ def stockfish_choices(cache: AnalysisCache, boards: Sequence[chess.Board], depth
     return [chess.Move.from_uci(str(cache.analyse(b.fen(), depth).bestmove)) for b in boards]
 
 
-def move_quality(cache: AnalysisCache, boards: Sequence[chess.Board], moves: Sequence[chess.Move],
-                 depth: int = DEPTH) -> dict[str, Any]:
-    """``positions``, ``best_move_share`` and ``mean_cp_loss`` of ``moves`` on ``boards``."""
-    judged = [judge(cache, b, m, depth) for b, m in zip(boards, moves, strict=True)]
+def move_kind(board: chess.Board, move: chess.Move) -> str:
+    """What ``move`` is on ``board``, the first that holds of: ``capture`` (en passant too), ``check``,
+    ``promotion``, ``quiet``.
+
+    >>> board = chess.Board("8/P7/7k/3p4/4P3/8/8/1R2K3 w - - 0 1")
+    >>> [move_kind(board, chess.Move.from_uci(m)) for m in ("e4d5", "b1b6", "a7a8q", "e1f2")]
+    ['capture', 'check', 'promotion', 'quiet']
+    """
+    if board.is_capture(move):
+        return "capture"
+    if board.gives_check(move):
+        return "check"
+    return "promotion" if move.promotion else "quiet"
+
+
+def summarise(judged: Sequence[tuple[bool, int]]) -> dict[str, Any]:
+    """``positions``, ``best_move_share``, ``mean_cp_loss`` and ``no_loss_share`` of :func:`judge`'s answers.
+
+    >>> summarise([(True, 0), (False, 0), (False, 30), (False, 90)])
+    {'positions': 4, 'best_move_share': 0.25, 'mean_cp_loss': 30.0, 'no_loss_share': 0.5}
+    """
     best = np.array([j[0] for j in judged], dtype=bool)
     loss = np.array([j[1] for j in judged], dtype=np.float64)
     n = len(judged)
     return {"positions": n, "best_move_share": float(best.mean()) if n else None,
-            "mean_cp_loss": float(loss.mean()) if n else None}
+            "mean_cp_loss": float(loss.mean()) if n else None,
+            "no_loss_share": float((loss == 0).mean()) if n else None}
+
+
+def by_kind(kinds: Sequence[str], judged: Sequence[tuple[bool, int]]) -> dict[str, dict[str, Any]]:
+    """:func:`summarise` of the answers of each kind in ``kinds`` (one a position, e.g. the kind of Stockfish's best
+    move), the kinds in the order of :func:`move_kind`'s answers.
+
+    >>> split = by_kind(["quiet", "capture", "quiet"], [(False, 20), (True, 0), (True, 0)])
+    >>> list(split), split["quiet"]["best_move_share"], split["capture"]["positions"]
+    (['capture', 'quiet'], 0.5, 1)
+    """
+    if len(kinds) != len(judged):
+        raise ValueError(f"{len(kinds)} kinds for {len(judged)} answers")
+    order = ("capture", "check", "promotion", "quiet")
+    return {k: summarise([j for kind, j in zip(kinds, judged, strict=True) if kind == k])
+            for k in sorted(set(kinds), key=lambda k: (order.index(k) if k in order else len(order), k))}
+
+
+def move_quality(cache: AnalysisCache, boards: Sequence[chess.Board], moves: Sequence[chess.Move],
+                 depth: int = DEPTH, kinds: Sequence[str] | None = None) -> dict[str, Any]:
+    """:func:`summarise` of ``moves`` on ``boards``, and with ``kinds`` (one a board) the same by kind
+    (``by_best_kind``)."""
+    judged = [judge(cache, b, m, depth) for b, m in zip(boards, moves, strict=True)]
+    out = summarise(judged)
+    if kinds is not None:
+        out["by_best_kind"] = by_kind(kinds, judged)
+    return out
 
 
 def measure(data: Encoded, measured: Sequence[tuple[str, Evaluator]], *, every: int = EVERY, depth: int = DEPTH,
@@ -168,9 +222,12 @@ def measure(data: Encoded, measured: Sequence[tuple[str, Evaluator]], *, every: 
         choices = [("material", "baseline", one_ply_choices(MaterialEvaluator(), boards, progress)),
                    ("stockfish depth 1", "baseline", stockfish_choices(cache, boards, 1))]
         choices += [(ev.name, kind, one_ply_choices(ev, boards, progress)) for kind, ev in measured]
+        best_kinds = [move_kind(b, chess.Move.from_uci(str(cache.analyse(b.fen(), depth).bestmove))) for b in boards]
         for name, kind, moves in tqdm(choices, desc="judging the choices", unit="evaluator", disable=not progress):
-            rows.append({"name": name, "kind": kind, **move_quality(cache, boards, moves, depth)})
+            rows.append({"name": name, "kind": kind, **move_quality(cache, boards, moves, depth, best_kinds)})
         new = cache.new
     return {"positions": len(boards), "every": every, "depth": depth, "method": METHOD.format(depth=depth, every=every),
             "stockfish_searches": new, "cache": registry.repo_relative(cache_path),
-            "seconds": round(time.perf_counter() - started, 1), "rows": rows}
+            "seconds": round(time.perf_counter() - started, 1), "rows": rows,
+            "best_kinds": dict(Counter(best_kinds)),
+            "by_best_kind": {r["name"]: r.pop("by_best_kind") for r in rows}}

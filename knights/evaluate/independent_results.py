@@ -86,7 +86,8 @@ DEFINITIONS = {
     "quiet_win_probability_error": "the same over every quiet position (chosen by the position, not by its label)",
     "best_move_share": "share of the positions where the one-ply choice is Stockfish's best move (depth 10)",
     "mean_cp_loss": "mean centipawn loss of the one-ply choice by Stockfish at depth 10 (mover's side, +-1000 "
-                    "clamp, mates +-1000)"}
+                    "clamp, mates +-1000)",
+    "no_loss_share": "share of the positions where that loss is 0: Stockfish's best move or one it scores as high"}
 """What the headline keys mean (written into the JSON files beside them)."""
 
 
@@ -160,7 +161,7 @@ def democracy_gain(dem: democracy.Democracy, data: Encoded, rows: list[dict[str,
 
 
 def with_move_quality(rows: list[dict[str, Any]], quality: dict[str, Any]) -> list[dict[str, Any]]:
-    """``rows`` with each evaluator's ``best_move_share`` and ``mean_cp_loss`` from
+    """``rows`` with each evaluator's ``best_move_share`` and ``mean_cp_loss`` (and ``no_loss_share`` when measured) from
     ``quality`` (:data:`MoveQuality`'s result) among its headline keys, right after them."""
     by_name = {r["name"]: r for r in quality["rows"]}
     out = []
@@ -170,7 +171,8 @@ def with_move_quality(rows: list[dict[str, Any]], quality: dict[str, Any]) -> li
             out.append(row)
             continue
         head = {k: row[k] for k in ("name", "kind", *HEADLINE_KEYS[:3]) if k in row}
-        out.append({**head, "best_move_share": q["best_move_share"], "mean_cp_loss": q["mean_cp_loss"], **row})
+        extra = {"no_loss_share": q["no_loss_share"]} if q.get("no_loss_share") is not None else {}
+        out.append({**head, "best_move_share": q["best_move_share"], "mean_cp_loss": q["mean_cp_loss"], **extra, **row})
     return out
 
 

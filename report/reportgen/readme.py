@@ -64,6 +64,14 @@ def headline_rows(src: Any) -> list[tuple[str, str]]:
                     f"{mq['positions']:,} positions",
                     "; ".join(f"{r['name']} {r['best_move_share']:.1%}, {r['mean_cp_loss']:.0f} cp"
                               for r in [top] + [r for r in rows if r["kind"] == "baseline"])))
+        split, counts = mq.get("by_best_kind") or {}, mq.get("best_kinds") or {}
+        kinds = [k for k in ("capture", "check", "quiet") if k in counts]
+        judged = [n for n in (top["name"], "stockfish depth 1") if n in split]
+        if kinds and len(judged) == 2:
+            sizes = " / ".join(f"{k} {counts[k]:,}" for k in kinds)
+            out.append((f"the same by the kind of Stockfish's best move ({sizes} positions)",
+                        "; ".join(f"{n} " + " / ".join(f"{split[n][k]['best_move_share']:.1%}" for k in kinds)
+                                  for n in judged)))
     return out
 
 
