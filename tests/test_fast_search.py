@@ -498,7 +498,8 @@ def test_go_depth_one_keeps_away_from_a_draw_the_opponent_can_claim() -> None:
     # reads each position as it stands: EL/v24 (the default) values Qg8+?? there before Kxg8, which only the captures
     # of depth 1 see, so that stage's guard is tested with EL/v18, which does not fall for it
     board = chess.Board("7k/8/8/8/2Q5/8/P7/4K3 w - - 98 80")
-    for limits, net in ((SearchLimits(depth=1), None), (SearchLimits(depth=2), None), (SearchLimits(depth=0), "EL/v18")):
+    for limits, net in ((SearchLimits(depth=1), None), (SearchLimits(depth=2), None),
+                        (SearchLimits(depth=0), "EL/v18")):
         decision = FastSearchEngine(net=net, stochastic=False).choose(board, limits=limits)
         assert board.is_zeroing(decision.move), (limits, decision.move)
 

@@ -161,8 +161,8 @@ def democracy_gain(dem: democracy.Democracy, data: Encoded, rows: list[dict[str,
 
 
 def with_move_quality(rows: list[dict[str, Any]], quality: dict[str, Any]) -> list[dict[str, Any]]:
-    """``rows`` with each evaluator's ``best_move_share`` and ``mean_cp_loss`` (and ``no_loss_share`` when measured) from
-    ``quality`` (:data:`MoveQuality`'s result) among its headline keys, right after them."""
+    """``rows`` with each evaluator's ``best_move_share`` and ``mean_cp_loss`` (and ``no_loss_share`` when
+    measured) from ``quality`` (:data:`MoveQuality`'s result) among its headline keys, right after them."""
     by_name = {r["name"]: r for r in quality["rows"]}
     out = []
     for row in rows:

@@ -104,15 +104,15 @@ ONE_PLY_EVALUATOR = "sparse+quiesce"
 """The evaluator the one-ply bot (depth 1, in every route) plays with unless told otherwise: the democracy of
 :data:`SPARSE_DEMOCRACY`, each network judged where the captures end (knights.play.fast.quiesce: the compiled
 capture search from each position the bot's moves lead to, the network asked at every quiet end, as Stockfish's
-depth 1 does after its ply). One ply ahead against Stockfish UCI_Elo 1350 on the same openings it scored 0.635
-(with EL/v16 to EL/v21 as members and captures only; 0.772 with today's members and the checks of
-knights.play.fast.quiesce, report/results/one_ply_newest.json) over 400 games where EL/v21 judged so alone scored 0.502 (+0.133, 3.8 standard errors;
-report/results/one_ply_sparse.json); EL/v21 judged so had scored 0.530 over 200 games where
-:data:`DEFAULT_EVALUATOR` scored 0.385 (+0.145, 2.9 standard errors; report/results/one_ply_quiesce.json) and
-EL/v21 with the captures' material added (``+qsearch``) 0.307 (one_ply_quiesce_network.json). The
-shipped democracy, whose members are not all compiled networks, is not judged so; it stays a choice
-(``democracy+qsearch``), and the ladder rates it beside this one. Only the play layer builds it
-(knights.play.fast.bots); where a member's weights are missing the one-ply bot plays :data:`DEFAULT_EVALUATOR`."""
+depth 1 does after its ply). One ply ahead against Stockfish UCI_Elo 1350 on the same openings it scored 0.635 (with
+EL/v16 to EL/v21 as members and captures only; 0.772 with today's members and the checks of
+knights.play.fast.quiesce, report/results/one_ply_newest.json) over 400 games where EL/v21 judged so alone scored
+0.502 (+0.133, 3.8 standard errors; report/results/one_ply_sparse.json); EL/v21 judged so had scored 0.530 over 200
+games where :data:`DEFAULT_EVALUATOR` scored 0.385 (+0.145, 2.9 standard errors;
+report/results/one_ply_quiesce.json) and EL/v21 with the captures' material added (``+qsearch``) 0.307
+(one_ply_quiesce_network.json). The shipped democracy, whose members are not all compiled networks, is not judged
+so; it stays a choice (``democracy+qsearch``), and the ladder rates it beside this one. Only the play layer builds
+it (knights.play.fast.bots); where a member's weights are missing the one-ply bot plays :data:`DEFAULT_EVALUATOR`."""
 
 THREATS_SUFFIX = "+threats"
 """An evaluator's name with the static capture-threat term added (:mod:`knights.evaluate.threats`)."""
