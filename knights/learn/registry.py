@@ -34,24 +34,22 @@ benchmarks time, the ensemble's main member, and what a searching bot plays with
 :data:`SEARCH_NETWORK`'s weights are missing."""
 
 SEARCH_NETWORK = "EL/v24"
-"""The searching bot's default network: the compiled search (knights.play.fast) evaluates it
-incrementally, thousands of times faster than a batched network call per node. Each default was
-chosen in self-play (tools/fast_search_ab.py, report/results/search_strength.json). At 4,000
-nodes a move EL/v13 scored 0.263 [0.146, 0.379] against EL/v16 over 40 distinct games
-(network_ab). EL/v17, more accurate on every test set, did not play better: EL/v16 scored 0.55
-against it at 4,000 nodes a move and 0.425 at 8,000 (network_ab_v17). EL/v18 (256-wide, twice
-the columns to update a move) does not beat EL/v16 at equal nodes (EL/v16 0.575 at 4,000, the
-interval spans one half) but does at equal time, which is how the bot plays: at 0.1 s a move
-EL/v16 scored 0.325 [0.191, 0.459] over 40 games and 0.375 [0.277, 0.473] over 80 more
-(network_ab_v18). So the search plays EL/v18. EL/v19 (more data) and EL/v20 (and endings) did
-not beat it at 0.1 s a move: EL/v18 scored 0.500 [0.355, 0.645] and 0.562 [0.430, 0.695] against
-them over 40 games each (network_ab_v19, network_ab_v20). EL/v21 (and the shallow style's games)
-was not tried in the search: its errors on the independent sets moved from EL/v20's by less than
-the spread between training seeds. EL/v24 (the style sets and the sound games, a batch of 4,096), which errs
-least of them on the independent sets, does beat it: at 0.1 s a move EL/v18 scored 0.438 [0.310, 0.565] over
-the arena's 40 games and 0.362 over 80 more from other openings, 0.388 [0.310, 0.465] over the 120
-(network_ab_v24). So the search plays EL/v24, also the newest member of :data:`SPARSE_DEMOCRACY`. EL/v22 and
-EL/v23 were not tried in the search."""
+"""The searching bot's default network: the compiled search (knights.play.fast) evaluates it incrementally, thousands
+of times faster than a batched network call per node. Each default was chosen in self-play
+(tools/fast_search_ab.py, report/results/search_strength.json). At 4,000 nodes a move EL/v13 scored 0.263 [0.146,
+0.379] against EL/v16 over 40 distinct games (network_ab). EL/v17, more accurate on every test set, did not play
+better: EL/v16 scored 0.55 against it at 4,000 nodes a move and 0.425 at 8,000 (network_ab_v17). EL/v18 (256-wide,
+twice the columns to update a move) does not beat EL/v16 at equal nodes (EL/v16 0.575 at 4,000, the interval spans
+one half) but does at equal time, which is how the bot plays: at 0.1 s a move EL/v16 scored 0.325 [0.191, 0.459]
+over 40 games and 0.375 [0.277, 0.473] over 80 more (network_ab_v18). So the search plays EL/v18. EL/v19 (more
+data) and EL/v20 (and endings) did not beat it at 0.1 s a move: EL/v18 scored 0.500 [0.355, 0.645] and 0.562
+[0.430, 0.695] against them over 40 games each (network_ab_v19, network_ab_v20). EL/v21 (and the shallow style's
+games) was not tried in the search: its errors on the independent sets moved from EL/v20's by less than the spread
+between training seeds. EL/v24 (the style sets and the sound games, a batch of 4,096), whose quiet-level errors on
+games and endgames are the lowest of the versions', does beat it: at 0.1 s a move EL/v18 scored 0.438 [0.310,
+0.565] over the arena's 40 games and 0.362 over 80 more from the same openings with the bots' stochastic opening
+moves on, 0.388 [0.309, 0.466] over the 120 (network_ab_v24). So the search plays EL/v24, also the newest member
+of :data:`SPARSE_DEMOCRACY`. EL/v22 and EL/v23 were not tried in the search."""
 
 DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15", "EL/v16", "EL/v17", "EL/v18")
 """The networks ``knights ensemble`` offers the democracy (those trained): members that
@@ -104,12 +102,12 @@ ONE_PLY_EVALUATOR = "sparse+quiesce"
 """The evaluator the one-ply bot (depth 1, in every route) plays with unless told otherwise: the democracy of
 :data:`SPARSE_DEMOCRACY`, each network judged where the captures end (knights.play.fast.quiesce: the compiled
 capture search from each position the bot's moves lead to, the network asked at every quiet end, as Stockfish's
-depth 1 does after its ply). One ply ahead against Stockfish UCI_Elo 1350 on the same openings it scored 0.635 (with
-EL/v16 to EL/v21 as members and captures only; 0.772 with today's members and the checks of
-knights.play.fast.quiesce, report/results/one_ply_newest.json) over 400 games where EL/v21 judged so alone scored
-0.502 (+0.133, 3.8 standard errors; report/results/one_ply_sparse.json); EL/v21 judged so had scored 0.530 over 200
-games where :data:`DEFAULT_EVALUATOR` scored 0.385 (+0.145, 2.9 standard errors;
-report/results/one_ply_quiesce.json) and EL/v21 with the captures' material added (``+qsearch``) 0.307
+depth 1 does after its ply). One ply ahead against Stockfish UCI_Elo 1350 on the same openings it scored 0.635 over
+400 games with EL/v16 to EL/v21 as members and captures only, where EL/v21 judged so alone scored 0.502 (+0.133, 3.8
+standard errors; report/results/one_ply_sparse.json); with today's members and the checks of
+knights.play.fast.quiesce it scored 0.772 where the old members scored 0.754 (report/results/one_ply_newest.json);
+EL/v21 judged so had scored 0.530 over 200 games where :data:`DEFAULT_EVALUATOR` scored 0.385 (+0.145, 2.9 standard
+errors; report/results/one_ply_quiesce.json) and EL/v21 with the captures' material added (``+qsearch``) 0.307
 (one_ply_quiesce_network.json). The shipped democracy, whose members are not all compiled networks, is not judged
 so; it stays a choice (``democracy+qsearch``), and the ladder rates it beside this one. Only the play layer builds
 it (knights.play.fast.bots); where a member's weights are missing the one-ply bot plays :data:`DEFAULT_EVALUATOR`."""

@@ -69,7 +69,9 @@ def headline_rows(src: Any) -> list[tuple[str, str]]:
         judged = [n for n in (top["name"], "stockfish depth 1") if n in split]
         if kinds and len(judged) == 2:
             sizes = " / ".join(f"{k} {counts[k]:,}" for k in kinds)
-            out.append((f"the same by the kind of Stockfish's best move ({sizes} positions)",
+            rest = sum(n for k, n in counts.items() if k not in kinds)
+            out.append((f"the same by the kind of Stockfish's best move ({sizes} positions"
+                        + (f"; {rest:,} promotions left out)" if rest else ")"),
                         "; ".join(f"{n} " + " / ".join(f"{split[n][k]['best_move_share']:.1%}" for k in kinds)
                                   for n in judged)))
     return out
