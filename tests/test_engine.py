@@ -289,6 +289,40 @@ def test_checking_candidates_over_random_games():
     assert seen > 500
 
 
+def test_the_compiled_guard_agrees_with_python_chess_after_every_move():
+    # the one-ply engine asks the compiled board (knights.play.fast.board.opponent_mates) on standard boards: after
+    # every legal move of random positions, the same answer as mates_in_one on python-chess's board
+    from knights.play.fast.board import opponent_mates
+
+    checked = found = 0
+    for board in random_positions(seed=11, games=30):
+        if board.is_game_over():
+            continue
+        moves = list(board.legal_moves)
+        expected = []
+        for move in moves:
+            board.push(move)
+            expected.append(not board.is_game_over() and mates_in_one(board))
+            board.pop()
+        assert [bool(x) for x in opponent_mates(board, moves)] == expected, board.fen()
+        checked += len(moves)
+        found += sum(expected)
+    assert checked > 20000 and found > 100
+
+
+def test_a_board_the_compiled_board_cannot_hold_is_guarded_on_python_chess():
+    # Chess960 is not the compiled board's (knights.play.fast.board.standard): the guard tries the replies itself
+    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 b - - 0 1", chess960=True)
+    children = expand(board)
+    mated = opponent_mates(board, children, terminal_outcomes(board, children))
+    expected = []
+    for move in children.moves:
+        board.push(move)
+        expected.append(mates_in_one(board))
+        board.pop()
+    assert [bool(x) for x in mated] == expected and any(expected) and not all(expected)
+
+
 def test_mates_in_one_against_every_reply():
     checked = found = 0
     for board in random_positions(seed=5, games=60):

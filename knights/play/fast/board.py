@@ -34,12 +34,13 @@ from knights.play.fast.compiled import (
     legal_moves,
     make_move,
     new_state,
+    opponent_mates_after,
     perft,
     unmake_move,
 )
 
-__all__ = ["HASH", "MAX_MOVES", "N_STATE", "PLY", "Position", "full_hash", "is_repetition", "standard",
-           "to_chess_move"]
+__all__ = ["HASH", "MAX_MOVES", "N_STATE", "PLY", "Position", "full_hash", "is_repetition", "opponent_mates",
+           "standard", "to_chess_move"]
 
 
 # -- python-chess at the edges ---------------------------------------------------------------------------
@@ -135,3 +136,15 @@ def from_chess_move(move: chess.Move) -> tuple[int, int, int]:
     """``(from, to, promotion)`` of a ``chess.Move`` in the compiled board's squares, to
     find it among the generated moves (which carry the flags)."""
     return move.from_square ^ 56, move.to_square ^ 56, move.promotion or 0
+
+
+def opponent_mates(board: chess.Board, moves: list[chess.Move]) -> np.ndarray:
+    """For each of ``moves`` (legal on ``board``, a :func:`standard` one): whether the opponent can mate at once
+    after it, ``(N,)`` bool; the compiled board's answer to :func:`knights.play.rules.mates_in_one` after each
+    move, tried on every reply that may give check (tested equal to python-chess's on random games)."""
+    pos = Position(board)
+    by_move = {to_chess_move(m): m for m in pos.legal()}
+    encoded = np.array([by_move[m] for m in moves], np.int32)
+    out = np.zeros(len(moves), np.bool_)
+    opponent_mates_after(pos.board, pos.st, pos.undo, pos.hist, encoded, pos.changes, out)
+    return out

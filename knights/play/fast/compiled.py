@@ -658,6 +658,49 @@ def legal_moves(board, st, undo, hist, out, changes):
     return k
 
 
+@njit(cache=True)
+def has_legal_move(board, st, undo, hist, changes):
+    """Whether the side to move has a legal move (it stops at the first)."""
+    buf = np.empty(MAX_MOVES, np.int32)
+    n = generate(board, st, buf, False)
+    for i in range(n):
+        if make_move(board, st, undo, hist, buf[i], changes) >= 0:
+            unmake_move(board, st, undo, hist)
+            return True
+    return False
+
+
+@njit(cache=True)
+def mates_in_one(board, st, undo, hist, changes):
+    """Whether the side to move has a move that mates at once. A quiet move is made only when it may give
+    check (:func:`may_give_check`); a capture always (it may uncover a check)."""
+    buf = np.empty(MAX_MOVES, np.int32)
+    n = generate(board, st, buf, False)
+    for i in range(n):
+        m = buf[i]
+        to = (m >> 6) & 63
+        if board[to] == 0 and not (m >> 16) & F_EP and not may_give_check(board, st, m):
+            continue
+        if make_move(board, st, undo, hist, m, changes) < 0:
+            continue
+        mate = in_check(board, st) and not has_legal_move(board, st, undo, hist, changes)
+        unmake_move(board, st, undo, hist)
+        if mate:
+            return True
+    return False
+
+
+@njit(cache=True)
+def opponent_mates_after(board, st, undo, hist, moves, changes, out):
+    """For each of ``moves`` (legal here): whether the opponent can mate at once after it (``out[k]``)."""
+    for k in range(len(moves)):
+        if make_move(board, st, undo, hist, moves[k], changes) < 0:
+            out[k] = False
+            continue
+        out[k] = mates_in_one(board, st, undo, hist, changes)
+        unmake_move(board, st, undo, hist)
+
+
 # -- the compiled parts --------------------------------------------------------------------------
 N_PLAIN = N_FEATURES
 """The plain features per view (:mod:`knights.features.sparse`); a network with the king's zones
