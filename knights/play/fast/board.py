@@ -47,10 +47,10 @@ __all__ = ["HASH", "MAX_MOVES", "N_STATE", "PLY", "Position", "full_hash", "is_r
 class Position:
     """The arrays of one board, built from a ``chess.Board`` (standard chess only)."""
 
-    def __init__(self, board: chess.Board) -> None:
+    def __init__(self, board: chess.Board, history: bool = True) -> None:
         self.board, self.st, self.undo, self.hist = new_state()
         self.changes = np.zeros((4, 3), np.int64)
-        set_from_chess(self, board)
+        set_from_chess(self, board, history)
 
     def legal(self) -> list[int]:
         out = np.zeros(MAX_MOVES, np.int32)
@@ -78,9 +78,10 @@ def standard(board: chess.Board) -> bool:
     return board.clean_castling_rights() == board.castling_rights
 
 
-def set_from_chess(pos: Position, board: chess.Board) -> None:
+def set_from_chess(pos: Position, board: chess.Board, history: bool = True) -> None:
     """Fill ``pos`` with ``board``'s pieces and state; the history holds the hashes of the
-    game's positions since its last irreversible move (python-chess's move stack)."""
+    game's positions since its last irreversible move (python-chess's move stack; with
+    ``history=False`` this position's alone, for a question repetitions do not change)."""
     if not standard(board):
         raise ValueError(f"the compiled board plays standard chess only, not {board.fen()}")
     squares, st = pos.board, pos.st
@@ -92,7 +93,7 @@ def set_from_chess(pos: Position, board: chess.Board) -> None:
     st[HASH] = full_hash(pos.board, st)
     # earlier positions since the last irreversible move, oldest first, then this one
     earlier: list[int] = []
-    if board.move_stack and board.halfmove_clock:
+    if history and board.move_stack and board.halfmove_clock:
         back = board.copy()
         for _ in range(min(board.halfmove_clock, len(board.move_stack), MAX_HIST // 2)):
             back.pop()
@@ -142,7 +143,7 @@ def opponent_mates(board: chess.Board, moves: list[chess.Move]) -> np.ndarray:
     """For each of ``moves`` (legal on ``board``, a :func:`standard` one): whether the opponent can mate at once
     after it, ``(N,)`` bool; the compiled board's answer to :func:`knights.play.rules.mates_in_one` after each
     move, tried on every reply that may give check (tested equal to python-chess's on random games)."""
-    pos = Position(board)
+    pos = Position(board, history=False)
     by_move = {to_chess_move(m): m for m in pos.legal()}
     encoded = np.array([by_move[m] for m in moves], np.int32)
     out = np.zeros(len(moves), np.bool_)
