@@ -223,11 +223,14 @@ def measure(data: Encoded, measured: Sequence[tuple[str, Evaluator]], *, every: 
                    ("stockfish depth 1", "baseline", stockfish_choices(cache, boards, 1))]
         choices += [(ev.name, kind, one_ply_choices(ev, boards, progress)) for kind, ev in measured]
         best_kinds = [move_kind(b, chess.Move.from_uci(str(cache.analyse(b.fen(), depth).bestmove))) for b in boards]
+        split = {}
         for name, kind, moves in tqdm(choices, desc="judging the choices", unit="evaluator", disable=not progress):
-            rows.append({"name": name, "kind": kind, **move_quality(cache, boards, moves, depth, best_kinds)})
+            quality = move_quality(cache, boards, moves, depth, best_kinds)
+            split[name] = quality.pop("by_best_kind")
+            rows.append({"name": name, "kind": kind, **quality})
         new = cache.new
     return {"positions": len(boards), "every": every, "depth": depth, "method": METHOD.format(depth=depth, every=every),
             "stockfish_searches": new, "cache": registry.repo_relative(cache_path),
             "seconds": round(time.perf_counter() - started, 1), "rows": rows,
             "best_kinds": dict(Counter(best_kinds)),
-            "by_best_kind": {r["name"]: r.pop("by_best_kind") for r in rows}}
+            "by_best_kind": split}

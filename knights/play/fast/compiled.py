@@ -678,8 +678,7 @@ def mates_in_one(board, st, undo, hist, changes):
     n = generate(board, st, buf, False)
     for i in range(n):
         m = buf[i]
-        to = (m >> 6) & 63
-        if board[to] == 0 and not (m >> 16) & F_EP and not may_give_check(board, st, m):
+        if not (m >> 16) & F_CAPTURE and not may_give_check(board, st, m):
             continue
         if make_move(board, st, undo, hist, m, changes) < 0:
             continue
