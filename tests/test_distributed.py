@@ -23,7 +23,7 @@ import torch
 from knights.data.cache import ChunkCache, iter_batches, load_encoded
 from knights.data.chunks import select_chunks
 from knights.learn import modelfile, registry
-from knights.learn.distributed import Replicas, choose_precision, global_batch
+from knights.learn.distributed import Replicas, choose_precision, global_batch, settle
 from knights.learn.experiment import SAMPLE_DATA, run_version
 
 RUN = ["EL/v1", "--quick", "--train", "a-b", "--val", "i", "--test", "k", "--batch-size", "1000"]
@@ -80,6 +80,38 @@ def test_outside_torchrun_the_error_says_how_to_start(monkeypatch, capsys):
     assert "add --distributed" in capsys.readouterr().err
 
 
+def test_a_group_join_started_is_ended_by_close_after_a_barrier_unless_it_failed(monkeypatch):
+    import socket
+
+    import torch.distributed as dist
+
+    from knights.learn import distributed
+
+    with socket.socket() as s:   # a free port for the one-process group's store
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for var, value in {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1",
+                       "MASTER_PORT": str(port)}.items():
+        monkeypatch.setenv(var, value)
+    barriers: list[int] = []
+    real = distributed.settle
+    monkeypatch.setattr(distributed, "settle", lambda: (barriers.append(1), real()))
+    for wait, expected in ((True, [1]), (False, [])):
+        barriers.clear()
+        replicas = Replicas.join("cpu")
+        assert replicas.owns_group and dist.is_initialized() and replicas.world == 1
+        replicas.close(wait=wait)
+        assert not dist.is_initialized() and barriers == expected
+    dist.init_process_group("gloo")   # a group the caller started: used, and left open
+    try:
+        replicas = Replicas.join("cpu")
+        assert not replicas.owns_group
+        replicas.close()
+        assert dist.is_initialized() and barriers == []
+    finally:
+        dist.destroy_process_group()
+
+
 @pytest.mark.slow   # torchrun starts two more processes that import torch and train: seconds, more under load
 def test_two_gloo_processes_train_the_weights_of_one(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
@@ -132,6 +164,7 @@ def _processes_side(out: str) -> int:
     from knights.cli import main
 
     dist.init_process_group("gloo")
+    code = 1
     try:
         first = [*RUN, "--distributed", "--out-dir", out, "--epochs", "1"]
         if main(["train", *first]) != 0:
@@ -139,8 +172,11 @@ def _processes_side(out: str) -> int:
         if os.environ["RANK"] == "0":
             for suffix in (".pt", ".json"):   # the weights and the metadata that verifies them
                 shutil.copy(Path(out) / f"v1{suffix}", Path(out) / f"v1-epoch1{suffix}")
-        return main(["train", *first[:-1], "2"])
+        code = main(["train", *first[:-1], "2"])
+        return code
     finally:
+        if code == 0:
+            settle()   # as Replicas.close() does before it ends a group it started
         dist.destroy_process_group()
 
 
