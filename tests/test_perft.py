@@ -166,3 +166,34 @@ def test_standard_boards_only() -> None:
     assert not standard(chess.Board(chess960=True))
     with pytest.raises(ValueError, match="standard chess"):
         Position(chess.Board("8/8/8/8/8/8/8/8 w - - 0 1"))
+
+
+def test_a_data_rows_arrays_load_as_its_rebuilt_board_does() -> None:
+    """set_from_arrays (a data set's row read straight into the compiled board) equals set_from_chess of the board
+    knights.board.arrays rebuilds from the same arrays: pieces, side, castling, en passant, kings and hash."""
+    from knights.board.arrays import board_from_arrays, squares_from_board
+    from knights.play.fast.board import set_from_arrays, set_from_chess
+    from knights.play.fast.compiled import CASTLE
+
+    boards = random_positions(150, seed=17) + [chess.Board(f) for f in TRICKY]
+    boards.append(chess.Board("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3"))
+    rights = {"K": 1, "Q": 2, "k": 4, "q": 8}
+    assert sum(b.ep_square is not None for b in boards) >= 3 and sum(b.castling_rights != 0 for b in boards) >= 10
+    for board in boards:
+        squares = squares_from_board(board)
+        castling = sum(bit for c, bit in rights.items() if c in board.castling_xfen())
+        ep = board.ep_square if board.ep_square is not None else -1
+        ours, theirs = Position(chess.Board()), Position(chess.Board())
+        set_from_arrays(ours, squares, board.turn == chess.WHITE, castling, ep)
+        set_from_chess(theirs, board_from_arrays(squares, board.turn == chess.WHITE, castling, ep))
+        assert np.array_equal(ours.board, theirs.board) and np.array_equal(ours.st, theirs.st), board.fen()
+        assert ours.hist[0] == theirs.hist[0] == ours.st[HASH]
+    # a right whose rook has left is dropped, as python-chess's clean rights drop it
+    lost_rook = chess.Board("4k3/8/8/8/8/8/8/4K2R w K - 0 1")
+    squares = squares_from_board(lost_rook)
+    squares[63] = 0   # h1 emptied
+    pos = Position(chess.Board())
+    set_from_arrays(pos, squares, True, 1, -1)
+    assert pos.st[CASTLE] == 0
+    with pytest.raises(ValueError, match="one king a side"):
+        set_from_arrays(pos, np.zeros(64, np.int8), True)

@@ -105,6 +105,34 @@ def set_from_chess(pos: Position, board: chess.Board, history: bool = True) -> N
     st[HLEN] = len(earlier) + 1
 
 
+_HOME = ((WK, 60, 63, 6), (WQ, 60, 56, 6), (BK, 4, 7, -6), (BQ, 4, 0, -6))
+"""Each castling right with its king's and rook's home squares (a8 = 0, the compiled board's order) and king."""
+
+
+def set_from_arrays(pos: Position, squares: np.ndarray, white: bool, castling: int = 0, ep: int = -1) -> None:
+    """Fill ``pos`` with a position as the data's arrays hold it (:class:`~knights.board.positions.Positions`:
+    ``squares`` signed piece codes with a8 = 0, the compiled board's own layout; ``castling`` K=1 Q=2 k=4 q=8; ``ep``
+    python-chess's square or -1), no game behind it and the halfmove clock at 0: what :func:`set_from_chess` makes
+    of the board :func:`knights.board.arrays.board_from_arrays` rebuilds, without building it. A castling right
+    whose king or rook is not at home is dropped, as python-chess's clean rights drop it."""
+    row = np.asarray(squares)
+    kings = [np.flatnonzero(row == k) for k in (6, -6)]
+    if len(kings[0]) != 1 or len(kings[1]) != 1:
+        raise ValueError("the compiled board needs one king a side: this position has "
+                         f"{len(kings[0])} white and {len(kings[1])} black")
+    board, st = pos.board, pos.st
+    board[:] = row
+    st[:] = 0
+    st[SIDE] = 0 if white else 1
+    st[CASTLE] = sum(flag for flag, king, rook, code in _HOME
+                     if castling & flag and row[king] == code and row[rook] == 4 * (1 if code > 0 else -1))
+    st[EP] = ep ^ 56 if ep >= 0 else -1
+    st[WKING], st[BKING] = int(kings[0][0]), int(kings[1][0])
+    st[HASH] = full_hash(board, st)
+    pos.hist[0] = st[HASH]
+    st[HLEN] = 1
+
+
 def _squares_and_state(board: chess.Board, squares: np.ndarray, st: np.ndarray) -> None:
     """``board``'s pieces into ``squares`` (the compiled board's codes and square order) and
     its side to move, castling rights and en-passant square into ``st``."""

@@ -55,12 +55,11 @@ Only the play side can build it (the compiled search lives there), so the name i
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import chess
 import numpy as np
 
-from knights.board.arrays import boards_from_arrays
 from knights.board.placements import PAWN_COUNTS, PIECE_COUNTS
 from knights.board.positions import Positions
 from knights.data.csslab import MATE_PAWNS
@@ -123,34 +122,56 @@ class QuiescenceEvaluator:
         """The capture search's value of ``board`` from White's side, pawns."""
         return self.judge(board)[0]
 
-    def judge(self, board: chess.Board) -> tuple[float, bool]:
-        """:meth:`value`, and whether it is a mate the capture search found."""
-        fast, t = self.core, self.core.tables
+    def judge(self, board: chess.Board, like: QuiescenceEvaluator | None = None) -> tuple[float, bool]:
+        """:meth:`value`, and whether it is a mate the capture search found. ``like``: another evaluator whose last
+        judgement was of this position (it is copied from there instead of read from ``board`` again)."""
         with self._lock:
-            fast.load(board, root=False)
-            t.stats[:] = 0
-            t.ctl[core.C_STOP] = 0
-            t.ctl[core.C_NODE_LIMIT] = 0
-            mover = int(core.quiesce(fast.pos, self.net, t, -INF, INF, 0))
+            if like is None:
+                self.core.load(board, root=False)
+            else:
+                self.core.load_like(like.core)
+            return self._search()
+
+    def judge_row(self, squares: np.ndarray, white: bool, castling: int = 0, ep: int = -1,
+                  like: QuiescenceEvaluator | None = None) -> tuple[float, bool]:
+        """:meth:`judge` of a position as a data set's arrays hold it (:func:`position_rows`), read without
+        building a python-chess board."""
+        with self._lock:
+            if like is None:
+                self.core.load_arrays(squares, white, castling, ep)
+            else:
+                self.core.load_like(like.core)
+            return self._search()
+
+    def _search(self) -> tuple[float, bool]:
+        """The capture search from the loaded position: (pawns from White's side, a mate found)."""
+        fast, t = self.core, self.core.tables
+        t.stats[:] = 0
+        t.ctl[core.C_STOP] = 0
+        t.ctl[core.C_NODE_LIMIT] = 0
+        mover = int(core.quiesce(fast.pos, self.net, t, -INF, INF, 0))
         mated = abs(mover) > MATE_BOUND                 # a mate inside the capture search
         pawns = (self.mate_pawns if mover > 0 else -self.mate_pawns) if mated else mover / 100
-        return (pawns if board.turn == chess.WHITE else -pawns), mated
+        return (pawns if fast.pos.st[core.SIDE] == 0 else -pawns), mated
 
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
         return np.array([self.value(b) for b in boards], dtype=np.float32)
 
     def evaluate(self, positions: Positions) -> np.ndarray:
-        return self.evaluate_boards(position_boards(positions))
+        return np.array([self.judge_row(*row)[0] for row in position_rows(positions)], dtype=np.float32)
 
 
-def position_boards(positions: Positions) -> list[chess.Board]:
-    """``positions`` as boards, with their castling rights and en-passant squares when they carry them (a data
-    set's rows carry both; the one-ply engine's the en-passant square)."""
+def position_rows(positions: Positions) -> list[tuple[np.ndarray, bool, int, int]]:
+    """``positions`` as (squares, white to move, castling rights, en-passant square), each row's rights and square
+    when they carry them (a data set's rows carry both; the one-ply engine's the en-passant square)."""
     n = len(positions.white)
     castling = getattr(positions, "castling", None)
     ep = getattr(positions, "ep", None)
-    return boards_from_arrays(np.asarray(positions.squares), np.asarray(positions.white).astype(bool),
-                              [0] * n if castling is None else castling, [-1] * n if ep is None else ep)
+    castling = [0] * n if castling is None else np.asarray(castling).tolist()
+    ep = [-1] * n if ep is None else np.asarray(ep).tolist()
+    white = np.asarray(positions.white).astype(bool).tolist()
+    squares = np.asarray(positions.squares)
+    return [(squares[i], white[i], castling[i], ep[i]) for i in range(n)]
 
 
 ENDING_MEN = 2 * (1 + (len(PIECE_COUNTS) - 1) + (len(PAWN_COUNTS) - 1))
@@ -186,6 +207,7 @@ class JudgedDemocracy:
         search = by_name.get(f"{SEARCH_NETWORK}{QUIESCE_SUFFIX}")
         self.net = search.net if search is not None else load_net(SEARCH_NETWORK)
         self.mate_pawns = float(mate_pawns)
+        self._lock = threading.Lock()
 
     def vote(self, values: np.ndarray, mates: np.ndarray, used: np.ndarray | None = None) -> np.ndarray:
         """The mean for each position (a column of ``values``, a member a row) of the members ``used`` there (all
@@ -203,20 +225,32 @@ class JudgedDemocracy:
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
         """Every member's value of each board; a board of at most :data:`ENDING_MEN` men is judged only by the
         members trained on the endings (:func:`trained_on_endings`), when some are and some are not."""
-        shape = (len(self.members), len(boards))
-        values, mates, used = np.zeros(shape), np.zeros(shape, bool), np.ones(shape, bool)
-        if self.enders:
-            ending = np.array([chess.popcount(b.occupied) <= ENDING_MEN for b in boards], bool)
-            others = np.setdiff1d(np.arange(len(self.members)), self.enders)
-            used[np.ix_(others, np.flatnonzero(ending))] = False
-        for i, member in enumerate(self.members):
-            for j, board in enumerate(boards):
-                if used[i, j]:
-                    values[i, j], mates[i, j] = member.judge(board)
-        return self.vote(values, mates, used)
+        return self._votes([chess.popcount(b.occupied) for b in boards],
+                           lambda member, j, like: member.judge(boards[j], like))
 
     def evaluate(self, positions: Positions) -> np.ndarray:
-        return self.evaluate_boards(position_boards(positions))
+        rows = position_rows(positions)
+        return self._votes([int(np.count_nonzero(row[0])) for row in rows],
+                           lambda member, j, like: member.judge_row(*rows[j], like=like))
+
+    def _votes(self, men: Sequence[int], judge: Callable[[QuiescenceEvaluator, int, QuiescenceEvaluator | None],
+                                                         tuple[float, bool]]) -> np.ndarray:
+        """:meth:`vote` over ``judge(member, j, like)`` of position ``j`` (``men`` on its board); each position is
+        read once, by its first member, and copied from it by the others (``like``)."""
+        shape = (len(self.members), len(men))
+        values, mates, used = np.zeros(shape), np.zeros(shape, bool), np.ones(shape, bool)
+        if self.enders:
+            ending = np.array(men, int) <= ENDING_MEN
+            others = np.setdiff1d(np.arange(len(self.members)), self.enders)
+            used[np.ix_(others, np.flatnonzero(ending))] = False
+        with self._lock:
+            for j in range(len(men)):
+                first = None
+                for i, member in enumerate(self.members):
+                    if used[i, j]:
+                        values[i, j], mates[i, j] = judge(member, j, first)
+                        first = first or member
+        return self.vote(values, mates, used)
 
 
 def judged_evaluators() -> list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]]:
