@@ -17,7 +17,7 @@ import chess
 import numpy as np
 
 from knights.play.fast import compiled as core
-from knights.play.fast.board import PLY, Position, from_chess_move, set_from_arrays, set_from_chess
+from knights.play.fast.board import PLY, Position, from_chess_move, set_from_chess
 from knights.play.fast.compiled import acc_refresh
 from knights.play.incremental import Net, NetEvaluator
 from knights.play.search import INF
@@ -65,37 +65,15 @@ class SearchArrays:
         """The position (and the game's earlier positions, for repetitions); as a ``root``, also
         its legal moves by their python-chess spelling (:meth:`compiled`, :meth:`iterate`). A capture
         search alone (:mod:`knights.play.fast.quiesce`) needs no root moves."""
-        holder = self._holder()
+        holder = Position.__new__(Position)
+        holder.board, holder.st, holder.undo, holder.hist = self.pos.board, self.pos.st, self.pos.undo, self.pos.hist
         set_from_chess(holder, board)
         if self.net.use[0] == 1:
             acc_refresh(self.pos.acc, int(self.pos.st[PLY]), self.pos.board, self.net)
+        holder.changes = self.pos.changes
         self.moves = {}
         for m in holder.legal() if root else ():
             self.moves[(m & 63, (m >> 6) & 63, (m >> 12) & 7)] = m
-
-    def load_arrays(self, squares: np.ndarray, white: bool, castling: int = 0, ep: int = -1) -> None:
-        """A data set's position as its arrays hold it (:func:`~knights.play.fast.board.set_from_arrays`), for a
-        capture search alone (no root moves)."""
-        set_from_arrays(self._holder(), squares, white, castling, ep)
-        if self.net.use[0] == 1:
-            acc_refresh(self.pos.acc, int(self.pos.st[PLY]), self.pos.board, self.net)
-        self.moves = {}
-
-    def _holder(self) -> Position:
-        holder = Position.__new__(Position)
-        holder.board, holder.st, holder.undo, holder.hist = self.pos.board, self.pos.st, self.pos.undo, self.pos.hist
-        holder.changes = self.pos.changes
-        return holder
-
-    def load_like(self, other: SearchArrays) -> None:
-        """The position ``other`` holds (loaded by :meth:`load` with ``root=False``), with this network's
-        accumulators: several networks judging one position read python-chess's board once."""
-        for mine, theirs in ((self.pos.board, other.pos.board), (self.pos.st, other.pos.st),
-                             (self.pos.hist, other.pos.hist)):
-            mine[:] = theirs
-        if self.net.use[0] == 1:
-            acc_refresh(self.pos.acc, int(self.pos.st[PLY]), self.pos.board, self.net)
-        self.moves = {}
 
     def compiled(self, move: chess.Move) -> int:
         return self.moves[from_chess_move(move)]

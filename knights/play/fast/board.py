@@ -9,6 +9,8 @@ code that reads and writes them.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import chess
 import numpy as np
 
@@ -131,6 +133,28 @@ def set_from_arrays(pos: Position, squares: np.ndarray, white: bool, castling: i
     st[HASH] = full_hash(board, st)
     pos.hist[0] = st[HASH]
     st[HLEN] = 1
+
+
+def states_from_boards(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray]:
+    """The compiled board and ``st`` of each of ``boards`` (:func:`set_from_chess` without the game's
+    history), stacked: ``int8 (N, 64)`` and ``int64 (N, N_STATE)``."""
+    return _stacked(len(boards), lambda pos, i: set_from_chess(pos, boards[i], history=False))
+
+
+def states_from_arrays(squares: np.ndarray, white: Sequence[bool], castling: Sequence[int],
+                       ep: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`states_from_boards` of positions as a data set's arrays hold them (:func:`set_from_arrays`)."""
+    return _stacked(len(white), lambda pos, i: set_from_arrays(pos, squares[i], white[i], castling[i], ep[i]))
+
+
+def _stacked(n: int, fill: Callable[[Position, int], None]) -> tuple[np.ndarray, np.ndarray]:
+    boards, states = np.zeros((n, 64), np.int8), np.zeros((n, N_STATE), np.int64)
+    pos = Position.__new__(Position)
+    pos.board, pos.st, pos.undo, pos.hist = new_state()
+    for i in range(n):
+        fill(pos, i)
+        boards[i], states[i] = pos.board, pos.st
+    return boards, states
 
 
 def _squares_and_state(board: chess.Board, squares: np.ndarray, st: np.ndarray) -> None:

@@ -1262,6 +1262,27 @@ def quiesce(p, net, t, alpha, beta, ply):
     return best
 
 
+@njit(cache=True)
+def quiesce_rows(p, net, t, boards, states, alpha, beta, out):
+    """:func:`quiesce` of each position ``boards[k]``, ``states[k]`` (a board and its ``st`` as
+    :func:`knights.play.fast.board.set_from_arrays` fills them: no game behind it) into ``out[k]``
+    (centipawns for the side to move), the accumulators summed afresh for each: one call judges a
+    decision's positions. ``alpha`` and ``beta`` come in as int64 arguments: a literal bound here would
+    ask numba for another compilation of the recursive :func:`quiesce`, which it cannot load back from
+    its cache (the process crashes the next time)."""
+    for k in range(boards.shape[0]):
+        p.board[:] = boards[k]
+        p.st[:] = states[k]
+        p.hist[0] = states[k, HASH]
+        ply = p.st[PLY]
+        if net.use[0] == 1:
+            acc_refresh(p.acc, ply, p.board, net)
+        t.stats[:] = 0
+        t.ctl[C_STOP] = 0
+        t.ctl[C_NODE_LIMIT] = 0
+        out[k] = quiesce(p, net, t, alpha, beta, ply)
+
+
 @njit(cache=True, inline="always")
 def _update_pv(t, ply, m):
     t.pv[ply, 0] = m

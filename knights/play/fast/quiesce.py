@@ -55,7 +55,7 @@ Only the play side can build it (the compiled search lives there), so the name i
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import chess
 import numpy as np
@@ -68,6 +68,7 @@ from knights.learn.registry import QUIESCE_SUFFIX, SEARCH_NETWORK, SPARSE_DEMOCR
 from knights.play.engine import MATE_SCORE
 from knights.play.fast import compiled as core
 from knights.play.fast.arrays import SearchArrays, warm_up
+from knights.play.fast.board import states_from_arrays, states_from_boards
 from knights.play.fast.networks import fast_network_name
 from knights.play.incremental import Net, load_net
 from knights.play.search import INF, MATE_BOUND
@@ -122,56 +123,40 @@ class QuiescenceEvaluator:
         """The capture search's value of ``board`` from White's side, pawns."""
         return self.judge(board)[0]
 
-    def judge(self, board: chess.Board, like: QuiescenceEvaluator | None = None) -> tuple[float, bool]:
-        """:meth:`value`, and whether it is a mate the capture search found. ``like``: another evaluator whose last
-        judgement was of this position (it is copied from there instead of read from ``board`` again)."""
-        with self._lock:
-            if like is None:
-                self.core.load(board, root=False)
-            else:
-                self.core.load_like(like.core)
-            return self._search()
+    def judge(self, board: chess.Board) -> tuple[float, bool]:
+        """:meth:`value`, and whether it is a mate the capture search found."""
+        values, mates = self.judge_states(*states_from_boards([board]))
+        return float(values[0]), bool(mates[0])
 
-    def judge_row(self, squares: np.ndarray, white: bool, castling: int = 0, ep: int = -1,
-                  like: QuiescenceEvaluator | None = None) -> tuple[float, bool]:
-        """:meth:`judge` of a position as a data set's arrays hold it (:func:`position_rows`), read without
-        building a python-chess board."""
+    def judge_states(self, boards: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The capture search's value of each compiled position (:func:`~knights.play.fast.board.states_from_boards`,
+        :func:`position_states`), pawns from White's side, and whether it is a mate found there: one compiled call
+        for them all."""
+        mover = np.zeros(len(boards), np.int64)
         with self._lock:
-            if like is None:
-                self.core.load_arrays(squares, white, castling, ep)
-            else:
-                self.core.load_like(like.core)
-            return self._search()
-
-    def _search(self) -> tuple[float, bool]:
-        """The capture search from the loaded position: (pawns from White's side, a mate found)."""
-        fast, t = self.core, self.core.tables
-        t.stats[:] = 0
-        t.ctl[core.C_STOP] = 0
-        t.ctl[core.C_NODE_LIMIT] = 0
-        mover = int(core.quiesce(fast.pos, self.net, t, -INF, INF, 0))
-        mated = abs(mover) > MATE_BOUND                 # a mate inside the capture search
-        pawns = (self.mate_pawns if mover > 0 else -self.mate_pawns) if mated else mover / 100
-        return (pawns if fast.pos.st[core.SIDE] == 0 else -pawns), mated
+            core.quiesce_rows(self.core.pos, self.net, self.core.tables, np.ascontiguousarray(boards),
+                              np.ascontiguousarray(states), -INF, INF, mover)
+        mated = np.abs(mover) > MATE_BOUND                # a mate inside the capture search
+        pawns = np.where(mated, np.sign(mover) * self.mate_pawns, mover / 100)
+        return np.where(states[:, core.SIDE] == 0, pawns, -pawns), mated
 
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
-        return np.array([self.value(b) for b in boards], dtype=np.float32)
+        return self.judge_states(*states_from_boards(boards))[0].astype(np.float32)
 
     def evaluate(self, positions: Positions) -> np.ndarray:
-        return np.array([self.judge_row(*row)[0] for row in position_rows(positions)], dtype=np.float32)
+        return self.judge_states(*position_states(positions))[0].astype(np.float32)
 
 
-def position_rows(positions: Positions) -> list[tuple[np.ndarray, bool, int, int]]:
-    """``positions`` as (squares, white to move, castling rights, en-passant square), each row's rights and square
-    when they carry them (a data set's rows carry both; the one-ply engine's the en-passant square)."""
+def position_states(positions: Positions) -> tuple[np.ndarray, np.ndarray]:
+    """``positions`` as compiled boards and states (:func:`~knights.play.fast.board.states_from_arrays`), with each
+    row's castling rights and en-passant square when they carry them (a data set's rows carry both; the one-ply
+    engine's the en-passant square), without building python-chess boards."""
     n = len(positions.white)
     castling = getattr(positions, "castling", None)
     ep = getattr(positions, "ep", None)
-    castling = [0] * n if castling is None else np.asarray(castling).tolist()
-    ep = [-1] * n if ep is None else np.asarray(ep).tolist()
-    white = np.asarray(positions.white).astype(bool).tolist()
-    squares = np.asarray(positions.squares)
-    return [(squares[i], white[i], castling[i], ep[i]) for i in range(n)]
+    return states_from_arrays(np.asarray(positions.squares), np.asarray(positions.white).astype(bool).tolist(),
+                              [0] * n if castling is None else np.asarray(castling).tolist(),
+                              [-1] * n if ep is None else np.asarray(ep).tolist())
 
 
 ENDING_MEN = 2 * (1 + (len(PIECE_COUNTS) - 1) + (len(PAWN_COUNTS) - 1))
@@ -207,7 +192,6 @@ class JudgedDemocracy:
         search = by_name.get(f"{SEARCH_NETWORK}{QUIESCE_SUFFIX}")
         self.net = search.net if search is not None else load_net(SEARCH_NETWORK)
         self.mate_pawns = float(mate_pawns)
-        self._lock = threading.Lock()
 
     def vote(self, values: np.ndarray, mates: np.ndarray, used: np.ndarray | None = None) -> np.ndarray:
         """The mean for each position (a column of ``values``, a member a row) of the members ``used`` there (all
@@ -225,31 +209,24 @@ class JudgedDemocracy:
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
         """Every member's value of each board; a board of at most :data:`ENDING_MEN` men is judged only by the
         members trained on the endings (:func:`trained_on_endings`), when some are and some are not."""
-        return self._votes([chess.popcount(b.occupied) for b in boards],
-                           lambda member, j, like: member.judge(boards[j], like))
+        return self.judge_states(*states_from_boards(boards))
 
     def evaluate(self, positions: Positions) -> np.ndarray:
-        rows = position_rows(positions)
-        return self._votes([int(np.count_nonzero(row[0])) for row in rows],
-                           lambda member, j, like: member.judge_row(*rows[j], like=like))
+        return self.judge_states(*position_states(positions))
 
-    def _votes(self, men: Sequence[int], judge: Callable[[QuiescenceEvaluator, int, QuiescenceEvaluator | None],
-                                                         tuple[float, bool]]) -> np.ndarray:
-        """:meth:`vote` over ``judge(member, j, like)`` of position ``j`` (``men`` on its board); each position is
-        read once, by its first member, and copied from it by the others (``like``)."""
-        shape = (len(self.members), len(men))
+    def judge_states(self, boards: np.ndarray, states: np.ndarray) -> np.ndarray:
+        """:meth:`evaluate_boards` of compiled positions: each member judges the positions it is used on in one
+        compiled call."""
+        shape = (len(self.members), len(boards))
         values, mates, used = np.zeros(shape), np.zeros(shape, bool), np.ones(shape, bool)
         if self.enders:
-            ending = np.array(men, int) <= ENDING_MEN
+            ending = np.count_nonzero(boards, axis=1) <= ENDING_MEN
             others = np.setdiff1d(np.arange(len(self.members)), self.enders)
             used[np.ix_(others, np.flatnonzero(ending))] = False
-        with self._lock:
-            for j in range(len(men)):
-                first = None
-                for i, member in enumerate(self.members):
-                    if used[i, j]:
-                        values[i, j], mates[i, j] = judge(member, j, first)
-                        first = first or member
+        for i, member in enumerate(self.members):
+            mine = np.flatnonzero(used[i])
+            if len(mine):
+                values[i, mine], mates[i, mine] = member.judge_states(boards[mine], states[mine])
         return self.vote(values, mates, used)
 
 
