@@ -239,7 +239,7 @@ def test_the_sparse_democracy_is_the_mean_of_its_judged_networks_and_the_one_ply
         pytest.skip("the sparse democracy's members are not all trained here")
     boards = [chess.Board(f) for f in MIDDLEGAMES]
     boards.append(chess.Board("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3"))   # e.p. and castling
-    democracy = JudgedDemocracy()   # (reads each board once: the other members copy the first one's position)
+    democracy = JudgedDemocracy()   # (each member judges every board in one compiled call)
     members = [QuiescenceEvaluator(m).evaluate_boards(boards) for m in SPARSE_DEMOCRACY]
     assert democracy.evaluate_boards(boards) == pytest.approx(sum(members) / len(members), abs=1e-5)
     assert democracy.evaluate(positions_from_boards(boards)) == pytest.approx(sum(members) / len(members), abs=1e-5)
