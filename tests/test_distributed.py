@@ -96,20 +96,21 @@ def test_a_group_join_started_is_ended_by_close_after_a_barrier_unless_it_failed
     barriers: list[int] = []
     real = distributed.settle
     monkeypatch.setattr(distributed, "settle", lambda: (barriers.append(1), real()))
-    for wait, expected in ((True, [1]), (False, [])):
-        barriers.clear()
-        replicas = Replicas.join("cpu")
-        assert replicas.owns_group and dist.is_initialized() and replicas.world == 1
-        replicas.close(wait=wait)
-        assert not dist.is_initialized() and barriers == expected
-    dist.init_process_group("gloo")   # a group the caller started: used, and left open
     try:
+        for wait, expected in ((True, [1]), (False, [])):
+            barriers.clear()
+            replicas = Replicas.join("cpu")
+            assert replicas.owns_group and dist.is_initialized() and replicas.world == 1
+            replicas.close(wait=wait)
+            assert not dist.is_initialized() and barriers == expected
+        dist.init_process_group("gloo")   # a group the caller started: used, and left open
         replicas = Replicas.join("cpu")
         assert not replicas.owns_group
         replicas.close()
         assert dist.is_initialized() and barriers == []
-    finally:
-        dist.destroy_process_group()
+    finally:   # no group left to the tests after this one, whatever failed
+        if dist.is_initialized():
+            dist.destroy_process_group()
 
 
 @pytest.mark.slow   # torchrun starts two more processes that import torch and train: seconds, more under load

@@ -188,12 +188,16 @@ def test_a_data_rows_arrays_load_as_its_rebuilt_board_does() -> None:
         set_from_chess(theirs, board_from_arrays(squares, board.turn == chess.WHITE, castling, ep))
         assert np.array_equal(ours.board, theirs.board) and np.array_equal(ours.st, theirs.st), board.fen()
         assert ours.hist[0] == theirs.hist[0] == ours.st[HASH]
-    # a right whose rook has left is dropped, as python-chess's clean rights drop it
+    # a right whose rook has left is refused, as set_from_chess refuses the board python-chess rebuilds
     lost_rook = chess.Board("4k3/8/8/8/8/8/8/4K2R w K - 0 1")
     squares = squares_from_board(lost_rook)
-    squares[63] = 0   # h1 emptied
     pos = Position(chess.Board())
     set_from_arrays(pos, squares, True, 1, -1)
-    assert pos.st[CASTLE] == 0
+    assert pos.st[CASTLE] == 1
+    squares[63] = 0   # h1 emptied
+    with pytest.raises(ValueError, match="not at home"):
+        set_from_arrays(pos, squares, True, 1, -1)
+    with pytest.raises(ValueError, match="standard chess"):
+        set_from_chess(pos, board_from_arrays(squares, True, 1, -1))
     with pytest.raises(ValueError, match="one king a side"):
         set_from_arrays(pos, np.zeros(64, np.int8), True)

@@ -241,6 +241,11 @@ def test_the_sparse_democracy_is_the_mean_of_its_judged_networks_and_the_one_ply
     boards.append(chess.Board("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3"))   # e.p. and castling
     democracy = JudgedDemocracy()   # (each member judges every board in one compiled call)
     members = [QuiescenceEvaluator(m).evaluate_boards(boards) for m in SPARSE_DEMOCRACY]
+    alone = QuiescenceEvaluator(SPARSE_DEMOCRACY[-1])   # a batch carries nothing from one position to the next
+    assert members[-1].tolist() == [np.float32(alone.value(b)) for b in boards]
+    assert alone.evaluate_boards(boards[::-1]).tolist() == members[-1][::-1].tolist()
+    with pytest.raises(ValueError, match="judge_states takes boards"):
+        alone.judge_states(np.zeros((2, 64), np.int8), np.zeros((1, 10), np.int64))
     assert democracy.evaluate_boards(boards) == pytest.approx(sum(members) / len(members), abs=1e-5)
     assert democracy.evaluate(positions_from_boards(boards)) == pytest.approx(sum(members) / len(members), abs=1e-5)
     assert resolve_play_name(None) == resolve_play_name("SPARSE+Quiesce") == ONE_PLY_EVALUATOR == "sparse+quiesce"

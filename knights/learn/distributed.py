@@ -80,10 +80,10 @@ TORCHRUN_HINT = "torchrun --standalone --nproc-per-node 2 -m knights.learn.distr
 
 # -- the processes -------------------------------------------------------------------------
 def settle() -> None:
-    """Wait for every process of the group before it is destroyed. Destroying a gloo group straight after the
-    last collective (a process's share of it done, the other's maybe not) sometimes aborts a process as it
-    exits ("terminate called without an active exception"): 7 of 60 two-process runs of tests/test_distributed.py's
-    processes did, none of 40 with this barrier first (runs of 2026-11-28)."""
+    """Wait for every process of the group (any backend) before it is destroyed. Destroying a gloo group
+    straight after the last collective (a process's share of it done, the other's maybe not) sometimes aborts
+    a process as it exits ("terminate called without an active exception"): 7 of 60 two-process runs of
+    tests/test_distributed.py's processes did, none of 40 with this barrier first (runs of 2026-11-28)."""
     dist.barrier()
 
 

@@ -61,10 +61,9 @@ class SearchArrays:
         self.tables = core.new_tables(tt_bits, trace)
         self.moves: dict[tuple[int, int, int], int] = {}
 
-    def load(self, board: chess.Board, root: bool = True) -> None:
-        """The position (and the game's earlier positions, for repetitions); as a ``root``, also
-        its legal moves by their python-chess spelling (:meth:`compiled`, :meth:`iterate`). A capture
-        search alone (:mod:`knights.play.fast.quiesce`) needs no root moves."""
+    def load(self, board: chess.Board) -> None:
+        """The position (and the game's earlier positions, for repetitions) as the search's root, with
+        its legal moves by their python-chess spelling (:meth:`compiled`, :meth:`iterate`)."""
         holder = Position.__new__(Position)
         holder.board, holder.st, holder.undo, holder.hist = self.pos.board, self.pos.st, self.pos.undo, self.pos.hist
         set_from_chess(holder, board)
@@ -72,7 +71,7 @@ class SearchArrays:
             acc_refresh(self.pos.acc, int(self.pos.st[PLY]), self.pos.board, self.net)
         holder.changes = self.pos.changes
         self.moves = {}
-        for m in holder.legal() if root else ():
+        for m in holder.legal():
             self.moves[(m & 63, (m >> 6) & 63, (m >> 12) & 7)] = m
 
     def compiled(self, move: chess.Move) -> int:

@@ -1,5 +1,7 @@
-"""The compiled board's python-chess edges: :func:`from_chess` builds its arrays from a
-``chess.Board``, :func:`to_chess_move` turns its packed move back into a ``chess.Move``.
+"""The compiled board's edges: :func:`set_from_chess` fills its arrays from a ``chess.Board``,
+:func:`set_from_arrays` from a data set's row (no python-chess board built), :func:`states_from_boards` and
+:func:`states_from_arrays` stack many for one compiled call, :func:`to_chess_move` turns its packed move back into
+a ``chess.Move``.
 
 The arrays themselves (``board``, ``st``, ``undo``, ``hist``), the move encoding and how
 legality is decided are described once, in :mod:`knights.play.fast.compiled`, beside the
@@ -42,7 +44,7 @@ from knights.play.fast.compiled import (
 )
 
 __all__ = ["HASH", "MAX_MOVES", "N_STATE", "PLY", "Position", "full_hash", "is_repetition", "opponent_mates",
-           "standard", "to_chess_move"]
+           "set_from_arrays", "set_from_chess", "standard", "states_from_arrays", "states_from_boards", "to_chess_move"]
 
 
 # -- python-chess at the edges ---------------------------------------------------------------------------
@@ -115,19 +117,23 @@ def set_from_arrays(pos: Position, squares: np.ndarray, white: bool, castling: i
     """Fill ``pos`` with a position as the data's arrays hold it (:class:`~knights.board.positions.Positions`:
     ``squares`` signed piece codes with a8 = 0, the compiled board's own layout; ``castling`` K=1 Q=2 k=4 q=8; ``ep``
     python-chess's square or -1), no game behind it and the halfmove clock at 0: what :func:`set_from_chess` makes
-    of the board :func:`knights.board.arrays.board_from_arrays` rebuilds, without building it. A castling right
-    whose king or rook is not at home is dropped, as python-chess's clean rights drop it."""
+    of the board :func:`knights.board.arrays.board_from_arrays` rebuilds, without building it; refused, as there, when
+    a side has not one king or a castling right lacks its king or rook at home."""
     row = np.asarray(squares)
     kings = [np.flatnonzero(row == k) for k in (6, -6)]
     if len(kings[0]) != 1 or len(kings[1]) != 1:
         raise ValueError("the compiled board needs one king a side: this position has "
                          f"{len(kings[0])} white and {len(kings[1])} black")
+    unbacked = [flag for flag, king, rook, code in _HOME
+                if castling & flag and not (row[king] == code and row[rook] == 4 * (1 if code > 0 else -1))]
+    if unbacked:
+        raise ValueError(f"the compiled board plays standard chess only: castling rights {castling} name a king or "
+                         "rook that is not at home")
     board, st = pos.board, pos.st
     board[:] = row
     st[:] = 0
     st[SIDE] = 0 if white else 1
-    st[CASTLE] = sum(flag for flag, king, rook, code in _HOME
-                     if castling & flag and row[king] == code and row[rook] == 4 * (1 if code > 0 else -1))
+    st[CASTLE] = castling & (WK | WQ | BK | BQ)
     st[EP] = ep ^ 56 if ep >= 0 else -1
     st[WKING], st[BKING] = int(kings[0][0]), int(kings[1][0])
     st[HASH] = full_hash(board, st)
@@ -144,6 +150,9 @@ def states_from_boards(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.nd
 def states_from_arrays(squares: np.ndarray, white: Sequence[bool], castling: Sequence[int],
                        ep: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`states_from_boards` of positions as a data set's arrays hold them (:func:`set_from_arrays`)."""
+    if not len(squares) == len(white) == len(castling) == len(ep):
+        raise ValueError(f"{len(squares)} boards, {len(white)} sides to move, {len(castling)} castling rights and "
+                         f"{len(ep)} en-passant squares: one of each per position")
     return _stacked(len(white), lambda pos, i: set_from_arrays(pos, squares[i], white[i], castling[i], ep[i]))
 
 

@@ -1265,7 +1265,8 @@ def quiesce(p, net, t, alpha, beta, ply):
 @njit(cache=True)
 def quiesce_rows(p, net, t, boards, states, alpha, beta, out):
     """:func:`quiesce` of each position ``boards[k]``, ``states[k]`` (a board and its ``st`` as
-    :func:`knights.play.fast.board.set_from_arrays` fills them: no game behind it) into ``out[k]``
+    :func:`knights.play.fast.board.states_from_boards` and ``states_from_arrays`` stack them: no game
+    behind it, ply 0, read from the state like the bounds, not written as a literal) into ``out[k]``
     (centipawns for the side to move), the accumulators summed afresh for each: one call judges a
     decision's positions. ``alpha`` and ``beta`` come in as int64 arguments: a literal bound here would
     ask numba for another compilation of the recursive :func:`quiesce`, which it cannot load back from

@@ -99,7 +99,7 @@ class QuiescenceEvaluator:
     ``mate_pawns``: the engine's :data:`~knights.play.engine.MATE_SCORE` by default, the labels'
     mate value when it is measured against them). ``version``: one of
     :data:`~knights.learn.registry.FAST_NETWORKS`, or a packed :class:`~knights.play.incremental.Net`
-    (the search's own, for its one-ply stage), then called ``name``. One search at a time (a lock:
+    (the search's own, for its one-ply stage), then called ``name``. One batch of searches at a time (a lock:
     the web page and the UCI engine run in threads)."""
 
     def __init__(self, version: str | Net, *, name: str | None = None, mate_pawns: float = MATE_SCORE,
@@ -132,10 +132,13 @@ class QuiescenceEvaluator:
         """The capture search's value of each compiled position (:func:`~knights.play.fast.board.states_from_boards`,
         :func:`position_states`), pawns from White's side, and whether it is a mate found there: one compiled call
         for them all."""
+        boards, states = np.ascontiguousarray(boards, np.int8), np.ascontiguousarray(states, np.int64)
+        if boards.ndim != 2 or boards.shape[1] != 64 or states.shape != (len(boards), core.N_STATE):
+            raise ValueError(f"judge_states takes boards (N, 64) and states (N, {core.N_STATE}) as board.states_from_"
+                             f"boards makes them, not {boards.shape} and {states.shape}")   # numba checks no bounds
         mover = np.zeros(len(boards), np.int64)
         with self._lock:
-            core.quiesce_rows(self.core.pos, self.net, self.core.tables, np.ascontiguousarray(boards),
-                              np.ascontiguousarray(states), -INF, INF, mover)
+            core.quiesce_rows(self.core.pos, self.net, self.core.tables, boards, states, -INF, INF, mover)
         mated = np.abs(mover) > MATE_BOUND                # a mate inside the capture search
         pawns = np.where(mated, np.sign(mover) * self.mate_pawns, mover / 100)
         return np.where(states[:, core.SIDE] == 0, pawns, -pawns), mated
