@@ -212,13 +212,16 @@ grown-data: more-data
 	$(MAKE) shallow-data
 
 # The style experiment's sets (knights.data.grow: cold, chaos, again, sound), 300,000 positions played each (sound
-# 700,000; STYLE_POSITIONS=N for another count), into data/<SET>
+# 700,000; STYLE_POSITIONS=N for another count), into data/<SET>; sound2 (1,500,000) is the sound games from a
+# second seed, for EL/v25, which continues from EL/v24 (it needs only data/full)
 STYLE_POSITIONS_sound := 700000
+STYLE_POSITIONS_sound2 := 1500000
 STYLE_COUNT = $(or $(STYLE_POSITIONS),$(STYLE_POSITIONS_$(SET)),300000)
 STYLE_PREFIX_cold := Cold
 STYLE_PREFIX_chaos := Chaos
 STYLE_PREFIX_again := Again
 STYLE_PREFIX_sound := Sound
+STYLE_PREFIX_sound2 := Sound2
 style-data: style-set setup
 	$(KNIGHTS) data grow --set $(SET) --rounds 1 --positions $(STYLE_COUNT) --depth $(DEPTH) \
 		--workers $(WORKERS) --report report/results/dataset_$(SET).json
@@ -227,7 +230,7 @@ style-data: style-set setup
 
 .PHONY: style-set
 style-set:
-	@test -n "$(STYLE_PREFIX_$(SET))" || { echo "make style-data: SET=cold, chaos, again or sound (got '$(SET)')" >&2; exit 2; }
+	@test -n "$(STYLE_PREFIX_$(SET))" || { echo "make style-data: SET=cold, chaos, again, sound or sound2 (got '$(SET)')" >&2; exit 2; }
 
 # The independent test sets (data/independent/, committed): games between players the
 # training generator never uses, tactical moments of them, random endgames; labelled by

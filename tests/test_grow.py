@@ -11,7 +11,7 @@ import pytest
 
 from knights.data import csslab
 from knights.data.generate import ENDINGS_PLIES, STYLES, Recipe, choose_move, play_labelled_game
-from knights.data.grow import GROWN, grow, targets
+from knights.data.grow import EXCLUDE, GROWN, SEEDS, grow, targets
 from knights.data.independent import fen_key
 from knights.data.stockfish import Stockfish
 
@@ -71,7 +71,9 @@ def test_styles_differ_in_their_games(stockfish):
     moves = {s: tuple(r["move"] for r in rows) for s, rows in first.items()}
     # "again" is data/full's own style under its own name (its seed, not its games, differs)
     assert moves.pop("again") == moves["mixed"]
-    assert len(set(moves.values())) == len(STYLES) - 1
+    # and "sound2" is the sound style under its own name: its games differ by their seed and numbers
+    assert moves.pop("sound2") == moves["sound"]
+    assert len(set(moves.values())) == len(STYLES) - 2
     strong = {r[k] for r in first["strong"] for k in ("white_player", "black_player")}
     assert strong <= {"stockfish-eps0.00", "stockfish-eps0.02", "stockfish-eps0.05"}
 
@@ -229,3 +231,7 @@ def test_a_sound_player_draws_an_iteration_in_its_opening_then_plays_the_best_mo
     picks = [choose_move("stockfish-sound", late, best, rng, shallow).uci() for _ in range(1000)]
     assert 0.9 < picks.count(best) / len(picks) < 1.0 and SOUND_EPSILON < 0.1
     assert GROWN["sound"].folder == "data/sound" and "data/more" in GROWN["sound"].exclude
+    # sound2: the same players from a second seed, leaving out only what every grown set must (so that it is the
+    # same file on any machine with data/full), under game numbers of its own
+    assert STYLES["sound2"].players is STYLES["sound"].players and list(SEEDS.values()).count(SEEDS["sound2"]) == 1
+    assert GROWN["sound2"].exclude == EXCLUDE and STYLES["sound2"].game_prefix != STYLES["sound"].game_prefix

@@ -267,6 +267,9 @@ STYLES: dict[str, Style] = {
                    "last, then the best move (a random one with probability 0.02): openings a strong player "
                    "might choose, and the middlegames that follow from them", sound_players, (0, 0),
                    game_prefix="snd"),
+    "sound2": Style("the sound style's games from a second seed (their own game numbers): more openings a strong "
+                    "player might choose and the middlegames that follow, for a version that continues from one "
+                    "trained on data/sound", sound_players, (0, 0), game_prefix="sd2"),
     "again": Style("data/full's own style (Stockfish-eps, greedy and random movers after 0-6 random plies) from "
                    "another seed: more of the same, the control for a new style", pick_players, OPENING_PLIES,
                    game_prefix="agn"),

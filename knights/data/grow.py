@@ -56,7 +56,7 @@ WORK_DIR = "data/generated/more"
 SHARES = {"openings": 0.35, "strong": 0.35, "odds": 0.30}
 """Each grown style's share of the positions."""
 SEEDS = {"openings": 3101, "strong": 3102, "odds": 3103, "endings": 3104, "shallow": 3105, "cold": 3106,
-         "chaos": 3107, "again": 3108, "sound": 3109}
+         "chaos": 3107, "again": 3108, "sound": 3109, "sound2": 3110}
 """Each style's seed (``data/full`` uses 2024): no two runs share a game stream."""
 EXCLUDE = ("data/full", "data/sample", INDEPENDENT_DIR)
 """Positions already here are not added: the training data made so far (``data/full`` holds
@@ -89,6 +89,8 @@ GROWN: dict[str, GrownSet] = {
                       (*EXCLUDE, "data/more", "data/endings", "data/shallow"), "kept.csv", f"data/{name}",
                       make=f"make style-data SET={name}")
        for name in ("cold", "chaos", "again", "sound")},
+    "sound2": GrownSet({"sound2": 1.0}, "data/generated/sound2", EXCLUDE, "kept.csv", "data/sound2",
+                       make="make style-data SET=sound2"),
 }
 """``data/more`` (``make more-data``: the three styles beside ``data/full``'s) and
 ``data/endings`` (``make endings-data``: endings played out from a thinned start, for the networks that
@@ -97,7 +99,11 @@ games of Stockfish playing the move its labelling search ranked first after iter
 sets that test what kind of game the networks lack, each against the others at the same size: ``data/cold``
 (a fresh short search's moves), ``data/chaos`` (both sides often random) and ``data/again`` (more of
 ``data/full``'s own style, the control); and ``data/sound``, sound openings (no random plies at all) and
-the middlegames that follow, the kind of game the independent ``games`` set's Stockfish players reach."""
+the middlegames that follow, the kind of game the independent ``games`` set's Stockfish players reach;
+``data/sound2``, the same games from a second seed for a version that continues from a parent trained on
+``data/sound``: it leaves out only ``data/full``, the sample and the independent sets, so that it is the same
+file on any machine that has ``data/full`` (some of its positions, mostly early in the opening, are also in
+``data/sound`` and the other grown sets)."""
 
 
 def grow_command(folder: str) -> str:
