@@ -70,3 +70,29 @@ def test_every_variant_naming_a_shipped_version_is_that_versions_recipe():
         assert tuple(getattr(lib, "MORE", ())) == variant.folders(), variant.name
         assert (variant.target, variant.rows) == (lib.TARGET, lib.TRAIN_ON), variant.name
         assert lib.INPUTS.king_zones == variant.king_zones, variant.name
+        assert (getattr(lib, "PARENT", None) or "") == variant.parent, variant.name
+        assert getattr(lib, "TRAIN_MAIN", True) == variant.full_train, variant.name
+        base = ablation.registry.get(ablation.BASE).library.TRAIN
+        expected = base.replace(flip_files=variant.flip_files, **dict(variant.settings))
+        assert expected == lib.TRAIN, variant.name
+
+
+def test_a_variant_with_a_parent_starts_from_its_weights(monkeypatch):
+    """``parent``: the network starts from a shipped version's weights (what EL/v25 does from EL/v24's), and a
+    parent whose weights do not fit is refused rather than trained from scratch under its name."""
+    from knights.learn.training import History
+
+    monkeypatch.setattr(ablation, "FULL_DATA", "data/sample")
+    monkeypatch.setattr(ablation, "LETTERS", {"train": "a", "val": "i"})
+    monkeypatch.setattr(ablation, "fit", lambda model, *a, **k: History(train_loss=[0.0], val_loss=[0.0],
+                                                                             rows_per_second=[1.0]))
+    cache = ablation.ChunkCache()
+    model, record = ablation.train_variant(ablation.Variant("continued", parent="EL/v13"), cache, progress=False)
+    parent, _ = ablation.registry.get("EL/v13").load()
+    assert all(np.array_equal(a, b) for a, b in zip(model.state_dict().values(), parent.state_dict().values(),
+                                                    strict=True))
+    assert record["parent"] == "EL/v13"
+    fresh, _ = ablation.train_variant(ablation.Variant("fresh"), cache, progress=False)
+    assert not np.array_equal(fresh.state_dict()["columns"], parent.state_dict()["columns"])
+    with pytest.raises(FileNotFoundError, match="EL/v10"):   # a CNN: no layer of it fits the sparse network
+        ablation.train_variant(ablation.Variant("misfit", parent="EL/v10"), cache, progress=False)

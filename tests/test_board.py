@@ -413,3 +413,27 @@ def test_parser_agrees_with_python_chess_on_edited_fens(fens):
             assert bool(white[i]) == (fen.strip().partition(" ")[2][:1] == "w")
         else:
             assert not sq[i].any() and not white[i]
+
+
+def test_the_castling_rights_each_move_leaves_are_python_chess_s():
+    """castling_after (what the one-ply engine hands its evaluator beside each child): a right goes when its king or
+    rook moves or the rook is taken, exactly as python-chess cleans them, over every legal move of random games."""
+    import random
+
+    from knights.board.positions import castling_after, castling_code
+
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(40):
+        board = chess.Board()
+        for _ in range(60):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            for move, code in zip(moves, castling_after(castling_code(board), moves), strict=True):
+                board.push(move)
+                assert castling_code(board) == code, (board.fen(), move)
+                board.pop()
+                checked += 1
+            board.push(rng.choice(moves))
+    assert checked > 10_000

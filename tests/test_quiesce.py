@@ -267,6 +267,63 @@ def test_the_sparse_democracy_is_the_mean_of_its_judged_networks_and_the_one_ply
         JudgedDemocracy(())
 
 
+NO_CASTLING = [
+    "r2q1rk1/pp2bppp/2n1pn2/3p4/2PP2b1/2N1PN2/PP2BPPP/R2Q1RK1 w - - 2 10",
+    "2r2rk1/pp1q1ppp/2n1pn2/3p4/3P4/P1NBPN2/1P3PPP/2RQ1RK1 b - - 0 15",
+    "8/5pk1/6p1/8/3R4/6P1/5PK1/3r4 w - - 0 40",
+    "r4rk1/1b2bppp/p3pn2/1p6/3N4/1BN1B3/PPP2PPP/R4RK1 w - - 0 14",
+]
+"""Positions no side can castle in: there a position and its mirror image (files reversed) are the same chess."""
+
+
+def test_a_mirrored_network_judges_the_mirror_image(judged: QuiescenceEvaluator) -> None:
+    """files_mirrored: the twin's capture search of a position is the network's of the position with its files
+    reversed (the same lines, mirrored); mirroring twice gives the network back; a zoned network is refused."""
+    from knights.play.incremental import files_mirrored
+
+    twin = QuiescenceEvaluator(files_mirrored(judged.net), name="twin")
+    for fen in NO_CASTLING:
+        board = chess.Board(fen)
+        mirror = board.transform(chess.flip_horizontal)
+        assert twin.value(board) == pytest.approx(judged.value(mirror), abs=1e-4), fen
+    assert np.array_equal(files_mirrored(files_mirrored(judged.net)).cols, judged.net.cols)
+    assert not np.array_equal(twin.net.cols, judged.net.cols)
+    zoned = judged.net._replace(cols=np.zeros((768 * 5 + 1, 4), np.float32))
+    with pytest.raises(ValueError, match="king's zones"):
+        files_mirrored(zoned)
+    with pytest.raises(ValueError, match="fallback"):
+        files_mirrored(load_net(None))
+
+
+def test_the_democracy_asks_the_twins_only_where_no_side_can_castle() -> None:
+    """``mirrors``: each member's twin votes beside it where no side can castle (the mean of the member's value of
+    the position and of its mirror image); where a side can, the mirror is another position and the plain mean
+    stands. Without mirrors, the plain mean everywhere."""
+    from knights.play.fast.quiesce import JudgedDemocracy
+
+    pair = ("EL/v20", "EL/v21")
+    if not all(registry.get(m).is_trained() for m in pair):
+        pytest.skip("the networks are not trained here")
+    boards = [chess.Board(f) for f in NO_CASTLING[:2] + MIDDLEGAMES]
+    plain = [QuiescenceEvaluator(m).evaluate_boards(boards) for m in pair]
+    castles = np.array([b.castling_rights != 0 for b in boards])
+    mirrored = [QuiescenceEvaluator(m).evaluate_boards([b if c else b.transform(chess.flip_horizontal)
+                                                        for b, c in zip(boards, castles, strict=True)]) for m in pair]
+    both = np.where(castles, sum(plain) / 2, (sum(plain) + sum(mirrored)) / 4)
+    assert JudgedDemocracy(pair, mirrors=True).evaluate_boards(boards) == pytest.approx(both, abs=1e-4)
+    assert JudgedDemocracy(pair, mirrors=False).evaluate_boards(boards) == pytest.approx(sum(plain) / 2, abs=1e-5)
+    assert castles.any() and not castles.all()
+
+
+def test_a_version_continued_from_one_that_learned_endings_learned_them_too() -> None:
+    """EL/v25 starts from EL/v24's weights and does not train on data/endings again: what it knows of endings is
+    its parent's, so it counts as a network that learned them (EL/v19, before the endings data, does not)."""
+    from knights.play.fast.quiesce import trained_on_endings
+
+    assert "data/endings" not in registry.get("EL/v25").library.MORE and registry.get("EL/v25").library.PARENT
+    assert trained_on_endings("EL/v25") and trained_on_endings("EL/v20") and not trained_on_endings("EL/v19")
+
+
 def test_an_ending_is_judged_by_the_networks_that_learned_endings() -> None:
     """At most ENDING_MEN men (what the endings data starts from): the mean of the members whose data held
     data/endings; more men: every member's; without the rule (``endings=False``), every member's everywhere."""

@@ -49,7 +49,7 @@ def test_registry_names_and_paths():
         registry.get("v8")
     with pytest.raises(ValueError, match="unknown version EL/v99"):
         registry.get("EL/v99")
-    assert [v.number for v in registry.all_versions("EL")] == list(range(1, 25))
+    assert [v.number for v in registry.all_versions("EL")] == list(range(1, 26))
 
 
 def test_model_file_roundtrip_and_refusals(tmp_path):
@@ -253,6 +253,15 @@ def test_more_folders_add_training_and_validation_rows_but_never_test_rows(tmp_p
         assert both.meta["data"][split]["more"] == [str(extra)]
         assert both.meta["data"][split]["sha1"] != alone.meta["data"][split]["sha1"]
     assert both.meta["data"]["test"] == alone.meta["data"]["test"]
+    # a version that continues from a parent which learned the main folder (TRAIN_MAIN = False, EL V25) trains on
+    # the further folders alone; the main folder still validates and tests
+    continued = run_data(registry.get("EL/v25"), data_dir=str(sample), more=[str(extra)], train="a", val="i",
+                         test="k")
+    assert [p.parent for p in continued.files["train"]] == [extra]
+    assert [p.parent for p in continued.files["val"]] == [sample, extra]
+    assert [p.parent for p in continued.files["test"]] == [sample]
+    with pytest.raises(ValueError, match="TRAIN_MAIN"):
+        run_data(registry.get("EL/v25"), data_dir=str(sample), train="a", val="i", test="k")
 
 
 # ----------------------------------------------------------------- broken runs and checkpoints (issue 25)

@@ -38,7 +38,7 @@ from knights.data.grow import grow_command
 from knights.features.attacks import quiet
 from knights.features.sparse import SparseSpec
 from knights.learn import modelfile, registry
-from knights.learn.experiment import FULL_DATA, TEST_LETTERS, predict
+from knights.learn.experiment import FULL_DATA, TEST_LETTERS, predict, warm_start
 from knights.learn.metrics import regression_metrics
 from knights.learn.nnue import BucketedSparseNet, SparseNet
 from knights.learn.results import RESULTS_DIR, headline_metrics
@@ -74,6 +74,8 @@ class Variant:
     king_zones: bool = False          # also each piece's feature in the zone of the viewing side's king (sparse.py)
     says: str = ""
     shipped: str = ""                 # the shipped version trained by exactly this recipe: measured, not retrained
+    parent: str = ""                  # a shipped version whose weights the network starts from (warm_start)
+    full_train: bool = True           # data/full's training letters too (False: the parent learned them)
 
     def folders(self) -> tuple[str, ...]:
         """The grown data folders this variant trains on beside data/full, in that order."""
@@ -177,6 +179,9 @@ VARIANTS = (
             shallow=True, flip_files=True, hidden=256, also=("data/again", "data/chaos", "data/cold", "data/sound"),
             settings=(("batch_size", 4096),), shipped="EL/v24",
             says="EL/v23's recipe with the sound games grown to 700,000 played: EL/v24"),
+    Variant("v24_then_sound2", flip_files=True, hidden=256, also=("data/sound2",), parent="EL/v24", full_train=False,
+            settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 4)), shipped="EL/v25",
+            says="EL/v24's weights trained on: 4 epochs of data/sound2 alone at a tenth of the rate: EL/v25"),
 )
 
 
@@ -222,7 +227,7 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
     quick look); returns the model and its record."""
     lib = registry.get(BASE).library
     letters = LETTERS or lib.DATA
-    train_files = select_chunks(FULL_DATA, letters["train"])[::variant.share]
+    train_files = select_chunks(FULL_DATA, letters["train"])[::variant.share] if variant.full_train else []
     val_files = select_chunks(FULL_DATA, letters["val"])
     for folder in variant.folders():
         train_files += select_chunks(folder, letters["train"])
@@ -236,6 +241,9 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
         cfg = cfg.replace(**dict(variant.settings))
     torch.manual_seed(cfg.seed)                      # the network's start and the batches' order
     model = _network(variant)
+    if variant.parent and len(warm_start(model, variant.parent, registry.REPO_ROOT / "models_EL")) == 0:
+        raise FileNotFoundError(f"{variant.name} starts from {variant.parent}, whose weights are not here "
+                                f"or do not fit its network")
     dev = choose_device(device)
     t0 = time.perf_counter()
     history = fit(model, _task(variant), train, val, cfg, device=dev, progress=progress)

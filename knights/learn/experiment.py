@@ -108,7 +108,8 @@ def run_data(version: registry.Version, *, data_dir: str | None = None, more: Se
     ``data_dir`` alone, so a run on more data is measured on the same test rows as the others.
     Defaults: the full dataset with the version's letters and the folders its library names
     in ``MORE`` (when neither ``data_dir`` nor ``more`` is given), or the committed sample when
-    ``quick``."""
+    ``quick``. A library with ``TRAIN_MAIN = False`` trains on the further folders alone (``data_dir``'s
+    validation and test letters stay): a version that continues from a parent which learned them."""
     lib = version.library
     defaults: dict[str, Any]
     if quick:
@@ -132,6 +133,11 @@ def run_data(version: registry.Version, *, data_dir: str | None = None, more: Se
     overlap = set(files["test"]) & (set(files["train"]) | set(files["val"]))
     if overlap:
         raise ValueError(f"test chunks {sorted(p.name for p in overlap)} are also in training or validation")
+    if not quick and not getattr(lib, "TRAIN_MAIN", True):     # a continued version (EL V25): its parent learned them
+        if not extra:
+            raise ValueError(f"{version.name} leaves out {registry.repo_relative(folder)}'s training letters "
+                             "(TRAIN_MAIN = False) and names no other folder to train on")
+        files["train"] = []
     seen = {folder.resolve()}
     for m in extra:
         if m.resolve() in seen:

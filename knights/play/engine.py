@@ -81,7 +81,7 @@ from dataclasses import dataclass, field
 import chess
 import numpy as np
 
-from knights.board.positions import PlayedPositions
+from knights.board.positions import PlayedPositions, castling_after, castling_code
 from knights.evaluate.base import Evaluator, finite_evaluations
 from knights.evaluate.names import select_evaluator
 from knights.play.children import Children, expand
@@ -202,7 +202,8 @@ class OnePlyEngine:
                 white=np.full(len(idx), 0 if board.turn == chess.WHITE else 1, np.int8),
                 check=children.check[idx].astype(np.int8),
                 capture=np.zeros(len(idx), np.int8),
-                ep=children.ep[idx])
+                ep=children.ep[idx],
+                castling=castling_after(castling_code(board), [children.moves[i] for i in idx]))
             values = np.asarray(self.evaluator.evaluate(positions), dtype=np.float64).reshape(-1)
             if values.shape[0] != len(idx):
                 raise EngineError(f"evaluator {self.name} returned {values.shape[0]} values "

@@ -31,8 +31,8 @@ import numpy as np
 from knights.features.sparse import KING_ZONE, N_FEATURES, N_KING_ZONES
 from knights.play.fast.compiled import MAX_PAWNS, PAWN_LOGIT, PST, acc_refresh, evaluate_squares, head_pawns
 
-__all__ = ["MAX_PAWNS", "PAWN_LOGIT", "PST", "Net", "NetEvaluator", "acc_refresh", "feature_table", "head_pawns",
-           "load_net", "pack"]
+__all__ = ["MAX_PAWNS", "PAWN_LOGIT", "PST", "Net", "NetEvaluator", "acc_refresh", "feature_table", "files_mirrored",
+           "head_pawns", "load_net", "pack"]
 
 
 Net = namedtuple("Net", "use cols bias w0 b0 w2 b2 w4 b4 feat zone")
@@ -111,6 +111,33 @@ def pack(state: dict[str, Any] | None) -> Net:
                stacked("2.weight", arr(prefixes[0] + "2.weight").shape), stacked("2.bias", (-1,)),
                stacked("4.weight", (-1,)), np.concatenate([arr(p + "4.bias").reshape(-1) for p in prefixes]), feat,
                zone)
+
+
+def files_mirrored(net: Net) -> Net:
+    """``net`` seen in a mirror held beside the board: the column of a piece on a square is the column ``net`` has
+    for it on the same rank's other side (files a-h reversed, square XOR 7, from both views), so the mirrored
+    network's value of a position is ``net``'s value of that position with its files reversed. Without castling
+    rights a position and its mirror are the same chess (the networks trained on both,
+    :meth:`~knights.data.chunks.Encoded.file_flipped`), so the mean of the two is a second opinion of the same
+    weights, for nothing but the search. Refuses a network with the king's zones (its zones tell the king's sides
+    apart) and the piece-square fallback.
+
+    >>> net = pack({"columns": np.eye(N_FEATURES, 2, dtype=np.float32), "bias": np.zeros(2, np.float32),
+    ...             **{f"head.{i}.{p}": np.zeros(s, np.float32) for i, p, s in
+    ...                [(0, "weight", (32, 4)), (0, "bias", 32), (2, "weight", (32, 32)), (2, "bias", 32),
+    ...                 (4, "weight", (1, 32)), (4, "bias", 1)]}})
+    >>> files_mirrored(net).cols[7].tolist(), files_mirrored(files_mirrored(net)).cols[7].tolist()
+    ([1.0, 0.0], [0.0, 0.0])
+    """
+    if not net.use[0]:
+        raise ValueError("the piece-square fallback has no columns to mirror")
+    if len(net.cols) != N_FEATURES + 1:
+        raise ValueError(f"only a network of {N_FEATURES} columns a view is mirrored (this one has "
+                         f"{len(net.cols) - 1}: the king's zones tell the king's sides apart)")
+    mirror = (np.arange(N_FEATURES) ^ 7)              # the same owner, type and rank, the other file
+    cols = net.cols.copy()
+    cols[:N_FEATURES] = net.cols[mirror]
+    return net._replace(cols=np.ascontiguousarray(cols))
 
 
 def load_net(source: str | Path | None) -> Net:
