@@ -52,13 +52,14 @@ for _sq, _bits in ((chess.E1, 3), (chess.H1, 1), (chess.A1, 2), (chess.E8, 12), 
 
 
 def castling_code(board: chess.Board) -> int:
-    """``board``'s castling rights as the data codes them (K=1 Q=2 k=4 q=8; python-chess's clean rights).
+    """``board``'s castling rights as the data (and the compiled board) code them: K=1 Q=2 k=4 q=8. The rights as
+    they stand, which python-chess keeps clean as moves are made (a board whose rights name a king or rook not at
+    home is not standard chess: the compiled board refuses it).
 
     >>> castling_code(chess.Board()), castling_code(chess.Board("4k2r/8/8/8/8/8/8/R3K3 w Qk - 0 1"))
     (15, 6)
     """
-    rights = board.clean_castling_rights()
-    return sum(bit for square, bit in CASTLING_BITS if rights & chess.BB_SQUARES[square])
+    return sum(bit for square, bit in CASTLING_BITS if board.castling_rights & chess.BB_SQUARES[square])
 
 
 def castling_after(code: int, moves: Sequence[chess.Move]) -> np.ndarray:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 import chess
 import numpy as np
 
+from knights.board.positions import castling_code
 from knights.play.fast.compiled import (
     BK,
     BKING,
@@ -173,11 +174,7 @@ def _squares_and_state(board: chess.Board, squares: np.ndarray, st: np.ndarray) 
     for sq, piece in board.piece_map().items():
         squares[sq ^ 56] = piece.piece_type if piece.color == chess.WHITE else -piece.piece_type
     st[SIDE] = 0 if board.turn == chess.WHITE else 1
-    rights = 0
-    for flag, sq in ((WK, chess.H1), (WQ, chess.A1), (BK, chess.H8), (BQ, chess.A8)):
-        if board.castling_rights & chess.BB_SQUARES[sq]:
-            rights |= flag
-    st[CASTLE] = rights
+    st[CASTLE] = castling_code(board)
     st[EP] = board.ep_square ^ 56 if board.ep_square is not None else -1
 
 
