@@ -221,6 +221,9 @@ def loss_names(version: registry.Version) -> dict[str, str]:
         return {"train": "HL-Gauss cross-entropy over win-probability buckets", "validation": "L1 (pawns)"}
     if isinstance(task, WinProbTask):
         both = "squared error of the win probability"
+        if getattr(version.library, "RANKING", None) is not None:
+            return {"train": f"{both} + {version.library.RANKING.weight} x the sibling cross-entropy "
+                             "(knights.learn.siblings)", "validation": both}
         return {"train": both, "validation": both}
     return {"train": "L1 (pawns)", "validation": "L1 (pawns)"}
 
@@ -267,18 +270,47 @@ def run_version(name: str, *, data_dir: str | None = None, more: Sequence[str] =
     model = lib.build_model()
     copied = warm_start(model, lib.PARENT, out) if getattr(lib, "PARENT", None) else []
     task = version_task(version)
+    trained, extra = model, {}
+    if getattr(lib, "RANKING", None) is not None:    # the sibling ranking loss beside the value loss (EL V26)
+        task, trained, extra = ranking_task(lib.RANKING, lib.INPUTS, plan, data, cfg, model, quick=quick, progress=progress)
     dev = choose_device(device)
     # full runs keep their checkpoint in runs/ (resumable across sessions); quick runs beside their output
     checkpoint = (out if quick else registry.REPO_ROOT / "runs") / f"{version.family}_v{version.number}.ckpt"
     t0 = time.perf_counter()
-    history = fit(model, task, data["train"], data["val"], cfg, checkpoint=checkpoint, device=dev, progress=progress)
+    history = fit(trained, task, data["train"], data["val"], cfg, checkpoint=checkpoint, device=dev, progress=progress)
+    if trained is not model:
+        extra["ranking"]["learned_scale"] = round(float(trained.log_scale.detach().exp()), 3)
     if quick and not out_dir:
         checkpoint.unlink(missing_ok=True)   # only a resumed run would read it
     model.cpu()
     recipes = plan.recipes({k: [cache.checksums[str(f)] for f in v] for k, v in plan.files.items()},
                            {k: len(v) for k, v in data.items()})
-    meta = version_meta(version, model, copied, cfg, quick, recipes, history, time.perf_counter() - t0)
+    meta = version_meta(version, model, copied, cfg, quick, recipes, history, time.perf_counter() - t0, **extra)
     return save_version(version, model, history, meta, data["test"], out, progress=progress)
+
+
+def ranking_task(ranking: Any, spec: Any, plan: RunData, data: dict[str, Encoded], cfg: TrainConfig, model: nn.Module, *,
+                 quick: bool, progress: bool) -> tuple[Task, nn.Module, dict[str, Any]]:
+    """The task and the wrapped network of a version with ``RANKING`` (:mod:`knights.learn.siblings`): parents from
+    the training letters of the ranking's folders (of the committed sample in a quick run, to show the mechanics),
+    as many a batch as make one pass over them an epoch."""
+    from knights.learn import siblings
+
+    if quick:
+        files = plan.files["train"]
+    else:
+        wanted = {registry.repo_path(f).resolve() for f in ranking.folders}
+        files = [f for f in plan.files["train"] if f.parent.resolve() in wanted]
+        if not files:
+            raise ValueError(f"the ranking's folders {list(ranking.folders)} are not among the run's training folders")
+    family = siblings.gather(files, ranking.parents, progress=progress)
+    steps = max(1, -(-len(data["train"]) // cfg.batch_size))
+    per_batch = max(1, -(-len(family) // steps))
+    task = siblings.SiblingTask(spec, siblings=family, weight=ranking.weight, per_batch=per_batch,
+                                seed=cfg.seed)
+    info = {"weight": ranking.weight, "folders": list(ranking.folders), "parents": len(family),
+            "children": int(family.first[-1]), "parents_per_batch": per_batch}
+    return task, siblings.RankedNet(model), {"ranking": info}
 
 
 def version_meta(version: registry.Version, model: nn.Module, copied: list[str], cfg: TrainConfig, quick: bool,

@@ -68,7 +68,7 @@ from the same openings (seed 7), 0.160 against 0.2225 over the 200 (1.6 standard
 report/results/democracy_candidates.json), so the shipped blend stays the one without it.)"""
 
 FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16", "EL/v17", "EL/v18", "EL/v19", "EL/v20", "EL/v21", "EL/v22", "EL/v23",
-                 "EL/v24", "EL/v25")
+                 "EL/v24", "EL/v25", "EL/v26")
 """The shipped versions the compiled search (knights.play.fast) evaluates: EL/v13's sparse network (768
 features a side, accumulators of any width, 128 or 256 so far, a head of three layers), trained on different
 data (a test checks that these are exactly the versions with its layers). Named here, beside the files, so

@@ -121,6 +121,16 @@ teach.history_table(result.history)'''
 
 PLOT = '''fig = teach.plot_history(result)'''
 
+SIBLINGS_MD = ("## The order of moves\n\nThe train loss above also holds {weight} x the sibling cross-entropy "
+               "(`knights/learn/siblings.py`): in every batch, positions where Stockfish chose the move, each child "
+               "reached by a quiet move judged by the network, a softmax over those verdicts, and the cross-entropy "
+               "toward Stockfish's move (a quick run takes its positions from the committed sample, whose movers are "
+               "partly random: the mechanics, not the lesson). The validation loss is the win-probability loss "
+               "alone. Below, a position of data/sound2's games: its "
+               "quiet children as this run's network orders them: the verdict from the mover's side, "
+               "the softmax at the temperature the run learned, and the move Stockfish played.")
+SIBLINGS = '''teach.sibling_order(result)'''
+
 COMPARE = '''cmp = teach.version_comparison(result)
 cmp.metrics()'''
 
@@ -200,6 +210,8 @@ def version_notebook(version: registry.Version) -> NotebookNode:
              ("markdown", f"## Training\n\nThe loss is {loss}. Train: averaged over each epoch while the weights "
                           "still move; validation: measured after it, on chunks the network never trains on."),
              ("code", RUN), ("code", PLOT)]
+    if getattr(lib, "RANKING", None) is not None:
+        cells += [("markdown", SIBLINGS_MD.format(weight=lib.RANKING.weight)), ("code", SIBLINGS)]
     for heading, code in SL_STEPS if sl else EL_STEPS:
         cells += [("markdown", heading)] if heading else []
         cells += [("code", code)]

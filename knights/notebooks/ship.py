@@ -44,6 +44,7 @@ RUNS: dict[str, dict[str, int | str]] = {
     "EL/v23": {"epochs": 30},  # ours: EL/v22 with data/sound (make style-data SET=sound STYLE_POSITIONS=300000)
     "EL/v24": {"epochs": 30},  # ours: EL/v23 with data/sound grown to 700,000 played (~25 min, 2 cores)
     "EL/v25": {"epochs": 4},   # ours: EL/v24's weights on data/sound2 (make style-data SET=sound2; ~5 min, 2 cores)
+    "EL/v26": {"epochs": 2},   # ours: EL/v25 + the sibling ranking loss on data/sound2's games (~5 min, 2 cores)
     # SL: 4096-wide outputs are slow on a CPU: one epoch over nine chunks (~35k positions,
     # the last chunk of each letter a-i), validated on nine others, tested on all of j
     **{f"SL/v{n}": {"epochs": 1, "batch_size": 64, "train_letters": "every 26th except j",

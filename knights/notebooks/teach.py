@@ -249,6 +249,42 @@ def history_table(history: History) -> pd.DataFrame:
     return df
 
 
+SIBLING_EXAMPLE = ("2krb2r/1pp1bppp/p1n1p3/3n2N1/3P4/PP4P1/1B2PPBP/RN3RK1 w - - 7 14", "g5f3")
+"""A position of data/sound2's games (game sd20000002, ply 26) and the move Stockfish played there."""
+
+
+def sibling_order(result: Result, fen: str = SIBLING_EXAMPLE[0], played: str = SIBLING_EXAMPLE[1]) -> pd.DataFrame:
+    """The quiet children of ``fen`` as a ranked version compares them (:mod:`knights.learn.siblings`): the move,
+    the network's verdict on the child from the mover's side (pawns), the softmax over those verdicts at the
+    temperature the run learned (the chance it gives each move of being Stockfish's), best first; Stockfish's
+    move marked."""
+    import chess
+    import pandas as pd
+
+    from knights.board.positions import Positions
+    from knights.features.attacks import quiet
+    from knights.features.sparse import SparseSpec
+    from knights.learn.targets import PAWN_LOGIT
+    from knights.play.children import expand
+
+    board = chess.Board(fen)
+    kids = expand(board)
+    white = np.full(len(kids), not board.turn, dtype=np.int8)
+    calm = quiet(kids.squares, white, kids.check.astype(np.int8))
+    pos = Positions(kids.squares[calm], white[calm], kids.check[calm].astype(np.int8), np.zeros(int(calm.sum()), np.int8))
+    model = result.model.eval()
+    with torch.inference_mode():
+        stm, other, _ = SparseSpec().encode(pos)
+        z = -model.logit(torch.from_numpy(stm.astype(np.int64)), torch.from_numpy(other.astype(np.int64))).numpy()
+    scale = result.meta.get("ranking", {}).get("learned_scale", 10.0)
+    p = np.exp(scale * (z - z.max()))
+    moves = [board.san(m) for m, c in zip(kids.moves, calm, strict=True) if c]
+    uci = [m.uci() for m, c in zip(kids.moves, calm, strict=True) if c]
+    df = pd.DataFrame({"move": moves, "network (pawns, mover)": np.round(z / PAWN_LOGIT, 2),
+                       "softmax": np.round(p / p.sum(), 3), "Stockfish": ["played" if u == played else "" for u in uci]})
+    return df.sort_values("softmax", ascending=False, ignore_index=True)
+
+
 def plot_history(result: Result, path: str | Path | None = None) -> Figure:
     """The loss per epoch, train and validation, on whole-number epoch ticks, saved beside
     the weights as ``vN_loss.png`` (or to ``path``). When the two losses measure different
