@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from knights.board.arrays import parse_fens, squares_from_board
+from knights.board.children import expand
 from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
 from knights.evaluate.names import EvaluatorError, select_evaluator
 from knights.features.inputs import InputSpec
 from knights.learn.nets import ConvNet
-from knights.play.children import expand
 from knights.play.engine import MATE_SCORE, Decision, OnePlyEngine, opening_weights
 from knights.play.game import FORFEIT_ERROR, MAX_PLIES, Settings, play_game
 from knights.play.players import EnginePlayer, Player, RandomPlayer

@@ -88,7 +88,7 @@ def test_the_one_ply_engine_hands_it_the_en_passant_square_a_push_leaves(judged:
     """After e2-e4 beside Black's pawn on d4, dxe3 e.p. takes the pawn: the value the one-ply engine's
     evaluator gives e2-e4 is the capture search's value of the board python-chess reaches, which is
     the value after the capture (White keeps only the c-pawn)."""
-    from knights.play.children import expand
+    from knights.board.children import expand
     from knights.play.engine import OnePlyEngine
 
     board = chess.Board("4k3/8/8/8/3p4/8/2P1P3/4K3 w - - 0 1")

@@ -32,7 +32,7 @@ def test_siblings_are_the_quiet_children_with_the_played_one_marked():
     pos = positions_from_boards(children)
     calm = quiet(pos.squares, pos.white, pos.check)
     assert len(family) == 1 and family.first.tolist() == [0, int(calm.sum())]
-    stm, other, _ = spec.encode(pos)
+    stm, _, _ = spec.encode(pos)
     assert (np.sort(family.stm, axis=1) == np.sort(stm[calm], axis=1)).all()     # the quiet ones, in move order
     after = board.copy()
     after.push(move)
@@ -79,7 +79,8 @@ def test_sibling_task_adds_the_weighted_cross_entropy_in_training_only():
     out = ranked(*inputs)
     value = WinProbTask(SparseSpec()).loss(out[:64], block, torch.device("cpu"))
     assert out.shape == (64 + 8,)
-    assert float(task.loss(out, block, torch.device("cpu")).detach()) == pytest.approx(float((value + 0.5 * out[64:].mean()).detach()))
+    want = (value + 0.5 * out[64:].mean()).detach()
+    assert float(task.loss(out, block, torch.device("cpu")).detach()) == pytest.approx(float(want))
     ranked.eval()
     assert ranked(*inputs).shape == (64,)                        # validation: the value loss alone
     again = SiblingTask(SparseSpec(), siblings=family, weight=0.5, per_batch=8, seed=1).inputs(block, "cpu")

@@ -12,12 +12,12 @@ import pytest
 from threat_oracle import capture_threat
 
 from knights.board.arrays import boards_from_arrays
+from knights.board.children import expand
 from knights.board.positions import Positions, positions_from_boards
 from knights.data.chunks import Encoded, read_chunk
 from knights.evaluate.base import MaterialEvaluator
 from knights.evaluate.names import load_evaluator
 from knights.evaluate.threats import ThreatAwareEvaluator, threat_term
-from knights.play.children import expand
 from knights.play.engine import OnePlyEngine
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample"

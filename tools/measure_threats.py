@@ -24,13 +24,13 @@ import chess
 import numpy as np
 
 from knights.board.arrays import boards_from_arrays
+from knights.board.children import expand
 from knights.board.positions import Positions
 from knights.data.chunks import Encoded, read_chunk
 from knights.evaluate.base import BoardsMixin, Evaluator
 from knights.evaluate.names import load_evaluator
 from knights.evaluate.threats import THREATS_SUFFIX, threat_term
 from knights.features.attacks import capture_gains, legal_capture_gains
-from knights.play.children import expand
 from knights.play.engine import OnePlyEngine
 from knights.play.game import Settings, play_game
 from knights.play.players import EnginePlayer, GreedyPlayer, RandomPlayer

@@ -67,8 +67,8 @@ def movegen_rate(boards: list[chess.Board]) -> float:
 
 def evaluator_rate(evaluator: Evaluator, boards: list[chess.Board], batch: int) -> float:
     """Positions a second of ``evaluator.evaluate`` on batches of ``batch`` children of ``boards``."""
+    from knights.board.children import expand
     from knights.board.positions import Positions
-    from knights.play.children import expand
 
     positions, seconds = 0, 0.0
     for board in boards:

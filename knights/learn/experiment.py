@@ -31,6 +31,7 @@ from knights.features.inputs import Inputs
 from knights.learn import modelfile, registry
 from knights.learn.metrics import regression_metrics
 from knights.learn.nets import parameter_count
+from knights.learn.nnue import SparseNet
 from knights.learn.training import (
     BucketTask,
     EvalTask,
@@ -270,16 +271,18 @@ def run_version(name: str, *, data_dir: str | None = None, more: Sequence[str] =
     model = lib.build_model()
     copied = warm_start(model, lib.PARENT, out) if getattr(lib, "PARENT", None) else []
     task = version_task(version)
-    trained, extra = model, {}
+    trained: nn.Module = model
+    extra: dict[str, Any] = {}
     if getattr(lib, "RANKING", None) is not None:    # the sibling ranking loss beside the value loss (EL V26)
-        task, trained, extra = ranking_task(lib.RANKING, lib.INPUTS, plan, data, cfg, model, quick=quick, progress=progress)
+        task, trained, extra = ranking_task(lib.RANKING, lib.INPUTS, plan, data, cfg, model, quick=quick,
+                                            progress=progress)
     dev = choose_device(device)
     # full runs keep their checkpoint in runs/ (resumable across sessions); quick runs beside their output
     checkpoint = (out if quick else registry.REPO_ROOT / "runs") / f"{version.family}_v{version.number}.ckpt"
     t0 = time.perf_counter()
     history = fit(trained, task, data["train"], data["val"], cfg, checkpoint=checkpoint, device=dev, progress=progress)
     if trained is not model:
-        extra["ranking"]["learned_scale"] = round(float(trained.log_scale.detach().exp()), 3)
+        extra["ranking"]["learned_scale"] = round(float(trained.get_parameter("log_scale").detach().exp()), 3)
     if quick and not out_dir:
         checkpoint.unlink(missing_ok=True)   # only a resumed run would read it
     model.cpu()
@@ -289,13 +292,15 @@ def run_version(name: str, *, data_dir: str | None = None, more: Sequence[str] =
     return save_version(version, model, history, meta, data["test"], out, progress=progress)
 
 
-def ranking_task(ranking: Any, spec: Any, plan: RunData, data: dict[str, Encoded], cfg: TrainConfig, model: nn.Module, *,
-                 quick: bool, progress: bool) -> tuple[Task, nn.Module, dict[str, Any]]:
+def ranking_task(ranking: Any, spec: Any, plan: RunData, data: dict[str, Encoded], cfg: TrainConfig,
+                 model: nn.Module, *, quick: bool, progress: bool) -> tuple[Task, nn.Module, dict[str, Any]]:
     """The task and the wrapped network of a version with ``RANKING`` (:mod:`knights.learn.siblings`): parents from
     the training letters of the ranking's folders (of the committed sample in a quick run, to show the mechanics),
     as many a batch as make one pass over them an epoch."""
     from knights.learn import siblings
 
+    if not isinstance(model, SparseNet):
+        raise TypeError(f"RANKING needs a sparse network (knights.learn.nnue.SparseNet), not {type(model).__name__}")
     if quick:
         files = plan.files["train"]
     else:

@@ -38,12 +38,13 @@ import numpy as np
 import torch
 from torch import nn
 
+from knights.board.children import expand
 from knights.board.positions import Positions
 from knights.data.chunks import Encoded
 from knights.features.attacks import quiet
 from knights.features.sparse import MAX_PIECES, SparseSpec
+from knights.learn.nnue import SparseNet
 from knights.learn.training import WinProbTask
-from knights.play.children import expand
 
 MIN_PLY = 20
 """Parents from this ply on: before it a sound game's players draw among plausible moves
@@ -96,9 +97,11 @@ def siblings_of(chosen: Iterable[tuple[chess.Board, chess.Move]], spec: SparseSp
         kids = expand(board)
         if move not in kids.moves:
             raise ValueError(f"{move.uci()} is not a legal move in {board.fen()}")
-        squares.append(kids.squares), checks.append(kids.check)
+        squares.append(kids.squares)
+        checks.append(kids.check)
         whites.append(np.full(len(kids), not board.turn, dtype=np.int8))       # the children's mover
-        counts.append(len(kids)), played.append(kids.moves.index(move))
+        counts.append(len(kids))
+        played.append(kids.moves.index(move))
     if not counts:
         empty = np.zeros((0, MAX_PIECES), np.int16)
         return Siblings(empty, empty, np.zeros(1, np.int64), np.zeros(0, np.int64))
@@ -148,7 +151,7 @@ class RankedNet(nn.Module):
     ``forward(mover, other, white)`` is the network's; given a batch of siblings too (in train mode), the
     output is the values followed by each parent's cross-entropy."""
 
-    def __init__(self, net: nn.Module, scale: float = 10.0) -> None:
+    def __init__(self, net: SparseNet, scale: float = 10.0) -> None:
         super().__init__()
         self.net = net
         self.log_scale = nn.Parameter(torch.tensor(float(np.log(scale))))
@@ -167,7 +170,8 @@ class RankedNet(nn.Module):
         scores = -self.net.logit(kid_stm, kid_other) * self.log_scale.exp()
         parents = len(lens)
         row = torch.repeat_interleave(torch.arange(parents, device=lens.device), lens)
-        col = torch.arange(len(scores), device=lens.device) - torch.repeat_interleave(torch.cumsum(lens, 0) - lens, lens)
+        starts = torch.cumsum(lens, 0) - lens
+        col = torch.arange(len(scores), device=lens.device) - torch.repeat_interleave(starts, lens)
         table = scores.new_full((parents, int(lens.max())), float("-inf")).index_put((row, col), scores)
         return nn.functional.cross_entropy(table, played, reduction="none")
 

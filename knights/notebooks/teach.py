@@ -261,18 +261,23 @@ def sibling_order(result: Result, fen: str = SIBLING_EXAMPLE[0], played: str = S
     import chess
     import pandas as pd
 
+    from knights.board.children import expand
     from knights.board.positions import Positions
     from knights.features.attacks import quiet
     from knights.features.sparse import SparseSpec
     from knights.learn.targets import PAWN_LOGIT
-    from knights.play.children import expand
 
     board = chess.Board(fen)
     kids = expand(board)
     white = np.full(len(kids), not board.turn, dtype=np.int8)
     calm = quiet(kids.squares, white, kids.check.astype(np.int8))
-    pos = Positions(kids.squares[calm], white[calm], kids.check[calm].astype(np.int8), np.zeros(int(calm.sum()), np.int8))
+    pos = Positions(kids.squares[calm], white[calm], kids.check[calm].astype(np.int8),
+                    np.zeros(int(calm.sum()), np.int8))
+    from knights.learn.nnue import SparseNet
+
     model = result.model.eval()
+    if not isinstance(model, SparseNet):
+        raise TypeError(f"{result.name} is not a sparse network: its children cannot be ranked here")
     with torch.inference_mode():
         stm, other, _ = SparseSpec().encode(pos)
         z = -model.logit(torch.from_numpy(stm.astype(np.int64)), torch.from_numpy(other.astype(np.int64))).numpy()
@@ -281,7 +286,8 @@ def sibling_order(result: Result, fen: str = SIBLING_EXAMPLE[0], played: str = S
     moves = [board.san(m) for m, c in zip(kids.moves, calm, strict=True) if c]
     uci = [m.uci() for m, c in zip(kids.moves, calm, strict=True) if c]
     df = pd.DataFrame({"move": moves, "network (pawns, mover)": np.round(z / PAWN_LOGIT, 2),
-                       "softmax": np.round(p / p.sum(), 3), "Stockfish": ["played" if u == played else "" for u in uci]})
+                       "softmax": np.round(p / p.sum(), 3),
+                       "Stockfish": ["played" if u == played else "" for u in uci]})
     return df.sort_values("softmax", ascending=False, ignore_index=True)
 
 

@@ -3,8 +3,8 @@
 The one-ply engine (:mod:`~knights.play.engine`) and the search built on it
 (:mod:`~knights.play.search`: alpha-beta with iterative deepening, keyed by the
 Zobrist hashes of :mod:`~knights.play.zobrist`), over the rules they need: the
-positions after every move (:mod:`~knights.play.children`), how the game ends
-(:mod:`~knights.play.rules`) and checked input (:mod:`~knights.play.user_input`);
+positions after every move (:mod:`~knights.board.children`, in the board layer, as training compares them too),
+how the game ends (:mod:`~knights.play.rules`) and checked input (:mod:`~knights.play.user_input`);
 and its front ends: the terminal (:mod:`~knights.play.terminal`) and the UCI
 protocol (:mod:`~knights.play.uci`), which lichess-bot and chess GUIs speak, with its
 engine worker (:mod:`~knights.play.worker`), clock (:mod:`~knights.play.clock`) and

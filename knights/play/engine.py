@@ -10,7 +10,7 @@ lowest. Positions that end the game are scored exactly, never by the model::
 
 Scores are pawns from White's side throughout (centipawns appear only in the UCI
 front end). The rules behind them are answered for all moves at once: the positions
-after every move and check in :mod:`knights.play.children`, mate and the draws in
+after every move and check in :mod:`knights.board.children`, mate and the draws in
 :mod:`knights.play.rules`; this module turns them into scores and picks the move.
 
 Terminal positions
@@ -81,10 +81,10 @@ from dataclasses import dataclass, field
 import chess
 import numpy as np
 
+from knights.board.children import Children, expand
 from knights.board.positions import PlayedPositions, castling_after, castling_code
 from knights.evaluate.base import Evaluator, finite_evaluations
 from knights.evaluate.names import select_evaluator
-from knights.play.children import Children, expand
 from knights.play.rules import CHECKMATE, opponent_claims, opponent_mates, recent_placements, terminal_outcomes
 from knights.play.user_input import EngineError, board_from_fen, check_position
 

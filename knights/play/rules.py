@@ -1,11 +1,11 @@
 """How the game ends: after each legal move at once, and for a finished game.
 
-For the children :func:`knights.play.children.expand` makes, :func:`terminal_outcomes`
+For the children :func:`knights.board.children.expand` makes, :func:`terminal_outcomes`
 says which end the game, :func:`opponent_claims` which let the opponent claim a
 draw with its reply and :func:`opponent_mates` which let it mate at once
 (:func:`mates_in_one`):
 
->>> from knights.play.children import expand
+>>> from knights.board.children import expand
 >>> board = chess.Board("7k/8/6K1/8/8/8/8/R7 w - - 0 1")
 >>> children = expand(board)
 >>> outcomes = terminal_outcomes(board, children)   # how the game ends after each move
@@ -24,7 +24,7 @@ claim a draw).
 How it stays fast
 -----------------
 python-chess is asked only where an answer can differ: a checking move (the
-children know which, see :mod:`knights.play.children`) is tested for mate; a quiet
+children know which, see :mod:`knights.board.children`) is tested for mate; a quiet
 move is tested for stalemate only when the opponent's mobility is so low that one
 move could take it all away (see :func:`_mobile_pieces`); insufficient material
 only when no pawn, rook or queen is left; repetition only for reversible moves
@@ -42,8 +42,8 @@ import chess
 import numpy as np
 
 from knights.board.arrays import squares_from_board
+from knights.board.children import Children
 from knights.board.outcome import outcome
-from knights.play.children import Children
 
 CHECKMATE, STALEMATE, INSUFFICIENT, REPETITION, FIFTY = (
     "checkmate", "stalemate", "insufficient material", "threefold repetition", "fifty-move rule")

@@ -47,12 +47,12 @@ from typing import Any
 import chess
 import numpy as np
 
+from knights.board.children import expand
 from knights.board.outcome import rule_draw
 from knights.board.pieces import CENTIPAWNS
 from knights.board.positions import Positions, positions_from_boards
 from knights.evaluate.base import Evaluator, finite_evaluations
 from knights.learn import registry
-from knights.play.children import expand
 from knights.play.clock import PLAY_DEPTH as PLAY_DEPTH
 from knights.play.engine import EVAL_LIMIT, MATE_SCORE, Decision, OnePlyEngine, opening_weights
 from knights.play.user_input import EngineError

@@ -139,4 +139,5 @@ def _gives_check(kids: np.ndarray, parent: np.ndarray, sign: int) -> np.ndarray:
     straight, diagonal = piece[:, :4], piece[:, 4:]
     check |= ((straight == 4 * sign) | (straight == 5 * sign)).any(axis=1)
     check |= ((diagonal == 3 * sign) | (diagonal == 5 * sign)).any(axis=1)
-    return check
+    result: np.ndarray = check
+    return result
