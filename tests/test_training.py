@@ -49,7 +49,7 @@ def test_registry_names_and_paths():
         registry.get("v8")
     with pytest.raises(ValueError, match="unknown version EL/v99"):
         registry.get("EL/v99")
-    assert [v.number for v in registry.all_versions("EL")] == list(range(1, 26))
+    assert [v.number for v in registry.all_versions("EL")] == list(range(1, 27))
 
 
 def test_model_file_roundtrip_and_refusals(tmp_path):

@@ -38,10 +38,11 @@ from knights.data.grow import grow_command
 from knights.features.attacks import quiet
 from knights.features.sparse import SparseSpec
 from knights.learn import modelfile, registry
-from knights.learn.experiment import FULL_DATA, TEST_LETTERS, predict, warm_start
+from knights.learn.experiment import FULL_DATA, TEST_LETTERS, predict, ranking_task, warm_start
 from knights.learn.metrics import regression_metrics
 from knights.learn.nnue import BucketedSparseNet, SparseNet
 from knights.learn.results import RESULTS_DIR, headline_metrics
+from knights.learn.siblings import Ranking
 from knights.learn.training import EvalTask, Task, WinProbTask, choose_device, fit
 
 BASE = "EL/v13"
@@ -76,6 +77,7 @@ class Variant:
     shipped: str = ""                 # the shipped version trained by exactly this recipe: measured, not retrained
     parent: str = ""                  # a shipped version whose weights the network starts from (warm_start)
     full_train: bool = True           # data/full's training letters too (False: the parent learned them)
+    ranking: float = 0.0              # the sibling ranking loss's weight (knights.learn.siblings; 0: none)
 
     def folders(self) -> tuple[str, ...]:
         """The grown data folders this variant trains on beside data/full, in that order."""
@@ -182,6 +184,13 @@ VARIANTS = (
     Variant("v24_then_sound2", flip_files=True, hidden=256, also=("data/sound2",), parent="EL/v24", full_train=False,
             settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 4)), shipped="EL/v25",
             says="EL/v24's weights trained on: 4 epochs of data/sound2 alone at a tenth of the rate: EL/v25"),
+    Variant("v25_then_sound2_again", flip_files=True, hidden=256, also=("data/sound2",), parent="EL/v25",
+            full_train=False, settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 2), ("keep_best", False)),
+            says="the control for the next row: EL/v25's weights, 2 more epochs of data/sound2, no ranking loss"),
+    Variant("v25_then_sound2_ranked", flip_files=True, hidden=256, also=("data/sound2",), parent="EL/v25",
+            full_train=False, settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 2), ("keep_best", False)),
+            ranking=0.01, shipped="EL/v26",
+            says="the same with the sibling ranking loss at 0.01 (knights.learn.siblings): EL/v26"),
 )
 
 
@@ -244,9 +253,13 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
     if variant.parent and len(warm_start(model, variant.parent, registry.REPO_ROOT / "models_EL")) == 0:
         raise FileNotFoundError(f"{variant.name} starts from {variant.parent}, whose weights are not here "
                                 f"or do not fit its network")
+    task, trained = _task(variant), model
+    if variant.ranking:
+        task, trained, _ = ranking_task(Ranking(weight=variant.ranking), _spec(variant), train_files, len(train), cfg,
+                                        model, quick=False, progress=progress)
     dev = choose_device(device)
     t0 = time.perf_counter()
-    history = fit(model, _task(variant), train, val, cfg, device=dev, progress=progress)
+    history = fit(trained, task, train, val, cfg, device=dev, progress=progress)
     record = {**asdict(variant), "train_rows": len(train), "val_rows": len(val), "epochs": history.epochs,
               "best_epoch": history.best_epoch, "seconds": round(time.perf_counter() - t0, 1), "device": str(dev),
               "rows_per_second": round(float(np.median(history.rows_per_second))),

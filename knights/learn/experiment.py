@@ -274,8 +274,8 @@ def run_version(name: str, *, data_dir: str | None = None, more: Sequence[str] =
     trained: nn.Module = model
     extra: dict[str, Any] = {}
     if getattr(lib, "RANKING", None) is not None:    # the sibling ranking loss beside the value loss (EL V26)
-        task, trained, extra = ranking_task(lib.RANKING, lib.INPUTS, plan, data, cfg, model, quick=quick,
-                                            progress=progress)
+        task, trained, extra = ranking_task(lib.RANKING, lib.INPUTS, plan.files["train"], len(data["train"]), cfg,
+                                            model, quick=quick, progress=progress)
     dev = choose_device(device)
     # full runs keep their checkpoint in runs/ (resumable across sessions); quick runs beside their output
     checkpoint = (out if quick else registry.REPO_ROOT / "runs") / f"{version.family}_v{version.number}.ckpt"
@@ -292,24 +292,25 @@ def run_version(name: str, *, data_dir: str | None = None, more: Sequence[str] =
     return save_version(version, model, history, meta, data["test"], out, progress=progress)
 
 
-def ranking_task(ranking: Any, spec: Any, plan: RunData, data: dict[str, Encoded], cfg: TrainConfig,
+def ranking_task(ranking: Any, spec: Any, train_files: list[Path], train_rows: int, cfg: TrainConfig,
                  model: nn.Module, *, quick: bool, progress: bool) -> tuple[Task, nn.Module, dict[str, Any]]:
-    """The task and the wrapped network of a version with ``RANKING`` (:mod:`knights.learn.siblings`): parents from
-    the training letters of the ranking's folders (of the committed sample in a quick run, to show the mechanics),
-    as many a batch as make one pass over them an epoch."""
+    """The task and the wrapped network of a run with a :class:`knights.learn.siblings.Ranking` (a version's
+    ``RANKING``, an ablation variant's ``ranking``): parents from the training files in the ranking's folders (all
+    of them in a quick run on the committed sample, to show the mechanics), as many a batch as make one pass over
+    them an epoch of ``train_rows``."""
     from knights.learn import siblings
 
     if not isinstance(model, SparseNet):
         raise TypeError(f"RANKING needs a sparse network (knights.learn.nnue.SparseNet), not {type(model).__name__}")
     if quick:
-        files = plan.files["train"]
+        files = train_files
     else:
         wanted = {registry.repo_path(f).resolve() for f in ranking.folders}
-        files = [f for f in plan.files["train"] if f.parent.resolve() in wanted]
+        files = [f for f in train_files if f.parent.resolve() in wanted]
         if not files:
             raise ValueError(f"the ranking's folders {list(ranking.folders)} are not among the run's training folders")
     family = siblings.gather(files, ranking.parents, progress=progress)
-    steps = max(1, -(-len(data["train"]) // cfg.batch_size))
+    steps = max(1, -(-train_rows // cfg.batch_size))
     per_batch = max(1, -(-len(family) // steps))
     task = siblings.SiblingTask(spec, siblings=family, weight=ranking.weight, per_batch=per_batch,
                                 seed=cfg.seed)
