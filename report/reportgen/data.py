@@ -158,6 +158,7 @@ def derive(ctx: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
             "rows": m.get("train_on") or "all", "keep_best": bool(m["train_config"].get("keep_best")),
             "changed": [c for c in changed if c != "train"] + (["training"] if "train" in changed else []),
             "test_mae": (m.get("test") or {}).get("mae"),
+            "ranking": m.get("ranking"),
         })
         before = s
     el = [v for v in versions if v["epochs"]]
