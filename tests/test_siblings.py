@@ -12,7 +12,7 @@ from knights.features.sparse import SparseSpec
 from knights.learn import registry
 from knights.learn.experiment import run_version
 from knights.learn.nnue import SparseNet
-from knights.learn.siblings import RankedNet, SiblingTask, gather, played_positions, siblings_of
+from knights.learn.siblings import RankedNet, SiblingTask, fitted_scale, gather, played_positions, siblings_of
 from knights.learn.training import WinProbTask
 
 ITALIAN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
@@ -44,6 +44,10 @@ def test_a_parent_whose_move_is_not_quiet_is_left_out_and_an_illegal_move_is_ref
     board = chess.Board(HANGING)
     family = siblings_of([(board, chess.Move.from_uci("f3f7")), (chess.Board(ITALIAN), chess.Move.from_uci("f1c4"))])
     assert len(family) == 1                                   # only the Italian's parent stays
+    after = chess.Board(ITALIAN)
+    after.push(chess.Move.from_uci("f1c4"))
+    mine, _, _ = SparseSpec().encode(positions_from_boards([after]))
+    assert (np.sort(family.stm[family.played[0]]) == np.sort(mine[0])).all()   # and its played child is Bc4's
     with pytest.raises(ValueError, match="e2e5 is not a legal move"):
         siblings_of([(chess.Board(ITALIAN), chess.Move.from_uci("e2e5"))])
     assert len(siblings_of([])) == 0
@@ -61,6 +65,20 @@ def test_cross_entropy_is_each_parents_softmax_toward_the_played_child():
         s = -z[family.first[p]:family.first[p + 1]] * 3.0
         want = np.log(np.exp(s - s.max()).sum()) + s.max() - s[family.played[p]]
         assert float(got[p]) == pytest.approx(float(want), rel=1e-4)
+
+
+def test_a_trained_network_scores_a_free_queen_highest_and_the_temperature_is_fitted():
+    """The sign, with a real network: Black's queen stands on d5 where White's e-pawn takes it for nothing; among
+    the quiet children, EL/v25 must put the one after exd5 first by far."""
+    board = chess.Board("rnb1kbnr/ppp1pppp/8/3q4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3")
+    family = siblings_of([(board, chess.Move.from_uci("e4d5"))])
+    net, _ = registry.get("EL/v25").load()
+    stm, other, lens, played = family.batch(np.arange(1))
+    with torch.inference_mode():
+        loss = RankedNet(net, scale=4.0).cross_entropy(stm, other, lens, played)
+    assert float(loss[0]) < 0.1                               # exd5 is the network's move, by far
+    scale = fitted_scale(net, siblings_of(list(played_positions(select_chunks("data/sample", "a")))[:200]))
+    assert 0.3 < scale < 30                                   # inside the grid, not stuck at an end
 
 
 def test_sibling_task_adds_the_weighted_cross_entropy_in_training_only():
@@ -93,7 +111,20 @@ def test_a_ranked_version_trains_and_records_its_ranking(tmp_path):
     assert registry.get("EL/v26").library.RANKING.weight > 0
     result = run_version("EL/v26", quick=True, train="a-b", epochs=1, out_dir=tmp_path, progress=False)
     info = result.meta["ranking"]
-    assert info["parents"] > 100 and info["children"] > info["parents"] and info["learned_scale"] > 0
+    assert info["parents"] > 100 and info["children"] >= 2 * info["parents"] and info["folders"] == ["data/sample"]
+    assert 0.3 < info["starting_scale"] < 30 and info["learned_scale"] != info["starting_scale"]   # it learned
     assert set(torch.load(result.weights, weights_only=True)) == set(SparseNet(hidden=256, head=(32, 32)).state_dict())
     assert "sibling cross-entropy" in result.meta["loss"]["train"]
     assert gather(select_chunks("data/sample", "a"), 5, progress=False).first[-1] > 0
+
+
+def test_a_checkpoint_is_tied_to_the_ranking():
+    """Changing the ranking's weight (or its parents) must not resume another run's checkpoint."""
+    from knights.learn.training import TrainConfig, config_key
+
+    family = siblings_of([(chess.Board(ITALIAN), chess.Move.from_uci("f1b5"))])
+    model = RankedNet(SparseNet(hidden=16, head=(8,)))
+    cfg = TrainConfig()
+    keys = {config_key(cfg, model, 100, SiblingTask(SparseSpec(), siblings=family, weight=w)) for w in (0.01, 0.02)}
+    assert len(keys) == 2
+    assert config_key(cfg, model, 100, WinProbTask(SparseSpec())) not in keys

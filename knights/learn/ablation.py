@@ -255,6 +255,9 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
                                 f"or do not fit its network")
     task, trained = _task(variant), model
     if variant.ranking:
+        if variant.target != "win_probability":
+            raise ValueError(f"{variant.name}: the ranking loss is added to the win-probability loss, not to "
+                             f"{variant.target!r}")
         task, trained, _ = ranking_task(Ranking(weight=variant.ranking), _spec(variant), train_files, len(train), cfg,
                                         model, quick=False, progress=progress)
     dev = choose_device(device)

@@ -314,9 +314,12 @@ def ranking_task(ranking: Any, spec: Any, train_files: list[Path], train_rows: i
     per_batch = max(1, -(-len(family) // steps))
     task = siblings.SiblingTask(spec, siblings=family, weight=ranking.weight, per_batch=per_batch,
                                 seed=cfg.seed)
-    info = {"weight": ranking.weight, "folders": list(ranking.folders), "parents": len(family),
+    folders = sorted({registry.repo_relative(f.parent) for f in files})
+    info = {"weight": ranking.weight, "folders": folders, "parents": len(family),
             "children": int(family.first[-1]), "parents_per_batch": per_batch}
-    return task, siblings.RankedNet(model), {"ranking": info}
+    scale = siblings.fitted_scale(model, family, seed=cfg.seed)
+    info["starting_scale"] = round(scale, 3)
+    return task, siblings.RankedNet(model, scale=scale), {"ranking": info}
 
 
 def version_meta(version: registry.Version, model: nn.Module, copied: list[str], cfg: TrainConfig, quick: bool,

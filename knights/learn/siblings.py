@@ -16,8 +16,11 @@ The children compared are the quiet ones (:func:`knights.features.attacks.quiet`
 is not in check and has no capture that wins material), because the others are not the network's
 to judge in play: the capture search (``+quiesce``) resolves them first. A parent whose played move
 leads to a position that is not quiet, or that has fewer than two quiet children, is left out.
-``log_scale`` is learned beside the network (a temperature), so the cross-entropy need not widen
-the network's values to become confident; it is not part of the shipped weights.
+``log_scale`` is a temperature, learned beside the network and not part of the shipped weights. It starts where the
+starting network's own verdicts predict Stockfish's moves best (:func:`fitted_scale`): at Adam's small rates it
+moves little, and started anywhere else the loss is lowered most cheaply by widening or narrowing every verdict,
+not by ordering them (a first EL/v26 started at 10, three times the fitted value, and mostly pulled its values
+toward level).
 
 >>> import chess
 >>> board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
@@ -146,6 +149,27 @@ def gather(files: Sequence[Path], limit: int | None = None, *, progress: bool = 
     return siblings_of(pairs)
 
 
+def fitted_scale(net: SparseNet, family: Siblings, parents: int = 4096, seed: int = 0) -> float:
+    """The temperature (of 60 between 0.3 and 30) whose softmax over ``net``'s verdicts gives Stockfish's moves the
+    lowest mean cross-entropy on ``parents`` parents of ``family`` drawn from ``seed``."""
+    if not len(family):
+        return 1.0
+    chosen = np.sort(np.random.default_rng(seed).choice(len(family), min(parents, len(family)), replace=False))
+    stm, other, lens, played = family.batch(chosen)
+    was = net.training
+    net.eval()
+    with torch.inference_mode():
+        z = -net.logit(stm, other)
+    net.train(was)
+    best, best_loss = 1.0, float("inf")
+    for scale in np.geomspace(0.3, 30, 60):
+        with torch.inference_mode():
+            loss = float(RankedNet.softmax_loss(z * float(scale), lens, played).mean())
+        if loss < best_loss:
+            best, best_loss = float(scale), loss
+    return best
+
+
 class RankedNet(nn.Module):
     """A value network (:class:`knights.learn.nnue.SparseNet`) with the temperature the ranking loss learns.
     ``forward(mover, other, white)`` is the network's; given a batch of siblings too (in train mode), the
@@ -167,7 +191,11 @@ class RankedNet(nn.Module):
     def cross_entropy(self, kid_stm: torch.Tensor, kid_other: torch.Tensor, lens: torch.Tensor,
                       played: torch.Tensor) -> torch.Tensor:
         """Each parent's cross-entropy of the softmax over its children's scores toward the played one."""
-        scores = -self.net.logit(kid_stm, kid_other) * self.log_scale.exp()
+        return self.softmax_loss(-self.net.logit(kid_stm, kid_other) * self.log_scale.exp(), lens, played)
+
+    @staticmethod
+    def softmax_loss(scores: torch.Tensor, lens: torch.Tensor, played: torch.Tensor) -> torch.Tensor:
+        """Each parent's cross-entropy toward its played child (its children's ``scores`` in a row)."""
         parents = len(lens)
         row = torch.repeat_interleave(torch.arange(parents, device=lens.device), lens)
         starts = torch.cumsum(lens, 0) - lens
@@ -190,6 +218,11 @@ class SiblingTask(WinProbTask):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_rng", np.random.default_rng(self.seed))
+
+    def key(self) -> dict[str, object]:
+        """What of the ranking a checkpoint must agree on (:func:`knights.learn.training.config_key`)."""
+        return {"ranking_weight": self.weight, "parents_per_batch": self.per_batch, "ranking_seed": self.seed,
+                "parents": len(self.siblings), "children": int(self.siblings.first[-1])}
 
     def inputs(self, block: Encoded, device: torch.device) -> tuple[torch.Tensor, ...]:
         values = super().inputs(block, device)

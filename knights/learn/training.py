@@ -264,7 +264,9 @@ def config_key(cfg: TrainConfig, model: nn.Module, n_train: int, task: object = 
                 if not (k == "epochs" and cfg.schedule == "constant")
                 and not (k in _LATER_SETTINGS and v == getattr(defaults, k))}
     buckets = getattr(task, "buckets", None)   # a bucket network's targets are part of what it learns
-    text = json.dumps([settings, shapes, n_train] + ([asdict(buckets)] if buckets is not None else []), sort_keys=True)
+    ranking = getattr(task, "key", None)      # a ranked run's siblings and weight (knights.learn.siblings)
+    extra = ([asdict(buckets)] if buckets is not None else []) + ([ranking()] if callable(ranking) else [])
+    text = json.dumps([settings, shapes, n_train, *extra], sort_keys=True)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 

@@ -122,12 +122,12 @@ teach.history_table(result.history)'''
 PLOT = '''fig = teach.plot_history(result)'''
 
 SIBLINGS_MD = ("## The order of moves\n\nThe train loss above also holds {weight} x the sibling cross-entropy "
-               "(`knights/learn/siblings.py`): in every batch, positions where Stockfish chose the move, each child "
-               "reached by a quiet move judged by the network, a softmax over those verdicts, and the cross-entropy "
+               "(`knights/learn/siblings.py`): in every batch, positions where Stockfish chose the move, each of their "
+               "quiet children judged by the network, a softmax over those verdicts, and the cross-entropy "
                "toward Stockfish's move (a quick run takes its positions from the committed sample, whose movers are "
                "partly random: the mechanics, not the lesson). The validation loss is the win-probability loss "
                "alone. Below, a position of data/sound2's games: its "
-               "quiet children as this run's network orders them: the verdict from the mover's side, "
+               "quiet children as this run's network orders them: the verdict from the side to move's view, "
                "the softmax at the temperature the run learned, and the move Stockfish played.")
 SIBLINGS = '''teach.sibling_order(result)'''
 

@@ -250,7 +250,7 @@ def history_table(history: History) -> pd.DataFrame:
 
 
 SIBLING_EXAMPLE = ("2krb2r/1pp1bppp/p1n1p3/3n2N1/3P4/PP4P1/1B2PPBP/RN3RK1 w - - 7 14", "g5f3")
-"""A position of data/sound2's games (game sd20000002, ply 26) and the move Stockfish played there."""
+"""A position of data/sound2's games (game sd20000322, ply 26) and the move Stockfish played there."""
 
 
 def sibling_order(result: Result, fen: str = SIBLING_EXAMPLE[0], played: str = SIBLING_EXAMPLE[1]) -> pd.DataFrame:
@@ -285,7 +285,7 @@ def sibling_order(result: Result, fen: str = SIBLING_EXAMPLE[0], played: str = S
     p = np.exp(scale * (z - z.max()))
     moves = [board.san(m) for m, c in zip(kids.moves, calm, strict=True) if c]
     uci = [m.uci() for m, c in zip(kids.moves, calm, strict=True) if c]
-    df = pd.DataFrame({"move": moves, "network (pawns, mover)": np.round(z / PAWN_LOGIT, 2),
+    df = pd.DataFrame({"move": moves, "network (pawns, side to move)": np.round(z / PAWN_LOGIT, 2),
                        "softmax": np.round(p / p.sum(), 3),
                        "Stockfish": ["played" if u == played else "" for u in uci]})
     return df.sort_values("softmax", ascending=False, ignore_index=True)

@@ -257,12 +257,12 @@ class JudgedDemocracy:
 
 def judged_evaluators() -> list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]]:
     """What ``knights results`` measures beside the evaluators of :mod:`knights.evaluate`, as (kind, evaluator):
-    the newest trained network of :data:`~knights.learn.registry.FAST_NETWORKS` judged where the captures end,
-    and ``sparse+quiesce`` when its members are trained; a mate read as the labels read one."""
+    the two newest trained networks of :data:`~knights.learn.registry.FAST_NETWORKS` judged where the captures end
+    (two, so that a newest version that did not improve on its parent, as EL/v26 on EL/v25, does not hide the
+    parent's row), and ``sparse+quiesce`` when its members are trained; a mate read as the labels read one."""
     trained = [name for name in registry.FAST_NETWORKS if registry.get(name).is_trained()]
-    judged: list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]] = []
-    if trained:
-        judged.append(("network", QuiescenceEvaluator(trained[-1], mate_pawns=MATE_PAWNS)))
+    judged: list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]] = [
+        ("network", QuiescenceEvaluator(name, mate_pawns=MATE_PAWNS)) for name in trained[-2:]]
     if f"{SPARSE_NAME}{QUIESCE_SUFFIX}" in registry.judged_names(trained):   # the one rule of when it is offered
         judged.append(("democracy", JudgedDemocracy(mate_pawns=MATE_PAWNS)))
     return judged
