@@ -34,6 +34,8 @@ def test_siblings_are_the_quiet_children_with_the_played_one_marked():
     assert len(family) == 1 and family.first.tolist() == [0, int(calm.sum())]
     stm, _, _ = spec.encode(pos)
     assert (np.sort(family.stm, axis=1) == np.sort(stm[calm], axis=1)).all()     # the quiet ones, in move order
+    moves = list(board.legal_moves)
+    assert [moves[i] for i in family.move_index] == [m for m, c in zip(moves, calm, strict=True) if c]
     after = board.copy()
     after.push(move)
     mine, _, _ = spec.encode(positions_from_boards([after]))

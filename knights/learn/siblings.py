@@ -72,12 +72,14 @@ class Ranking:
 class Siblings:
     """Parents and their quiet children as the network reads them: the children's feature lists
     (``stm``: the child's mover's, ``other``: the parent's mover's; int16, one row a child), parent ``p``'s
-    children in rows ``first[p]:first[p + 1]``, and which of them Stockfish played (``played[p]``)."""
+    children in rows ``first[p]:first[p + 1]``, which of them Stockfish played (``played[p]``), and each child's
+    move as its place in its parent's ``board.legal_moves`` (``move_index``, int16: to name the moves)."""
 
     stm: np.ndarray
     other: np.ndarray
     first: np.ndarray
     played: np.ndarray
+    move_index: np.ndarray
 
     def __len__(self) -> int:
         return len(self.played)
@@ -107,7 +109,7 @@ def siblings_of(chosen: Iterable[tuple[chess.Board, chess.Move]], spec: SparseSp
         played.append(kids.moves.index(move))
     if not counts:
         empty = np.zeros((0, MAX_PIECES), np.int16)
-        return Siblings(empty, empty, np.zeros(1, np.int64), np.zeros(0, np.int64))
+        return Siblings(empty, empty, np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int16))
     everyone = Positions(np.concatenate(squares), np.concatenate(whites), np.concatenate(checks).astype(np.int8),
                          np.zeros(sum(counts), np.int8))
     calm = quiet(everyone.squares, everyone.white, everyone.check)
@@ -121,7 +123,9 @@ def siblings_of(chosen: Iterable[tuple[chess.Board, chess.Move]], spec: SparseSp
     first = np.concatenate([[0], np.cumsum(quiet_counts[kept])])
     stm, other, _ = spec.encode(Positions(everyone.squares[rows], everyone.white[rows], everyone.check[rows],
                                           everyone.capture[rows]))
-    return Siblings(stm.astype(np.int16), other.astype(np.int16), first.astype(np.int64), place.astype(np.int64))
+    move_index = np.arange(len(calm)) - np.repeat(starts, counts)         # each child's move among its parent's
+    return Siblings(stm.astype(np.int16), other.astype(np.int16), first.astype(np.int64), place.astype(np.int64),
+                    move_index[rows].astype(np.int16))
 
 
 def played_positions(files: Sequence[Path], *, min_ply: int = MIN_PLY,

@@ -255,39 +255,33 @@ SIBLING_EXAMPLE = ("2krb2r/1pp1bppp/p1n1p3/3n2N1/3P4/PP4P1/1B2PPBP/RN3RK1 w - - 
 
 def sibling_order(result: Result, fen: str = SIBLING_EXAMPLE[0], played: str = SIBLING_EXAMPLE[1]) -> pd.DataFrame:
     """The quiet children of ``fen`` as a ranked version compares them (:mod:`knights.learn.siblings`): the move,
-    the network's verdict on the child from the mover's side (pawns), the softmax over those verdicts at the
+    the network's verdict on the child from the side to move's view (pawns), the softmax over those verdicts at the
     temperature the run learned (the chance it gives each move of being Stockfish's), best first; Stockfish's
     move marked."""
     import chess
     import pandas as pd
 
-    from knights.board.children import expand
-    from knights.board.positions import Positions
-    from knights.features.attacks import quiet
-    from knights.features.sparse import SparseSpec
-    from knights.learn.targets import PAWN_LOGIT
-
-    board = chess.Board(fen)
-    kids = expand(board)
-    white = np.full(len(kids), not board.turn, dtype=np.int8)
-    calm = quiet(kids.squares, white, kids.check.astype(np.int8))
-    pos = Positions(kids.squares[calm], white[calm], kids.check[calm].astype(np.int8),
-                    np.zeros(int(calm.sum()), np.int8))
     from knights.learn.nnue import SparseNet
+    from knights.learn.siblings import siblings_of
+    from knights.learn.targets import PAWN_LOGIT
 
     model = result.model.eval()
     if not isinstance(model, SparseNet):
         raise TypeError(f"{result.name} is not a sparse network: its children cannot be ranked here")
+    board = chess.Board(fen)
+    family = siblings_of([(board, chess.Move.from_uci(played))])
+    if not len(family):
+        raise ValueError(f"{played} does not lead to a quiet position in {fen}: nothing to rank")
+    stm, other, _, _ = family.batch(np.arange(1))
     with torch.inference_mode():
-        stm, other, _ = SparseSpec().encode(pos)
-        z = -model.logit(torch.from_numpy(stm.astype(np.int64)), torch.from_numpy(other.astype(np.int64))).numpy()
+        z = -model.logit(stm, other).numpy()
     scale = result.meta.get("ranking", {}).get("learned_scale", 10.0)
     p = np.exp(scale * (z - z.max()))
-    moves = [board.san(m) for m, c in zip(kids.moves, calm, strict=True) if c]
-    uci = [m.uci() for m, c in zip(kids.moves, calm, strict=True) if c]
-    df = pd.DataFrame({"move": moves, "network (pawns, side to move)": np.round(z / PAWN_LOGIT, 2),
+    moves = list(board.legal_moves)
+    df = pd.DataFrame({"move": [board.san(moves[i]) for i in family.move_index],
+                       "network (pawns, side to move)": np.round(z / PAWN_LOGIT, 2),
                        "softmax": np.round(p / p.sum(), 3),
-                       "Stockfish": ["played" if u == played else "" for u in uci]})
+                       "Stockfish": ["played" if k == family.played[0] else "" for k in range(len(z))]})
     return df.sort_values("softmax", ascending=False, ignore_index=True)
 
 
