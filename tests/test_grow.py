@@ -73,7 +73,8 @@ def test_styles_differ_in_their_games(stockfish):
     assert moves.pop("again") == moves["mixed"]
     # and "sound2" is the sound style under its own name: its games differ by their seed and numbers
     assert moves.pop("sound2") == moves["sound"]
-    assert len(set(moves.values())) == len(STYLES) - 2
+    assert moves.pop("sound3") == moves["sound"]
+    assert len(set(moves.values())) == len(STYLES) - 3
     strong = {r[k] for r in first["strong"] for k in ("white_player", "black_player")}
     assert strong <= {"stockfish-eps0.00", "stockfish-eps0.02", "stockfish-eps0.05"}
 
@@ -235,3 +236,7 @@ def test_a_sound_player_draws_an_iteration_in_its_opening_then_plays_the_best_mo
     # same file on any machine with data/full), under game numbers of its own
     assert STYLES["sound2"].players is STYLES["sound"].players and list(SEEDS.values()).count(SEEDS["sound2"]) == 1
     assert GROWN["sound2"].exclude == EXCLUDE and STYLES["sound2"].game_prefix != STYLES["sound"].game_prefix
+    # sound3: a third seed that leaves out data/sound2's positions too (EL/v25, whose recipe goes on, learned them)
+    assert STYLES["sound3"].players is STYLES["sound"].players and list(SEEDS.values()).count(SEEDS["sound3"]) == 1
+    assert GROWN["sound3"].exclude == (*EXCLUDE, "data/sound2") and GROWN["sound3"].folder == "data/sound3"
+    assert len({STYLES[s].game_prefix for s in ("sound", "sound2", "sound3")}) == 3

@@ -270,6 +270,10 @@ STYLES: dict[str, Style] = {
     "sound2": Style("the sound style's games from a second seed (their own game numbers): more openings a strong "
                     "player might choose and the middlegames that follow, for a version that continues from one "
                     "trained on data/sound", sound_players, (0, 0), game_prefix="sd2"),
+    "sound3": Style("the sound style's games from a third seed (their own game numbers), new positions only (none of "
+                    "data/sound2's either): more of the games that helped EL/v25, for the ablation rows that go on "
+                    "from it",
+                    sound_players, (0, 0), game_prefix="sd3"),
     "again": Style("data/full's own style (Stockfish-eps, greedy and random movers after 0-6 random plies) from "
                    "another seed: more of the same, the control for a new style", pick_players, OPENING_PLIES,
                    game_prefix="agn"),

@@ -56,7 +56,8 @@ WORK_DIR = "data/generated/more"
 SHARES = {"openings": 0.35, "strong": 0.35, "odds": 0.30}
 """Each grown style's share of the positions."""
 SEEDS = {"openings": 3101, "strong": 3102, "odds": 3103, "endings": 3104, "shallow": 3105, "cold": 3106,
-         "chaos": 3107, "again": 3108, "sound": 3109, "sound2": 3110}
+         "chaos": 3107, "again": 3108, "sound": 3109, "sound2": 3110,
+         "sound3": 3111}
 """Each style's seed (``data/full`` uses 2024): no two runs share a game stream."""
 EXCLUDE = ("data/full", "data/sample", INDEPENDENT_DIR)
 """Positions already here are not added: the training data made so far (``data/full`` holds
@@ -91,6 +92,8 @@ GROWN: dict[str, GrownSet] = {
        for name in ("cold", "chaos", "again", "sound")},
     "sound2": GrownSet({"sound2": 1.0}, "data/generated/sound2", EXCLUDE, "kept.csv", "data/sound2",
                        make="make style-data SET=sound2"),
+    "sound3": GrownSet({"sound3": 1.0}, "data/generated/sound3", (*EXCLUDE, "data/sound2"), "kept.csv", "data/sound3",
+                       make="make style-data SET=sound3"),
 }
 """``data/more`` (``make more-data``: the three styles beside ``data/full``'s) and
 ``data/endings`` (``make endings-data``: endings played out from a thinned start, for the networks that
@@ -103,7 +106,8 @@ the middlegames that follow, the kind of game the independent ``games`` set's St
 ``data/sound2``, the same games from a second seed for a version that continues from a parent trained on
 ``data/sound``: it leaves out only ``data/full``, the sample and the independent sets, so that it is the same
 file on any machine that has ``data/full`` (some of its positions, mostly early in the opening, are also in
-``data/sound`` and the other grown sets)."""
+``data/sound`` and the other grown sets); ``data/sound3``, the same games from a third seed for the ablation rows
+that go on from one trained on ``data/sound2`` (``v25_then_sound3``), leaving out ``data/sound2``'s positions too."""
 
 
 def grow_command(folder: str) -> str:

@@ -191,6 +191,13 @@ VARIANTS = (
             full_train=False, settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 2), ("keep_best", False)),
             ranking=0.01, shipped="EL/v26",
             says="the same with the sibling ranking loss at 0.01 (knights.learn.siblings): EL/v26"),
+    Variant("v25_then_sound3", flip_files=True, hidden=256, also=("data/sound3",), parent="EL/v25", full_train=False,
+            settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 4)),
+            says="EL/v25's recipe once more: its weights trained on 4 epochs of data/sound3 alone (a third seed of the "
+                 "sound games, none of data/sound2's positions)"),
+    Variant("v24_then_sound2_sound3", flip_files=True, hidden=256, also=("data/sound2", "data/sound3"),
+            parent="EL/v24", full_train=False, settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 4)),
+            says="the data curve: EL/v25's recipe from EL/v24 on data/sound2 and data/sound3 together (more rows)"),
 )
 
 

@@ -276,7 +276,7 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
         key = f"dataset_{name}"
         rows.insert(at, (f"make {name}-data", sec(key, "seconds_all_runs") + sec(key, "seconds_combine"),
                          f"{key}.json", what))
-    styles = [name for name in ("again", "chaos", "cold", "sound", "sound2") if f"dataset_{name}" in ctx]
+    styles = [name for name in ("again", "chaos", "cold", "sound", "sound2", "sound3") if f"dataset_{name}" in ctx]
     if styles:       # the style experiment's sets, one make style-data SET=<name> each
         rows.insert(2 + len(grown), ("make style-data", sum(sec(f"dataset_{n}", "seconds_all_runs")
                                                           + sec(f"dataset_{n}", "seconds_combine") for n in styles),
