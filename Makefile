@@ -214,7 +214,8 @@ grown-data: more-data
 # The style experiment's sets (knights.data.grow: cold, chaos, again, sound), 300,000 positions played each (sound
 # 700,000; STYLE_POSITIONS=N for another count), into data/<SET>; sound2 (1,500,000) is the sound games from a
 # second seed, for EL/v25, which continues from EL/v24 (it needs only data/full); sound3 (1,200,000) a third seed, new
-# positions only (none of data/sound2's either), for the ablation rows that continue EL/v25's recipe
+# positions only (none of data/sound2's either, so it needs data/sound2), for the ablation rows that continue EL/v25's
+# recipe
 STYLE_POSITIONS_sound := 700000
 STYLE_POSITIONS_sound2 := 1500000
 STYLE_POSITIONS_sound3 := 1200000

@@ -211,7 +211,7 @@ def test_knights_data_grow_accepts_every_grown_set():
         build_parser().parse_args(["data", "grow", "--set", "nowhere"])
 
 
-def test_a_sound_player_draws_an_iteration_in_its_opening_then_plays_the_best_move():
+def test_a_sound_player_draws_an_iteration_in_its_opening_then_plays_the_best_move(tmp_path):
     """``stockfish-sound`` plays one of the iterations' moves for its first SOUND_PLIES plies (each drawn
     over the game's random stream), then the search's best move (rarely a random one)."""
     import random
@@ -240,3 +240,7 @@ def test_a_sound_player_draws_an_iteration_in_its_opening_then_plays_the_best_mo
     assert STYLES["sound3"].players is STYLES["sound"].players and list(SEEDS.values()).count(SEEDS["sound3"]) == 1
     assert GROWN["sound3"].exclude == (*EXCLUDE, "data/sound2") and GROWN["sound3"].folder == "data/sound3"
     assert len({STYLES[s].game_prefix for s in ("sound", "sound2", "sound3")}) == 3
+    # and it refuses to play without data/sound2 (it would write another file), naming the command that makes it
+    with pytest.raises(FileNotFoundError, match=r"data/sound2.*make style-data SET=sound2"):
+        grow(10, grown="sound3", root=tmp_path, progress=False)
+    assert not (tmp_path / "data/generated/sound3").exists()

@@ -78,6 +78,9 @@ class GrownSet:
     """Where the Makefile's target (:attr:`make`) splits the combined file into chunks."""
     make: str = ""
     """The make command that grows it (empty: ``make <name>-data``)."""
+    needs: tuple[str, ...] = ()
+    """Folders of :attr:`exclude` that must be here before anything is played: without them the set would be
+    another file (others missing are only recorded as absent, with a warning)."""
 
 
 GROWN: dict[str, GrownSet] = {
@@ -93,7 +96,7 @@ GROWN: dict[str, GrownSet] = {
     "sound2": GrownSet({"sound2": 1.0}, "data/generated/sound2", EXCLUDE, "kept.csv", "data/sound2",
                        make="make style-data SET=sound2"),
     "sound3": GrownSet({"sound3": 1.0}, "data/generated/sound3", (*EXCLUDE, "data/sound2"), "kept.csv", "data/sound3",
-                       make="make style-data SET=sound3"),
+                       make="make style-data SET=sound3", needs=("data/sound2",)),
 }
 """``data/more`` (``make more-data``: the three styles beside ``data/full``'s) and
 ``data/endings`` (``make endings-data``: endings played out from a thinned start, for the networks that
@@ -107,7 +110,8 @@ the middlegames that follow, the kind of game the independent ``games`` set's St
 ``data/sound``: it leaves out only ``data/full``, the sample and the independent sets, so that it is the same
 file on any machine that has ``data/full`` (some of its positions, mostly early in the opening, are also in
 ``data/sound`` and the other grown sets); ``data/sound3``, the same games from a third seed for the ablation rows
-that go on from one trained on ``data/sound2`` (``v25_then_sound3``), leaving out ``data/sound2``'s positions too."""
+that go on from one trained on ``data/sound2`` (``v25_then_sound3``), leaving out ``data/sound2``'s positions too
+(so it needs that folder); like ``data/sound2`` it does not leave out ``data/sound`` or the other grown sets."""
 
 
 def grow_command(folder: str) -> str:
@@ -252,6 +256,11 @@ def grow(positions: int, *, depth: int = 8, rounds: int = 4, workers: int = 1, w
     ``exclude`` and ``shares`` replace the set's own."""
     plan = GROWN[grown]
     shares = plan.shares if shares is None else shares
+    if exclude is None:
+        missing = [f for f in plan.needs if not (root / f).exists()]
+        if missing:
+            raise FileNotFoundError(f"growing {plan.folder} leaves out {missing[0]}'s positions, which is not here: "
+                                    f"run {grow_command(missing[0])} first")
     exclude = plan.exclude if exclude is None else exclude
     work = Path(plan.work if work is None else work)
     work = work if work.is_absolute() else root / work

@@ -78,13 +78,14 @@ START_PLIES = 4
 """Positions within this many plies of the standard start are dropped: the training
 generator opens with 0-6 random plies, so it reaches all of them easily."""
 TRAINING_SOURCES = ("data/full", "data/sample", "data/generated/games.csv", "data/more", "data/endings",
-                    "data/shallow", "data/cold", "data/chaos", "data/again")
+                    "data/shallow", "data/cold", "data/chaos", "data/again", "data/sound", "data/sound2",
+                    "data/sound3")
 """Every folder (or file) of training data: the full dataset and its pre-split file (the
 version notebooks and the ensemble train on ``data/full``), the committed sample (quick
 runs) and the grown data of the other generator styles (``data/more``, ``data/endings``,
-``data/shallow`` and the style experiment's ``data/cold``, ``data/chaos`` and ``data/again``,
-:mod:`knights.data.grow`, which itself leaves out every position of these sets). Those not
-on this machine are recorded as absent."""
+``data/shallow``, the style experiment's ``data/cold``, ``data/chaos`` and ``data/again``, and the sound
+games ``data/sound``, ``data/sound2`` and ``data/sound3``: :mod:`knights.data.grow`, which itself leaves out every
+position of these sets). Those not on this machine are recorded as absent."""
 
 
 # -- keys ------------------------------------------------------------------------------
