@@ -290,3 +290,28 @@ def test_flip_files_trains_on_mirrors_of_the_rows_that_cannot_castle_only() -> N
 
     assert torch.equal(trained(castling=1, flip=True), trained(castling=1, flip=False))
     assert not torch.equal(trained(castling=0, flip=True), trained(castling=0, flip=False))
+
+
+def test_a_network_widened_from_a_shipped_version_starts_as_that_version() -> None:
+    from knights.learn.experiment import warm_start
+    from knights.learn.nnue import widened
+
+    torch.manual_seed(2)
+    parent = SparseNet(hidden=256, head=(32, 32))
+    assert len(warm_start(parent, "EL/v25", registry.REPO_ROOT / "models_EL")) == len(parent.state_dict())
+    wide = SparseNet(hidden=512, head=(32, 32))
+    copied = warm_start(wide, "EL/v25", registry.REPO_ROOT / "models_EL")
+    assert set(copied) == set(wide.state_dict())
+    x = SparseSpec().tensors(positions_from_boards(boards()))
+    with torch.no_grad():
+        assert torch.allclose(parent.eval()(*x), wide.eval()(*x), atol=1e-5)
+        assert torch.equal(wide.columns[:, :256], parent.columns)
+        assert float(wide.head[0].weight[:, 256:512].abs().max()) == 0.0     # the new units weigh nothing yet
+    # and they learn: one step gives their head weights a gradient
+    wide.train()
+    wide(*x).sum().backward()
+    assert float(wide.head[0].weight.grad[:, 256:512].abs().max()) > 0.0
+    with pytest.raises(ValueError, match="cannot be widened"):
+        widened(wide.state_dict(), SparseNet(hidden=128, head=(32, 32)))
+    with pytest.raises(ValueError, match="only the accumulator"):
+        widened(SparseNet(hidden=8, head=(4,)).state_dict(), SparseNet(hidden=16, head=(8,)))

@@ -198,6 +198,10 @@ VARIANTS = (
     Variant("v24_then_sound2_sound3", flip_files=True, hidden=256, also=("data/sound2", "data/sound3"),
             parent="EL/v24", full_train=False, settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 4)),
             says="the data curve: EL/v25's recipe from EL/v24 on data/sound2 and data/sound3 together (more rows)"),
+    Variant("v24_wide512_sound2_sound3", flip_files=True, hidden=512, also=("data/sound2", "data/sound3"),
+            parent="EL/v24", full_train=False, settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 4)),
+            says="the same rows and recipe, the accumulator widened to 512 (EL/v24's units first, the new ones "
+                 "starting at no weight, knights.learn.nnue.widened): whether the flattened curve is the width's"),
 )
 
 

@@ -31,7 +31,7 @@ from knights.features.inputs import Inputs
 from knights.learn import modelfile, registry
 from knights.learn.metrics import regression_metrics
 from knights.learn.nets import parameter_count
-from knights.learn.nnue import SparseNet
+from knights.learn.nnue import SparseNet, widened
 from knights.learn.training import (
     BucketTask,
     EvalTask,
@@ -169,7 +169,9 @@ def warm_start(model: nn.Module, parent: str, models_dir: Path) -> list[str]:
     """Copy every parameter of the parent version whose name and shape match.
 
     Returns the names copied (all of them when the architecture is the same;
-    only the shared layers when the child adds layers, as V6 did over V5).
+    only the shared layers when the child adds layers, as V6 did over V5). A sparse network
+    with a wider accumulator than its parent's takes all of the parent as its first units
+    (:func:`knights.learn.nnue.widened`: it starts as the parent's function).
     """
     version = registry.get(parent)
     path = version.weights(models_dir)
@@ -179,6 +181,8 @@ def warm_start(model: nn.Module, parent: str, models_dir: Path) -> list[str]:
         return []
     state = modelfile.expand_state(modelfile.load_state(path))   # a 4-bit stored parent too
     own = model.state_dict()
+    if isinstance(model, SparseNet) and "columns" in state and state["columns"].shape[1] < model.hidden:
+        state = widened(state, model)
     copied = [k for k, v in state.items() if k in own and own[k].shape == v.shape]
     own.update({k: state[k] for k in copied})
     model.load_state_dict(own)

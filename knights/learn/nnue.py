@@ -108,6 +108,39 @@ class BucketedSparseNet(SparseNet):
         return by_head[torch.argsort(order)]
 
 
+def widened(parent: dict[str, torch.Tensor], model: SparseNet) -> dict[str, torch.Tensor]:
+    """A narrower network's weights (``parent``, a :class:`SparseNet` state) laid into ``model``'s wider accumulator,
+    so that ``model`` starts as the same function: the parent's units come first, the new ones keep ``model``'s own
+    start for their columns and bias and weigh nothing in the head's first layer, which reads
+    ``[mover's units, other's units]``; the head's other layers are the parent's. Training then gives the new units
+    weight where they help (Net2Net's idea, in its simplest form).
+
+    >>> small, wide = SparseNet(hidden=4, head=(3,)), SparseNet(hidden=6, head=(3,))
+    >>> _ = wide.load_state_dict(widened(small.state_dict(), wide))
+    >>> x = torch.randint(0, 768, (2, 32))
+    >>> bool(torch.allclose(small.logit(x, x.flip(1)), wide.logit(x, x.flip(1))))
+    True
+    """
+    own = {k: v.clone() for k, v in model.state_dict().items()}
+    h, wide = parent["columns"].shape[1], model.hidden
+    if parent["columns"].shape[0] != own["columns"].shape[0] or h > wide or set(parent) != set(own):
+        raise ValueError(f"a network of {tuple(parent['columns'].shape)} columns cannot be widened into "
+                         f"{tuple(own['columns'].shape)}: the same features, layers and head, a wider accumulator")
+    for name, value in parent.items():
+        mine = own[name].shape if name != "head.0.weight" else (own[name].shape[0], 2 * h)
+        if name not in ("columns", "bias") and tuple(mine) != tuple(value.shape):
+            raise ValueError(f"{name}: {tuple(value.shape)} in the narrower network, {tuple(own[name].shape)} "
+                             f"here: only the accumulator may be wider")
+        if name not in ("columns", "bias", "head.0.weight"):
+            own[name] = value
+    own["columns"][:, :h] = parent["columns"]
+    own["bias"][:h] = parent["bias"]
+    first = torch.zeros_like(own["head.0.weight"])
+    first[:, :h], first[:, wide:wide + h] = parent["head.0.weight"][:, :h], parent["head.0.weight"][:, h:]
+    own["head.0.weight"] = first
+    return own
+
+
 def head_layers(width: int, head: Sequence[int]) -> nn.Sequential:
     """The layers after the accumulators: Linear and clip for each width in ``head``, then Linear to one."""
     layers: list[nn.Module] = []
