@@ -73,6 +73,9 @@ SET_ORDER = ("games", "tactics", "endgames")
 """The sets in the order they are built and shown; any other CSV in the folder follows."""
 MOVE_QUALITY_SET = "games"
 """The set whose positions the one-ply move quality is measured on (real game positions)."""
+SEARCH = "search"
+"""The kind of an evaluator that searches (one ply, :mod:`knights.play.depth_one`): measured beside the others, but
+neither a set's best evaluator nor asked for a one-ply choice."""
 MoveQuality = Callable[[Encoded, list[tuple[str, Evaluator]]], dict[str, Any]]
 """Measures the one-ply move quality of (kind, evaluator) pairs on a set's rows, counting
 material and Stockfish at depth 1 among its ``rows`` (:func:`knights.arena.move_choice.measure`)."""
@@ -189,7 +192,8 @@ def set_table(path: Path, measured: list[tuple[str, Evaluator]], dem: democracy.
     rows = baseline_rows(data, calm, with_stockfish=with_stockfish, progress=progress)
     for kind, ev in measured:
         rows.append(evaluation_row(ev.name, kind, evaluate_in_blocks(ev, data), data.target, calm))
-    quality = move_quality(data, measured) if move_quality is not None and path.stem == MOVE_QUALITY_SET else None
+    one_ply = [(kind, ev) for kind, ev in measured if kind != SEARCH]   # a searched row's choice is not one ply's
+    quality = move_quality(data, one_ply) if move_quality is not None and path.stem == MOVE_QUALITY_SET else None
     if quality is not None:
         rows = with_move_quality(rows, quality)
     table: dict[str, Any] = {
@@ -201,7 +205,7 @@ def set_table(path: Path, measured: list[tuple[str, Evaluator]], dem: democracy.
         "quiet_rows": int(calm.sum()), "quiet_level": level_reference(data.target, calm), "evaluation": rows}
     if quality is not None:
         table["move_quality"] = {k: v for k, v in quality.items() if k != "rows"}
-    learned = [r for r in rows if r["kind"] != "baseline"]
+    learned = [r for r in rows if r["kind"] not in ("baseline", SEARCH)]
     if learned:
         best = min(learned, key=lambda r: r["mae"])
         table["best"] = {"name": best["name"], "mae": best["mae"]}

@@ -169,8 +169,11 @@ def derive(ctx: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
         return min((n for n, sets in by_model.items() if network_alone(n) and st in sets
                     and sets[st].get(key) is not None), key=lambda n: by_model[n][st][key])
 
+    searched = [n for n, sets in by_model.items()
+                if all(s in sets for s in SETS) and sets[SETS[0]].get("kind") == "search"]
     return {
         "best": best,
+        "best_searched": min(searched, key=lambda n: (mean(n, "quiet_level_mae"), n)) if searched else None,
         "quiet_nets": [v["name"] for v in versions if v["rows"] == "quiet"],
         "always_level": Rec({st["set"]: st["quiet_level"]["always_level_mae"] for st in ind["sets"]},
                             "results/independent.json: sets[].quiet_level.always_level_mae"),

@@ -40,14 +40,18 @@ def headline_rows(src: Any) -> list[tuple[str, str]]:
         return " / ".join(format(x, fmt) for x in values(key, name))
 
     judged = {r["name"] for st in sets for r in st["evaluation"]
-              if r["kind"] != "baseline" and r["name"] not in full and everywhere(r["name"])}
+              if r["kind"] not in ("baseline", "search") and r["name"] not in full and everywhere(r["name"])}
     overall = min(judged, key=lambda n: (sum(values("quiet_level_mae", n)) / len(sets), n), default=None)
+    searched = {r["name"] for st in sets for r in st["evaluation"] if r["kind"] == "search" and everywhere(r["name"])}
+    deep = min(searched, key=lambda n: (sum(values("quiet_level_mae", n)) / len(sets), n), default=None)
     out = [(f"MAE in pawns on quiet positions within a pawn of level ({names}): the best network there, {best}",
             row("quiet_level_mae", best, ".2f")),
            *([(f"the same positions: the best evaluator there, {overall}",
                row("quiet_level_mae", overall, ".2f"))]
              if overall is not None and sum(values("quiet_level_mae", overall)) < sum(values("quiet_level_mae", best))
              else []),
+           *([(f"the same positions: the best evaluator searched one ply and its captures, as Stockfish at depth 1 "
+                f"is, {deep}", row("quiet_level_mae", deep, ".2f"))] if deep is not None else []),
            ("the same positions: Stockfish at depth 1, each position alone", row("quiet_level_mae", "stockfish depth 1",
                                                                                   ".2f")),
            *([("the same positions: Stockfish at depth 1 with its hash kept from row to row (the earlier yardstick)",

@@ -65,6 +65,7 @@ from knights.board.positions import Positions
 from knights.data.csslab import MATE_PAWNS
 from knights.learn import registry
 from knights.learn.registry import QUIESCE_SUFFIX, SEARCH_NETWORK, SPARSE_DEMOCRACY, SPARSE_NAME
+from knights.play.depth_one import DepthOneEvaluator
 from knights.play.engine import MATE_SCORE
 from knights.play.fast import compiled as core
 from knights.play.fast.arrays import SearchArrays, warm_up
@@ -255,14 +256,16 @@ class JudgedDemocracy:
         return self.vote(values, mates, used)
 
 
-def judged_evaluators() -> list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]]:
+def judged_evaluators() -> list[tuple[str, QuiescenceEvaluator | JudgedDemocracy | DepthOneEvaluator]]:
     """What ``knights results`` measures beside the evaluators of :mod:`knights.evaluate`, as (kind, evaluator):
     the two newest trained networks of :data:`~knights.learn.registry.FAST_NETWORKS` judged where the captures end
     (two, so that a newest version that did not improve on its parent, as EL/v26 on EL/v25, does not hide the
-    parent's row), and ``sparse+quiesce`` when its members are trained; a mate read as the labels read one."""
+    parent's row), and ``sparse+quiesce`` when its members are trained; a mate read as the labels read one. Then
+    each of them searched one ply (:class:`~knights.play.depth_one.DepthOneEvaluator`, kind ``search``), as
+    Stockfish at depth 1, the tables' yardstick, is searched."""
     trained = [name for name in registry.FAST_NETWORKS if registry.get(name).is_trained()]
-    judged: list[tuple[str, QuiescenceEvaluator | JudgedDemocracy]] = [
+    judged: list[tuple[str, QuiescenceEvaluator | JudgedDemocracy | DepthOneEvaluator]] = [
         ("network", QuiescenceEvaluator(name, mate_pawns=MATE_PAWNS)) for name in trained[-2:]]
     if f"{SPARSE_NAME}{QUIESCE_SUFFIX}" in registry.judged_names(trained):   # the one rule of when it is offered
         judged.append(("democracy", JudgedDemocracy(mate_pawns=MATE_PAWNS)))
-    return judged
+    return judged + [("search", DepthOneEvaluator(ev, mate_pawns=MATE_PAWNS)) for _, ev in judged]

@@ -1,0 +1,76 @@
+"""An evaluator searched one ply (knights.play.depth_one) and where the results tables put it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chess
+import numpy as np
+
+from knights.board.positions import positions_from_boards
+from knights.data.csslab import MATE_PAWNS
+from knights.evaluate.base import MaterialEvaluator
+from knights.play.depth_one import DepthOneEvaluator
+from knights.play.fast.quiesce import QuiescenceEvaluator
+
+FENS = [
+    "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+    "r1bq1rk1/3nnpb1/p3p1p1/1pp1P2p/5B1P/PPNB1N2/2P2PP1/R2Q1RK1 w - - 0 1",
+    "2b2rk1/r1qnnpb1/p3p1p1/1pp1P2p/P3BB1P/1PN2N2/2P2PP1/R2QR1K1 b - - 0 1",
+    "8/5k2/8/3P4/8/8/5K2/8 b - - 0 1",
+]
+
+
+def best_child(inner: QuiescenceEvaluator, board: chess.Board) -> float:
+    """The inner evaluator's value of the mover's best child, built move by move with python-chess."""
+    values = []
+    for move in board.legal_moves:
+        child = board.copy(stack=False)
+        child.push(move)
+        values.append(float(inner.evaluate_boards([child])[0]))
+    return max(values) if board.turn == chess.WHITE else min(values)
+
+
+def test_the_value_is_the_inner_evaluators_value_of_the_best_child() -> None:
+    inner = QuiescenceEvaluator("EL/v25", mate_pawns=MATE_PAWNS)
+    searched = DepthOneEvaluator(inner)
+    boards = [chess.Board(f) for f in FENS]
+    got = searched.evaluate_boards(boards)
+    want = [best_child(inner, b) for b in boards]
+    assert np.allclose(got, want, atol=1e-4), (got, want)
+    # the rows of a data set give the same values as the boards
+    assert np.allclose(searched.evaluate(positions_from_boards(boards)), got, atol=1e-4)
+    # and it is not the inner evaluator's value of the position itself: it looked one move further
+    assert not np.allclose(got, inner.evaluate_boards(boards), atol=1e-3)
+    assert searched.name == "EL/v25+quiesce depth 1"
+
+
+def test_finished_games_and_mates_read_as_the_labels_read_them() -> None:
+    searched = DepthOneEvaluator(MaterialEvaluator())
+    stalemate = chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    white_mated = chess.Board("8/8/8/8/8/5k2/6q1/7K w - - 0 1")
+    mate_in_one_for_black = chess.Board("r5k1/8/8/8/8/8/5PPP/7K b - - 0 1")   # Ra1 mates
+    values = searched.evaluate_boards([stalemate, white_mated, mate_in_one_for_black])
+    assert values.tolist() == [0.0, -MATE_PAWNS, -MATE_PAWNS]
+    assert DepthOneEvaluator(MaterialEvaluator(), mate_pawns=7.0).evaluate_boards([white_mated]).tolist() == [-7.0]
+
+
+def test_a_searched_row_is_measured_but_neither_best_nor_asked_for_a_one_ply_choice(tmp_path: Path) -> None:
+    from knights.evaluate import independent_results as ir
+
+    path = tmp_path / "games.csv"           # the move-quality set's name
+    rows = ["board,cp"] + [f"{f},{(i % 3) - 1:.2f}" for i, f in enumerate(FENS)]
+    path.write_text("\n".join(rows) + "\n")
+    asked: list[list[str]] = []
+
+    def quality(data, measured):            # what knights results passes is Stockfish's; here, who is asked
+        asked.append([ev.name for _, ev in measured])
+        return {"positions": 0, "depth": 10, "rows": []}
+
+    searched = DepthOneEvaluator(MaterialEvaluator())
+    table = ir.set_table(path, [("network", MaterialEvaluator()), (ir.SEARCH, searched)], None,
+                         with_stockfish=False, progress=False, move_quality=quality)
+    names = {r["name"]: r for r in table["evaluation"]}
+    assert names["material depth 1"]["kind"] == ir.SEARCH and names["material depth 1"]["rows"] == len(FENS)
+    assert asked == [["material"]]
+    assert table["best"]["name"] != "material depth 1"
