@@ -63,6 +63,7 @@ from knights.learn.results import (
     letter_table,
     level_note,
     level_reference,
+    paired_difference,
     quiet_rows,
 )
 
@@ -73,6 +74,9 @@ SET_ORDER = ("games", "tactics", "endgames")
 """The sets in the order they are built and shown; any other CSV in the folder follows."""
 MOVE_QUALITY_SET = "games"
 """The set whose positions the one-ply move quality is measured on (real game positions)."""
+STOCKFISH = "stockfish depth 1"
+"""The yardstick's row: Stockfish at depth 1 on each position alone; every measured row also gives its
+``quiet_level_vs_stockfish`` (:func:`~knights.learn.results.paired_difference` on the same rows)."""
 SEARCH = "search"
 """The kind of an evaluator that searches (one ply, :mod:`knights.play.depth_one`): measured beside the others, but
 neither a set's best evaluator nor asked for a one-ply choice."""
@@ -189,9 +193,14 @@ def set_table(path: Path, measured: list[tuple[str, Evaluator]], dem: democracy.
     sidecar_path = path.with_suffix(".json")
     sidecar = json.loads(sidecar_path.read_text()) if sidecar_path.is_file() else {}
     calm = quiet_rows(data)
-    rows = baseline_rows(data, calm, with_stockfish=with_stockfish, progress=progress)
+    baseline: dict[str, np.ndarray] = {}
+    rows = baseline_rows(data, calm, with_stockfish=with_stockfish, progress=progress, predictions=baseline)
     for kind, ev in measured:
-        rows.append(evaluation_row(ev.name, kind, evaluate_in_blocks(ev, data), data.target, calm))
+        pred = evaluate_in_blocks(ev, data)
+        yardstick = baseline.get(STOCKFISH)
+        paired = {} if yardstick is None else {
+            "quiet_level_vs_stockfish": paired_difference(pred, yardstick, data.target, calm)}
+        rows.append(evaluation_row(ev.name, kind, pred, data.target, calm, **paired))
     one_ply = [(kind, ev) for kind, ev in measured if kind != SEARCH]   # a searched row's choice is not one ply's
     quality = move_quality(data, one_ply) if move_quality is not None and path.stem == MOVE_QUALITY_SET else None
     if quality is not None:
@@ -209,7 +218,7 @@ def set_table(path: Path, measured: list[tuple[str, Evaluator]], dem: democracy.
     if learned:
         best = min(learned, key=lambda r: r["mae"])
         table["best"] = {"name": best["name"], "mae": best["mae"]}
-        sf = next((r for r in rows if r["name"] == "stockfish depth 1"), None)
+        sf = next((r for r in rows if r["name"] == STOCKFISH), None)
         if sf:
             table["best"]["vs_stockfish_depth1"] = best["mae"] / sf["mae"] - 1.0
     if dem is not None:

@@ -181,7 +181,7 @@ def warm_start(model: nn.Module, parent: str, models_dir: Path) -> list[str]:
         return []
     state = modelfile.expand_state(modelfile.load_state(path))   # a 4-bit stored parent too
     own = model.state_dict()
-    if isinstance(model, SparseNet) and "columns" in state and state["columns"].shape[1] < model.hidden:
+    if type(model) is SparseNet and "columns" in state and state["columns"].shape[1] < model.hidden:   # one head
         state = widened(state, model)
     copied = [k for k, v in state.items() if k in own and own[k].shape == v.shape]
     own.update({k: state[k] for k in copied})

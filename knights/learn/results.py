@@ -125,6 +125,26 @@ def headline_metrics(pred: np.ndarray, target: np.ndarray, calm: np.ndarray) -> 
             "quiet_win_probability_error": win_probability_error(pred[calm], target[calm]) if calm.any() else None}
 
 
+def paired_difference(pred: np.ndarray, reference: np.ndarray, target: np.ndarray,
+                      calm: np.ndarray) -> dict[str, Any] | None:
+    """``pred``'s error against ``reference``'s on the same headline rows (quiet, within :data:`LEVEL_PAWNS`): the
+    mean of the rows' differences of absolute error (negative: ``pred`` errs less), its standard error (the rows'
+    spread of that difference over the square root of their number: the two errors are paired, so what both find
+    hard cancels) and the number of rows; ``None`` with fewer than two rows.
+
+    >>> paired_difference(np.array([0.0, 0.5]), np.array([0.5, 0.5]), np.array([0.0, 0.0]), np.array([True, True]))
+    {'difference': -0.25, 'standard_error': 0.25, 'rows': 2}
+    """
+    level = level_rows(target, calm)
+    n = int(level.sum())
+    if n < 2:
+        return None
+    t = np.asarray(target, dtype=np.float64)[level]
+    ours, theirs = np.asarray(pred, dtype=np.float64)[level], np.asarray(reference, dtype=np.float64)[level]
+    d = np.abs(ours - t) - np.abs(theirs - t)
+    return {"difference": float(d.mean()), "standard_error": float(d.std(ddof=1) / np.sqrt(n)), "rows": n}
+
+
 CALIBRATION_PAWNS = 3.0
 """:func:`calibration_slope` is fitted on the quiet rows where the evaluator says within this many pawns of level."""
 
@@ -251,17 +271,20 @@ def build_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, m
 
 
 def baseline_rows(data: Encoded, calm: np.ndarray | None = None, *, with_stockfish: bool = True,
-                  progress: bool = True) -> list[dict[str, Any]]:
+                  progress: bool = True, predictions: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
     """The baselines on ``data``: counting material (clipped to +-9 like the targets)
     and, unless ``with_stockfish`` is false, Stockfish at depth 1 on each position alone and
     with its hash kept from row to row (:data:`HASH_KEPT`; with their seconds);
-    ``calm``: the quiet rows, for the headline figures (:func:`evaluation_row`)."""
+    ``calm``: the quiet rows, for the headline figures (:func:`evaluation_row`); ``predictions``: a dict that
+    receives each baseline's values by name."""
     material = np.clip(material_balance(data.squares), -csslab.CLIP_PAWNS, csslab.CLIP_PAWNS)
     rows = [evaluation_row("material", "baseline", material, data.target, calm)]
+    kept = {} if predictions is None else predictions
+    kept["material"] = material
     if with_stockfish:
         for name, clear in (("stockfish depth 1", True), (HASH_KEPT, False)):
             t0 = time.perf_counter()
-            sf = stockfish_depth1(data, progress=progress, clear_hash=clear)
+            sf = kept[name] = stockfish_depth1(data, progress=progress, clear_hash=clear)
             rows.append(evaluation_row(name, "baseline", sf, data.target, calm, seconds=time.perf_counter() - t0))
     return rows
 

@@ -68,10 +68,6 @@ class DepthOneEvaluator:
     def evaluate(self, positions: Positions) -> np.ndarray:
         """The rows' values; a data set's rows carry their castling rights and en-passant square, and are searched
         with them."""
-        n = len(positions.white)
-        castling = getattr(positions, "castling", None)
-        ep = getattr(positions, "ep", None)
-        boards = boards_from_arrays(np.asarray(positions.squares), np.asarray(positions.white).astype(bool).tolist(),
-                                    [0] * n if castling is None else np.asarray(castling).tolist(),
-                                    [-1] * n if ep is None else np.asarray(ep).tolist())
-        return self.evaluate_boards(boards)
+        return self.evaluate_boards(boards_from_arrays(positions.squares, positions.white,
+                                                       getattr(positions, "castling", None),
+                                                       getattr(positions, "ep", None)))

@@ -50,8 +50,8 @@ def headline_rows(src: Any) -> list[tuple[str, str]]:
                row("quiet_level_mae", overall, ".2f"))]
              if overall is not None and sum(values("quiet_level_mae", overall)) < sum(values("quiet_level_mae", best))
              else []),
-           *([(f"the same positions: the best evaluator searched one ply and its captures, as Stockfish at depth 1 "
-                f"is, {deep}", row("quiet_level_mae", deep, ".2f"))] if deep is not None else []),
+           *([(f"the same positions: the best evaluator searched one ply and its captures, like Stockfish at depth 1, "
+                f"{deep}", row("quiet_level_mae", deep, ".2f"))] if deep is not None else []),
            ("the same positions: Stockfish at depth 1, each position alone", row("quiet_level_mae", "stockfish depth 1",
                                                                                   ".2f")),
            *([("the same positions: Stockfish at depth 1 with its hash kept from row to row (the earlier yardstick)",
