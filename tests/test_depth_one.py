@@ -110,7 +110,7 @@ def test_every_measured_row_is_paired_with_stockfish_on_the_same_rows(tmp_path: 
                          progress=False)
     rows = {r["name"]: r for r in table["evaluation"]}
     paired = rows["material depth 1"]["quiet_level_vs_stockfish"]
-    ours, theirs = rows["material depth 1"], rows[ir.STOCKFISH]
+    ours, theirs = rows["material depth 1"], rows[ir.STOCKFISH_DEPTH1]
     assert paired["rows"] == ours["quiet_level_rows"] == theirs["quiet_level_rows"] >= 2
     assert paired["difference"] == pytest.approx(ours["quiet_level_mae"] - theirs["quiet_level_mae"])
     assert paired["standard_error"] >= 0.0

@@ -55,6 +55,7 @@ from knights.learn.results import (
     LEVEL_PAWNS,
     NETWORKS_JSON,
     RESULTS_DIR,
+    STOCKFISH_DEPTH1,
     baseline_rows,
     evaluation_markdown,
     evaluation_row,
@@ -74,9 +75,6 @@ SET_ORDER = ("games", "tactics", "endgames")
 """The sets in the order they are built and shown; any other CSV in the folder follows."""
 MOVE_QUALITY_SET = "games"
 """The set whose positions the one-ply move quality is measured on (real game positions)."""
-STOCKFISH = "stockfish depth 1"
-"""The yardstick's row: Stockfish at depth 1 on each position alone; every measured row also gives its
-``quiet_level_vs_stockfish`` (:func:`~knights.learn.results.paired_difference` on the same rows)."""
 SEARCH = "search"
 """The kind of an evaluator that searches (one ply, :mod:`knights.play.depth_one`): measured beside the others, but
 neither a set's best evaluator nor asked for a one-ply choice."""
@@ -197,7 +195,7 @@ def set_table(path: Path, measured: list[tuple[str, Evaluator]], dem: democracy.
     rows = baseline_rows(data, calm, with_stockfish=with_stockfish, progress=progress, predictions=baseline)
     for kind, ev in measured:
         pred = evaluate_in_blocks(ev, data)
-        yardstick = baseline.get(STOCKFISH)
+        yardstick = baseline.get(STOCKFISH_DEPTH1)
         paired = {} if yardstick is None else {
             "quiet_level_vs_stockfish": paired_difference(pred, yardstick, data.target, calm)}
         rows.append(evaluation_row(ev.name, kind, pred, data.target, calm, **paired))
@@ -218,7 +216,7 @@ def set_table(path: Path, measured: list[tuple[str, Evaluator]], dem: democracy.
     if learned:
         best = min(learned, key=lambda r: r["mae"])
         table["best"] = {"name": best["name"], "mae": best["mae"]}
-        sf = next((r for r in rows if r["name"] == STOCKFISH), None)
+        sf = next((r for r in rows if r["name"] == STOCKFISH_DEPTH1), None)
         if sf:
             table["best"]["vs_stockfish_depth1"] = best["mae"] / sf["mae"] - 1.0
     if dem is not None:

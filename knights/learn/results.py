@@ -218,6 +218,9 @@ def stockfish_values(boards: Iterable[chess.Board], depth: int, *, clear_hash: b
                                                    disable=not progress)), dtype=np.float64)
 
 
+STOCKFISH_DEPTH1 = "stockfish depth 1"
+"""The baseline row of Stockfish at depth 1 on each position alone (its hash cleared before each): the tables'
+yardstick, which every measured row of the independent sets is also paired with (:func:`paired_difference`)."""
 HASH_KEPT = "stockfish depth 1, hash kept"
 """The baseline row of Stockfish at depth 1 searching the rows one after another with its hash kept
 (the headline's ``stockfish depth 1`` clears it before each position)."""
@@ -282,7 +285,7 @@ def baseline_rows(data: Encoded, calm: np.ndarray | None = None, *, with_stockfi
     kept = {} if predictions is None else predictions
     kept["material"] = material
     if with_stockfish:
-        for name, clear in (("stockfish depth 1", True), (HASH_KEPT, False)):
+        for name, clear in ((STOCKFISH_DEPTH1, True), (HASH_KEPT, False)):
             t0 = time.perf_counter()
             sf = kept[name] = stockfish_depth1(data, progress=progress, clear_hash=clear)
             rows.append(evaluation_row(name, "baseline", sf, data.target, calm, seconds=time.perf_counter() - t0))

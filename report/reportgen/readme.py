@@ -39,11 +39,14 @@ def headline_rows(src: Any) -> list[tuple[str, str]]:
     def row(key: str, name: str, fmt: str) -> str:
         return " / ".join(format(x, fmt) for x in values(key, name))
 
-    judged = {r["name"] for st in sets for r in st["evaluation"]
-              if r["kind"] not in ("baseline", "search") and r["name"] not in full and everywhere(r["name"])}
-    overall = min(judged, key=lambda n: (sum(values("quiet_level_mae", n)) / len(sets), n), default=None)
-    searched = {r["name"] for st in sets for r in st["evaluation"] if r["kind"] == "search" and everywhere(r["name"])}
-    deep = min(searched, key=lambda n: (sum(values("quiet_level_mae", n)) / len(sets), n), default=None)
+    def lowest(names: set[str]) -> str | None:
+        """The name with the lowest mean quiet-level MAE over the sets (ties by name)."""
+        return min(names, key=lambda n: (sum(values("quiet_level_mae", n)) / len(sets), n), default=None)
+
+    overall = lowest({r["name"] for st in sets for r in st["evaluation"]
+                      if r["kind"] not in ("baseline", "search") and r["name"] not in full and everywhere(r["name"])})
+    deep = lowest({r["name"] for st in sets for r in st["evaluation"]
+                   if r["kind"] == "search" and everywhere(r["name"])})
     out = [(f"MAE in pawns on quiet positions within a pawn of level ({names}): the best network there, {best}",
             row("quiet_level_mae", best, ".2f")),
            *([(f"the same positions: the best evaluator there, {overall}",
