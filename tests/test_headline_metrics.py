@@ -90,6 +90,13 @@ def test_move_quality_on_a_mate_in_one_and_a_free_queen(tmp_path: Path, stockfis
     split = first["by_best_kind"]["material"]
     assert split["capture"] == {"positions": 1, "best_move_share": 1.0, "mean_cp_loss": 0.0, "no_loss_share": 1.0}
     assert rows["material"]["no_loss_share"] == 1.0
+    # Stockfish's own choice at depths 1-6 judged the same way: depth 1 is the baseline row; at depths 1 and 2 it
+    # gives check (Re2+) instead of taking the queen, from depth 3 on it takes it
+    by_depth = {d["depth"]: d for d in first["stockfish_by_depth"]}
+    assert list(by_depth) == [1, 2, 3, 4, 5, 6]
+    assert by_depth[1]["best_move_share"] == rows["stockfish depth 1"]["best_move_share"] == 0.5
+    assert by_depth[1]["by_best_kind"]["capture"]["best_move_share"] == 0.0
+    assert by_depth[6]["best_move_share"] == 1.0 and by_depth[6]["mean_cp_loss"] == 0.0
     again = measure(data, [], every=1, depth=8, cache_path=cache_path, progress=False)
     assert again["stockfish_searches"] == 0 and again["rows"] == first["rows"]   # all from the cache
 
@@ -118,6 +125,8 @@ def test_an_evaluator_that_loves_losing_material_scores_badly(tmp_path: Path, st
                      progress=False)
     row = next(r for r in result["rows"] if r["name"] == "backwards")
     assert row["best_move_share"] == 0.0 and row["mean_cp_loss"] >= 800
+    shallow = measure(data, [], every=1, depth=3, cache_path=tmp_path / "c.jsonl", progress=False)
+    assert [d["depth"] for d in shallow["stockfish_by_depth"]] == [1, 2]     # none as deep as the judge
 
 
 def test_the_games_set_carries_move_quality_into_its_rows_and_the_headline(tmp_path: Path):

@@ -26,11 +26,12 @@ judgement shows: after a capture or a check the captures that follow decide, aft
 move only the evaluation of the position does.
 
 Beside every evaluator, the same for counting material's one-ply choice and for
-Stockfish at depth 1's best move. Stockfish's analyses are kept on disk by depth and FEN
-(:data:`CACHE`, one JSON line each; git ignores ``data/cache/``), so a rerun with a new
-evaluator only searches the positions its choices reach for the first time. Each search
-starts from a cleared hash (``ucinewgame``), so a cached answer is the one a fresh search
-gives. ``knights results`` measures this on the ``games`` set
+Stockfish at depth 1's best move; and, as a yardstick for the share itself, Stockfish's own
+best move at each depth of :data:`STOCKFISH_DEPTHS` judged the same way (``stockfish_by_depth``).
+Stockfish's analyses are kept on disk by depth and FEN (:data:`CACHE`, one JSON line each;
+git ignores ``data/cache/``), so a rerun with a new evaluator only searches the positions its
+choices reach for the first time. Each search starts from a cleared hash (``ucinewgame``), so a
+cached answer is the one a fresh search gives. ``knights results`` measures this on the ``games`` set
 (:mod:`knights.evaluate.independent_results`).
 """
 
@@ -52,12 +53,16 @@ from knights.data.chunks import Encoded
 from knights.data.stockfish import Analysis, Stockfish
 from knights.evaluate.base import Evaluator, MaterialEvaluator
 from knights.learn import registry
+from knights.learn.results import STOCKFISH_DEPTH1
 from knights.play.engine import OnePlyEngine
 
 EVERY = 5
 """Every how many rows of the set a position is taken (5: 1,000 of the 5,000 of ``games``)."""
 DEPTH = 10
 """Stockfish's depth for judging the choices."""
+STOCKFISH_DEPTHS = (1, 2, 3, 4, 5, 6)
+"""The depths at which Stockfish's own choice is judged too (``stockfish_by_depth``; those below the judge's depth):
+how deep Stockfish must search before its move is the judge's best as often as a one-ply choice is."""
 CACHE = registry.REPO_ROOT / "data" / "cache" / "stockfish_analyses.jsonl"
 """Stockfish's analyses by depth and FEN, one JSON line each: ``[depth, fen, cp, mate, bestmove]``."""
 METHOD = ("the one-ply choice (OnePlyEngine, stochastic opening off) against Stockfish at depth {depth} on the "
@@ -196,6 +201,15 @@ def by_kind(kinds: Sequence[str], judged: Sequence[tuple[bool, int]]) -> dict[st
             for k in sorted(set(kinds), key=lambda k: (order.index(k) if k in order else len(order), k))}
 
 
+def stockfish_by_depth(cache: AnalysisCache, boards: Sequence[chess.Board], kinds: Sequence[str],
+                       depths: Sequence[int] = STOCKFISH_DEPTHS, depth: int = DEPTH) -> list[dict[str, Any]]:
+    """Stockfish's own best move at each of ``depths`` judged by it at ``depth`` (:func:`move_quality`, by the kind of
+    the judge's best move ``kinds``), one dict a depth: ``depth`` and :func:`summarise`'s keys with
+    ``by_best_kind``."""
+    return [{"depth": d, **move_quality(cache, boards, stockfish_choices(cache, boards, d), depth, kinds)}
+            for d in depths]
+
+
 def move_quality(cache: AnalysisCache, boards: Sequence[chess.Board], moves: Sequence[chess.Move],
                  depth: int = DEPTH, kinds: Sequence[str] | None = None) -> dict[str, Any]:
     """:func:`summarise` of ``moves`` on ``boards``, and with ``kinds`` (one a board) the same by kind
@@ -220,7 +234,7 @@ def measure(data: Encoded, measured: Sequence[tuple[str, Evaluator]], *, every: 
         for b in tqdm(boards, desc=f"stockfish depth {depth}", unit="pos", disable=not progress):
             cache.analyse(b.fen(), depth)
         choices = [("material", "baseline", one_ply_choices(MaterialEvaluator(), boards, progress)),
-                   ("stockfish depth 1", "baseline", stockfish_choices(cache, boards, 1))]
+                   (STOCKFISH_DEPTH1, "baseline", stockfish_choices(cache, boards, 1))]
         choices += [(ev.name, kind, one_ply_choices(ev, boards, progress)) for kind, ev in measured]
         best_kinds = [move_kind(b, chess.Move.from_uci(str(cache.analyse(b.fen(), depth).bestmove))) for b in boards]
         split = {}
@@ -228,9 +242,10 @@ def measure(data: Encoded, measured: Sequence[tuple[str, Evaluator]], *, every: 
             quality = move_quality(cache, boards, moves, depth, best_kinds)
             split[name] = quality.pop("by_best_kind")
             rows.append({"name": name, "kind": kind, **quality})
+        by_depth = stockfish_by_depth(cache, boards, best_kinds, [d for d in STOCKFISH_DEPTHS if d < depth], depth)
         new = cache.new
     return {"positions": len(boards), "every": every, "depth": depth, "method": METHOD.format(depth=depth, every=every),
             "stockfish_searches": new, "cache": registry.repo_relative(cache_path),
             "seconds": round(time.perf_counter() - started, 1), "rows": rows,
             "best_kinds": dict(Counter(best_kinds)),
-            "by_best_kind": split}
+            "by_best_kind": split, "stockfish_by_depth": by_depth}

@@ -70,6 +70,7 @@ from knights.learn.experiment import FULL_DATA, TEST_LETTERS
 from knights.learn.results import (
     CALIBRATION_PAWNS,
     RESULTS_DIR,
+    STOCKFISH_DEPTH1,
     calibration_slope,
     headline_metrics,
     level_rows,
@@ -164,7 +165,7 @@ def split(data: Encoded, players: list[tuple[str, str]] | None, evaluators: list
     data = data.take(where)
     labels = np.asarray(data.target, dtype=np.float64)
     material = np.clip(material_balance(data.squares), -csslab.CLIP_PAWNS, csslab.CLIP_PAWNS)
-    values = {"material": material, "stockfish depth 1": stockfish_depth1(data, progress=progress)}
+    values = {"material": material, STOCKFISH_DEPTH1: stockfish_depth1(data, progress=progress)}
     values.update({name: evaluate_in_blocks(ev, data) for name, ev in evaluators})
     values = {name: np.asarray(v, dtype=np.float64) for name, v in values.items()}
     men = (np.asarray(data.squares) != 0).sum(axis=1)
@@ -239,7 +240,7 @@ def run(*, independent_dir: Path = INDEPENDENT_DIR, data_dir: str | Path = FULL_
     calibrated = {"calibration": calibrations(whole, networks[0])} if networks else {}
     doc = {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
            "seconds": round(time.perf_counter() - started, 1),
-           "evaluators": ["material", "stockfish depth 1", *(name for name, _ in evaluators)], "sets": sets,
+           "evaluators": ["material", STOCKFISH_DEPTH1, *(name for name, _ in evaluators)], "sets": sets,
            **calibrated}
     write_json(out, doc)
     return doc
