@@ -115,14 +115,24 @@ check: $(STAMP)
 	echo "import graph"; $(PY) -m pytest -q tests/test_architecture.py || status=1; \
 	exit $$status
 
+# make test runs in two parts: every test not marked `clock` in parallel (pytest-xdist, one
+# worker a core, at most 4: each imports torch; the notebooks share one worker, xdist_group),
+# then the `clock` tests alone, one at a time: they play on real clocks or wait on wall-time
+# deadlines and must not share the cores. PYTEST_ARGS (paths, -k) narrows both parts; a part
+# it leaves empty is skipped, and it fails only when neither part had a test to run.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 test: setup check browser
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	@a=0; $(PY) -m pytest -q -m "not clock" -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS) || a=$$?; \
+	[ $$a -eq 0 ] || [ $$a -eq 5 ] || exit $$a; \
+	echo "the clock tests, one at a time:"; \
+	b=0; $(PY) -m pytest -q -m clock $(PYTEST_ARGS) || b=$$?; \
+	[ $$b -eq 0 ] || [ $$b -eq 5 ] || exit $$b; \
+	if [ $$a -eq 5 ] && [ $$b -eq 5 ]; then echo "make test: no test matches PYTEST_ARGS=$(PYTEST_ARGS)" >&2; exit 5; fi
 
-# The quick loop runs in parallel (pytest-xdist, one worker a core): its ~900 tests are short and
-# many start a Python or an engine process, so two workers overlap them (137 s serially, 85 s with
-# -n 2 on 2 cores). make test stays serial: its slow tests play on real clocks.
+# The quick loop runs in parallel too: its ~900 tests are short and many start a Python or an
+# engine process, so two workers overlap them (137 s serially, 85 s with -n 2 on 2 cores).
 test-fast: setup
-	$(PY) -m pytest -q -m "not slow" -n auto $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m "not slow" -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 bench: setup
 	$(KNIGHTS) bench $(ARGS)

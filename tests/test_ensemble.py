@@ -533,6 +533,7 @@ NOTEBOOK_PARAMS = {
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("notebooks")     # with tests/test_notebooks.py: one worker starts the kernels
 @pytest.mark.parametrize("name", list(NOTEBOOK_PARAMS))
 def test_notebook_runs_quick(name, tmp_path):
     from knights.notebooks.build import notebook_path, run_notebook

@@ -162,7 +162,7 @@ def test_the_record_matches_a_checkout():
 
 
 # the searched game (about 40 moves of 0.1 s) is an end-to-end run: make test plays it
-@pytest.mark.parametrize("depth", [1, pytest.param(64, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("depth", [1, pytest.param(64, marks=[pytest.mark.slow, pytest.mark.clock])])
 def test_search_plays_legal_moves_for_whole_games(homemade, depth):
     """Depth 1: the one-ply bot (every answer at depth 1); 64: the search, on a clock."""
     bot = make(homemade, Seed=1, Depth=depth)

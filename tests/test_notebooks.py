@@ -26,6 +26,7 @@ from knights.notebooks import teach
 VERSIONS = registry.all_versions()
 NAMES = N.notebook_names()
 SAMPLE = registry.REPO_ROOT / experiment.SAMPLE_DATA
+pytestmark = pytest.mark.xdist_group("notebooks")   # make test: one worker starts every kernel and owns runs/notebooks
 MACHINE_PATH = re.compile(r"(/tmp/|/work/|/home/|/root/|/Users/|/private/var/|[A-Z]:\\\\)")
 
 

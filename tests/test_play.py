@@ -226,7 +226,7 @@ def _read_until(proc: subprocess.Popen, marker: bytes, count: int, timeout: floa
 
 
 # one real process a signal; both go through the same handler, SIGHUP in make test
-@pytest.mark.parametrize("signame", [pytest.param("SIGHUP", marks=pytest.mark.slow), "SIGTERM"])
+@pytest.mark.parametrize("signame", [pytest.param("SIGHUP", marks=[pytest.mark.slow, pytest.mark.clock]), "SIGTERM"])
 def test_closing_the_terminal_saves_the_game(tmp_path, signame):
     """A real ``knights play`` process is sent SIGHUP (terminal closed) or SIGTERM while it
     waits for a move: before the fix it died at once and saved nothing; now the game so far

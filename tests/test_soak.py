@@ -55,6 +55,7 @@ def _check_game(row: dict, max_plies: int) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.clock
 def test_a_uci_game_on_a_real_clock_is_clean_and_tallied(tmp_path):
     """Two short games through ``knights uci`` on a 20 s + 0.2 s clock (the second resumes
     the log), then the results file from the log."""
@@ -78,6 +79,7 @@ def test_a_uci_game_on_a_real_clock_is_clean_and_tallied(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.clock
 @pytest.mark.skipif(not os.environ.get("LICHESS_BOT_DIR"), reason="LICHESS_BOT_DIR (a lichess-bot checkout) not set")
 def test_a_homemade_game_through_lichess_bots_own_code(tmp_path):
     checkout = Path(os.environ["LICHESS_BOT_DIR"]).resolve()

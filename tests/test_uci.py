@@ -46,7 +46,8 @@ LIMITS = [chess.engine.Limit(time=0.05), chess.engine.Limit(depth=5), chess.engi
 
 
 # games 1 and 2 search on real clocks (up to 1.8 s a move): end-to-end runs, make test plays them
-@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=[pytest.mark.slow, pytest.mark.clock]),
+                                  pytest.param(2, marks=[pytest.mark.slow, pytest.mark.clock])])
 def test_whole_games_against_random_and_itself(uci_engine, seed):
     """Game 0 at Depth 1 (the one-ply bot: every answer is depth 1), games 1 and 2 searching."""
     one_ply = seed == 0
@@ -302,6 +303,7 @@ def test_uciok_comes_before_torch_is_imported():
 
 
 @pytest.mark.slow   # two real processes timed from go to bestmove, seconds each
+@pytest.mark.clock
 @pytest.mark.parametrize("movetime", [100, 300])
 def test_go_before_isready_honours_movetime(movetime):
     """The default evaluator (the democracy) takes seconds to load; a ``go``
@@ -327,6 +329,7 @@ def test_go_before_isready_honours_movetime(movetime):
         assert uci.close() == 0
 
 
+@pytest.mark.clock
 def test_tiny_clocks_get_an_instant_legal_move(session):
     """With 1-20 ms left the engine used to spend a whole decision (~20 ms) and lose on
     time; now it answers with the static material move (``info depth 0``), which never waits
@@ -441,6 +444,7 @@ def test_infinite_search_streams_info_until_stop():
         assert uci.close() == 0
 
 
+@pytest.mark.clock
 def test_ponderhit_turns_the_ponder_search_into_a_timed_one():
     uci = Uci("--evaluator", "material")
     try:
@@ -457,6 +461,7 @@ def test_ponderhit_turns_the_ponder_search_into_a_timed_one():
         assert uci.close() == 0
 
 
+@pytest.mark.clock
 def test_isready_is_answered_during_an_infinite_search(session):
     exchange(session, "isready", MIDDLEGAME)
     assert session.handle("go infinite")      # no drain: the engine is busy until stop

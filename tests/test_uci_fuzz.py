@@ -87,6 +87,7 @@ def fuzz_lines(seed: int, count: int) -> list[str]:
     return [*lines, "stop"]
 
 
+@pytest.mark.clock
 @pytest.mark.parametrize("seed", [1, 2])
 def test_fuzzed_sessions_answer_every_go_with_one_legal_move(seed):
     """Garbage, early ``go`` (before ``uci``/``isready``), ``stop``/``ponderhit`` at any time,
@@ -148,6 +149,7 @@ def test_fuzzed_bytes_through_the_real_command():
 
 # -- the soak: self-play under real clocks (knights.bench.uci_soak) ------------------------------------
 @pytest.mark.slow
+@pytest.mark.clock
 def test_soak_self_play_under_real_clocks():
     """Self-play with the defaults (the search, on the clock) through python-chess's UCI
     client: 3 s + 0.02 s and 1 s + 0 a game. Before time management the engine spent ~20 ms

@@ -135,6 +135,7 @@ def test_a_finished_iteration_is_never_thrown_away_for_a_quick_move(gated):
     assert _bestmoves(session.lines) == [finished[finished.index("pv") + 1]]
 
 
+@pytest.mark.clock
 def test_below_the_gui_margin_the_one_ply_move_is_played_when_it_fits(material):
     """lichess-bot sends the clock less its 1,000 ms ``move_overhead`` (0 below it): the UCI
     route answered with the material-only quick move where the homemade route played the
@@ -157,6 +158,7 @@ def test_the_log_names_the_evaluator_in_use(material):
 
 
 @pytest.mark.slow
+@pytest.mark.clock
 def test_python_chess_plays_a_low_clock_game_without_stale_lines(caplog):
     """The issue's lichess-bot route at 1+0: python-chess's client against ``knights uci``, the
     clock running low; python-chess logs every ``info`` line it cannot read against the
@@ -204,6 +206,7 @@ def test_the_lichess_bot_readme_lists_every_dependency():
     assert not missing, missing
 
 
+@pytest.mark.clock
 def test_move_overhead_is_kept_back_for_every_move_to_come(material):
     """The soak lost 26 of 125 UCI games at 3 s + 0 by a few milliseconds a move, late in
     long games: the budget now keeps ``Move Overhead`` back for every move to come."""

@@ -468,6 +468,7 @@ def test_a_depth_two_game_lists_what_the_bot_saw_best_first(client):
     assert scores == sorted(scores) and state["saw"]["depth"] >= 1     # Black's best: White's lowest
 
 
+@pytest.mark.clock
 def test_a_search_whose_page_has_gone_stops_and_leaves_the_bot_to_move():
     """A page asks for a move at depth 8 with a minute to think, then closes its
     connection: the search stops within a second or so (so another game's bot, which

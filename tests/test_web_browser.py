@@ -46,7 +46,7 @@ PHONE = {"width": 390, "height": 844}
 WAIT_MS = 30_000
 SHOTS = os.environ.get("KNIGHTS_SHOTS")
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.clock]   # a browser waits on the page's timers
 
 
 def _what_is_missing() -> str | None:

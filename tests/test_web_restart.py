@@ -36,7 +36,7 @@ KNIGHTS = [sys.executable, "-m", "knights.cli"]
 START_S = 60
 URL_LINE = re.compile(r"open (http://127\.0\.0\.1:\d+/)")
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.clock]   # a server restarted while the page waits
 
 
 class Server:
