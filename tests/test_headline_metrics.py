@@ -90,15 +90,16 @@ def test_move_quality_on_a_mate_in_one_and_a_free_queen(tmp_path: Path, stockfis
     split = first["by_best_kind"]["material"]
     assert split["capture"] == {"positions": 1, "best_move_share": 1.0, "mean_cp_loss": 0.0, "no_loss_share": 1.0}
     assert rows["material"]["no_loss_share"] == 1.0
-    # Stockfish's own choice at depths 1-6 judged the same way: depth 1 is the baseline row; at depths 1 and 2 it
-    # gives check (Re2+) instead of taking the queen, from depth 3 on it takes it
+    # Stockfish's own choice at depths 1-6 judged the same way: depth 1 is the baseline row (Debian's Stockfish gives
+    # check with Re2+ there instead of taking the queen); at depth 6 it finds both moves the judge plays
     by_depth = {d["depth"]: d for d in first["stockfish_by_depth"]}
     assert list(by_depth) == [1, 2, 3, 4, 5, 6]
-    assert by_depth[1]["best_move_share"] == rows["stockfish depth 1"]["best_move_share"] == 0.5
-    assert by_depth[1]["by_best_kind"]["capture"]["best_move_share"] == 0.0
+    assert by_depth[1]["best_move_share"] == rows["stockfish depth 1"]["best_move_share"]
+    assert by_depth[1]["by_best_kind"] == first["by_best_kind"]["stockfish depth 1"]
     assert by_depth[6]["best_move_share"] == 1.0 and by_depth[6]["mean_cp_loss"] == 0.0
     again = measure(data, [], every=1, depth=8, cache_path=cache_path, progress=False)
     assert again["stockfish_searches"] == 0 and again["rows"] == first["rows"]   # all from the cache
+    assert again["stockfish_by_depth"] == first["stockfish_by_depth"]
 
     board = chess.Board(HANGING_QUEEN)
     with AnalysisCache(cache_path) as cache:
@@ -137,7 +138,9 @@ def test_the_games_set_carries_move_quality_into_its_rows_and_the_headline(tmp_p
         asked.append(len(data))
         return {"positions": 3, "every": 1, "depth": 10, "method": "m", "stockfish_searches": 0, "cache": "c",
                 "seconds": 0.0, "rows": [{"name": "material", "kind": "baseline", "positions": 3,
-                                          "best_move_share": 2 / 3, "mean_cp_loss": 12.5}]}
+                                          "best_move_share": 2 / 3, "mean_cp_loss": 12.5}],
+                "stockfish_by_depth": [{"depth": 1, "best_move_share": 1 / 3, "mean_cp_loss": 40.0},
+                                       {"depth": 2, "best_move_share": 1.0, "mean_cp_loss": 0.0}]}
 
     table = set_table(path, [], None, with_stockfish=False, progress=False, move_quality=fake_quality)
     assert asked == [3] and table["quiet_rows"] == 1
@@ -155,6 +158,8 @@ def test_the_games_set_carries_move_quality_into_its_rows_and_the_headline(tmp_p
     text = markdown(None, [table, other])
     assert text.index("## Headline: what play needs") < text.index("## Independent set `games`")
     assert "| material | 66.7% | 12.5 |" in text
+    assert "Stockfish's own move, by its depth: depth 1 33.3%, 40 cp; depth 2 100.0%, 0 cp." in text
+    assert table["move_quality"]["stockfish_by_depth"][1]["depth"] == 2          # kept in the table as measured
 
 
 def test_the_readme_block_leads_with_what_play_needs(tmp_path: Path):
@@ -175,7 +180,8 @@ def test_the_readme_block_leads_with_what_play_needs(tmp_path: Path):
                "quiet_level_mae": quiet, "win_probability_error": quiet / 10}
         return out if share is None else {**out, "best_move_share": share, "mean_cp_loss": 100 * (1 - share)}
 
-    games = {"set": "games", "move_quality": {"positions": 1000, "depth": 10},
+    games = {"set": "games", "move_quality": {"positions": 1000, "depth": 10, "stockfish_by_depth": [
+                 {"depth": 1, "best_move_share": 0.6}, {"depth": 2, "best_move_share": 0.625}]},
              "evaluation": [row("material", "baseline", 0.7, 0.2), row("stockfish depth 1", "baseline", 0.5, 0.6),
                             row("EL/v1", "network", 0.9, 0.3), row("EL/v2", "network", 0.6, 0.4)]}
     tactics = {"set": "tactics", "evaluation": [row("material", "baseline", 0.8), row("stockfish depth 1", "baseline",
@@ -186,6 +192,7 @@ def test_the_readme_block_leads_with_what_play_needs(tmp_path: Path):
                        "network there, EL/v2", "0.60 / 0.70")
     assert rows[1][1] == "0.50 / 0.40" and rows[2][1] == "0.70 / 0.80"
     assert rows[4][1] == "EL/v2 40.0%, 60 cp; material 20.0%, 80 cp; stockfish depth 1 60.0%, 40 cp"
+    assert rows[5] == ("the same share for Stockfish's own move at depth 1 to 2", "60.0% / 62.5%")
 
 
 def test_level_reference_scores_the_always_level_guess_on_the_headline_rows():

@@ -235,3 +235,21 @@ def test_the_examples_in_the_machinery_hold():
     for module in (data, render):
         failed, tried = doctest.testmod(module)
         assert tried and not failed, module.__name__
+
+
+def test_the_depth_figure_draws_stockfish_by_depth_against_the_one_ply_bot(tmp_path):
+    from reportgen import figures
+
+    def share(best, quiet):
+        return {"best_move_share": best, "mean_cp_loss": 10.0,
+                "by_best_kind": {"capture": {"best_move_share": 0.9, "positions": 2},
+                                 "quiet": {"best_move_share": quiet, "positions": 8}}}
+
+    quality = {"stockfish_by_depth": [{"depth": d, **share(0.4 + 0.05 * d, 0.3 + 0.05 * d)} for d in (1, 2, 3)],
+               "by_best_kind": {"bot": {"capture": {"best_move_share": 1.0, "positions": 2},
+                                        "quiet": {"best_move_share": 0.25, "positions": 8}}}}
+    out = tmp_path / "depth.pdf"
+    figures.move_depth(quality, "bot", out)
+    assert out.read_bytes().startswith(b"%PDF") and out.stat().st_size > 1000
+    with pytest.raises(KeyError):
+        figures.move_depth(quality, "a player not measured", tmp_path / "none.pdf")

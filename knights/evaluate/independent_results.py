@@ -261,6 +261,10 @@ def independent_markdown(table: dict[str, Any]) -> str:
         lines += ["", f"Move quality: {mq['positions']:,} positions (every {mq['every']}th row); {mq['method']}. "
                       f"{mq['seconds']:.0f} s, {mq['stockfish_searches']:,} new Stockfish searches (the rest from "
                       f"`{mq['cache']}`)."]
+        if mq.get("stockfish_by_depth"):
+            lines += ["", "The same share for Stockfish's own move, by its depth: "
+                          + "; ".join(f"depth {d['depth']} {d['best_move_share']:.1%}, {d['mean_cp_loss']:.0f} cp"
+                                      for d in mq["stockfish_by_depth"]) + "."]
     best = table.get("best")
     if best:
         rel = best.get("vs_stockfish_depth1")

@@ -82,7 +82,36 @@ def ladder(elo: dict[str, Any], runs: list[dict[str, Any]], path: Path) -> None:
     save(fig, path)
 
 
+def move_depth(quality: dict[str, Any], player: str, path: Path) -> None:
+    """How often Stockfish's own move at each depth is its depth-10 best, on every position and where that best move is
+    quiet, against the one-ply ``player``'s share and the half the issue asks of it."""
+    depths = quality["stockfish_by_depth"]
+    x = [d["depth"] for d in depths]
+    ours = quality["by_best_kind"][player]
+    fig, ax = plt.subplots(figsize=(4.6, 2.2))
+    ax.plot(x, [d["best_move_share"] for d in depths], "o-", color="C3", ms=3, lw=1.2, label="Stockfish at depth d")
+    ax.plot(x, [d["by_best_kind"]["quiet"]["best_move_share"] for d in depths], "o--", color="C3", ms=3, lw=1,
+            label="the same, quiet best moves")
+    played = sum(v["best_move_share"] * v["positions"] for v in ours.values()) / sum(v["positions"] for v in ours.values())
+    ax.axhline(played, color="C0", lw=1.2, label=f"{player}, one ply")
+    ax.axhline(ours["quiet"]["best_move_share"], color="C0", ls="--", lw=1, label=f"{player}, quiet best moves")
+    ax.axhline(0.5, color="0.5", ls=":", lw=1, label="one half")
+    shown = [line.get_ydata() for line in ax.get_lines()]
+    ax.set_ylim(min(min(y) for y in shown) - 0.03, max(max(y) for y in shown) + 0.03)
+    ax.set_xticks(x)
+    ax.set_xlabel("Stockfish's search depth")
+    ax.set_ylabel("share of its depth-10 best move")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
+    ax.legend(fontsize=6, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout(pad=0.4)
+    save(fig, path)
+
+
 def draw_all(ctx: dict[str, Any], out: Path) -> None:
     losses(ctx["meta"].plain(), out / "loss.pdf")
     quiet(ctx["by_model"].plain(), ctx["networks_ind"], out / "quiet.pdf")
     ladder(ctx["elo"].plain(), ctx["search_runs"], out / "ladder.pdf")
+    quality = next((st["move_quality"] for st in ctx["independent"].plain()["sets"] if st.get("move_quality")), None)
+    player = ctx["settings"].plain()["engine"]["one_ply_evaluator"]
+    if quality and len(quality.get("stockfish_by_depth") or []) > 1 and player in quality.get("by_best_kind", {}):
+        move_depth(quality, player, out / "depth.pdf")    # the template's condition (depth_drawn)

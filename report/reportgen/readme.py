@@ -81,6 +81,10 @@ def headline_rows(src: Any) -> list[tuple[str, str]]:
                         + (f"; {rest:,} promotions left out)" if rest else ")"),
                         "; ".join(f"{n} " + " / ".join(f"{split[n][k]['best_move_share']:.1%}" for k in kinds)
                                   for n in judged)))
+        if mq.get("stockfish_by_depth"):
+            depths = mq["stockfish_by_depth"]
+            out.append((f"the same share for Stockfish's own move at depth {depths[0]['depth']} to {depths[-1]['depth']}",
+                        " / ".join(f"{d['best_move_share']:.1%}" for d in depths)))
     return out
 
 
