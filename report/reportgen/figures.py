@@ -92,7 +92,8 @@ def move_depth(quality: dict[str, Any], player: str, path: Path) -> None:
     ax.plot(x, [d["best_move_share"] for d in depths], "o-", color="C3", ms=3, lw=1.2, label="Stockfish at depth d")
     ax.plot(x, [d["by_best_kind"]["quiet"]["best_move_share"] for d in depths], "o--", color="C3", ms=3, lw=1,
             label="the same, quiet best moves")
-    played = sum(v["best_move_share"] * v["positions"] for v in ours.values()) / sum(v["positions"] for v in ours.values())
+    positions = sum(v["positions"] for v in ours.values())
+    played = sum(v["best_move_share"] * v["positions"] for v in ours.values()) / positions   # its share on every kind
     ax.axhline(played, color="C0", lw=1.2, label=f"{player}, one ply")
     ax.axhline(ours["quiet"]["best_move_share"], color="C0", ls="--", lw=1, label=f"{player}, quiet best moves")
     ax.axhline(0.5, color="0.5", ls=":", lw=1, label="one half")

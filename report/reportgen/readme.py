@@ -83,7 +83,8 @@ def headline_rows(src: Any) -> list[tuple[str, str]]:
                                   for n in judged)))
         if mq.get("stockfish_by_depth"):
             depths = mq["stockfish_by_depth"]
-            out.append((f"the same share for Stockfish's own move at depth {depths[0]['depth']} to {depths[-1]['depth']}",
+            span = f"{depths[0]['depth']} to {depths[-1]['depth']}"
+            out.append((f"the same share for Stockfish's own move at depth {span}",
                         " / ".join(f"{d['best_move_share']:.1%}" for d in depths)))
     return out
 
