@@ -29,7 +29,8 @@ The class is thin: every decision is :meth:`knights.play.search.SearchEngine.cho
 searched by the compiled search (no torch call per move). The
 search takes its time from lichess-bot's ``time_limit`` as ``knights uci`` takes it from
 ``go`` (:func:`knights.play.clock.move_budget`: a share of the clock plus most of the
-increment); when that share is less than the last one-ply decision cost, the move is
+increment); when that share is less than a one-ply decision costs (timed when the engine is built, then the
+median of the last few decisions, :class:`knights.play.clock.DecisionCost`, as ``knights uci`` keeps it), the move is
 :func:`knights.play.clock.quick_move`'s static choice (``info["depth"]`` 0), as ``knights
 uci`` answers; ``ponder`` is ignored; a non-empty ``root_moves`` list (moves suggested by
 lichess-bot's endgame tablebase sources) restricts the candidates.
@@ -55,7 +56,7 @@ if _HOME and _HOME not in sys.path:
     sys.path.insert(0, _HOME)
 
 try:
-    from knights.play.clock import ONE_PLY_FLOOR, GoLimits, move_budget, quick_move, search_deadlines
+    from knights.play.clock import ONE_PLY_FLOOR, DecisionCost, GoLimits, move_budget, quick_move, search_deadlines
     from knights.play.fast.bots import searcher_for
     from knights.play.search import PLAY_DEPTH, SearchLimits
 except ImportError as exc:  # a setup problem, said clearly (with the import that failed)
@@ -142,17 +143,21 @@ class KnightsKernels(MinimalEngine):
         self.knights = searcher_for(evaluator, depth=depth, notice=logger.warning, stochastic=bool(stochastic),
                                     seed=None if seed < 0 else seed, capture_bonus=bonus)
         logger.info(f"KnightsKernels plays with {self.knights.name}")
+        self.decision_cost = DecisionCost()
+        # timed now, before the game's clock runs: the first use loads and compiles what a decision needs
+        self.decision_cost.note(self.knights.measure_one_ply())
 
     def search(self, board: chess.Board, time_limit: Limit, ponder: bool, draw_offered: bool,
                root_moves: Any) -> PlayResult:
         """Search within ``time_limit``; ``ponder`` and ``draw_offered`` need nothing here
         (draws are decided by lichess-bot's rules)."""
         restrict = root_moves if isinstance(root_moves, list) and root_moves else None
-        limits = _limits(time_limit, board.turn, getattr(self.knights, "one_ply_seconds", 0.0) or 0.0)
+        limits = _limits(time_limit, board.turn, self.decision_cost.seconds or 0.0)
         if limits is None:     # no time for a decision: the static material move, as knights uci answers
             move = quick_move(board, restrict)
             return PlayResult(move, None, {"depth": 0, "pv": [move]})
         decision = self.knights.choose(board, root_moves=restrict, limits=limits)
+        self.decision_cost.note(self.knights.one_ply_seconds)
         own = decision.score_for(board.turn)
         if decision.mate_in is not None:
             score = PovScore(Mate(decision.mate_in), board.turn)

@@ -161,6 +161,24 @@ def test_the_record_matches_a_checkout():
     assert described == recorded
 
 
+def test_the_decision_is_timed_when_built_and_one_slow_move_does_not_make_the_rest_quick(homemade):
+    """The first use of the compiled search loads and compiles (half a second here); timed then, when the engine
+    is built, it no longer counts as a move's cost. Before, one slow decision left the estimate above every later
+    budget of a game on a clock without increment, and every later move was the static quick move."""
+    bot = make(homemade, Seed=1, Depth=64)
+    built = bot.decision_cost.seconds
+    assert built is not None and 0.0 < built < 2.0
+    bot.decision_cost.note(30.0)             # one decision that took far longer than any budget of this game
+    clock = chess.engine.Limit(white_clock=3, black_clock=3, white_inc=0, black_inc=0)
+    board = chess.Board()
+    result = bot.search(board, clock, False, False, NO_MOVE)
+    assert result.move in board.legal_moves and result.info["depth"] >= 1      # searched, not the quick move
+    bot.decision_cost.note(30.0)             # two slow decisions in three: the machine is slow, the quick move
+    bot.decision_cost.note(30.0)
+    board.push(result.move)
+    assert bot.search(board, clock, False, False, NO_MOVE).info["depth"] == 0
+
+
 # the searched game (about 40 moves of 0.1 s) is an end-to-end run: make test plays it
 @pytest.mark.parametrize("depth", [1, pytest.param(64, marks=[pytest.mark.slow, pytest.mark.clock])])
 def test_search_plays_legal_moves_for_whole_games(homemade, depth):

@@ -16,6 +16,7 @@ import chess
 import chess.engine
 import pytest
 
+from knights.play.clock import DecisionCost
 from knights.play.uci import UciSession
 
 REPO = Path(__file__).resolve().parent.parent
@@ -348,13 +349,12 @@ def test_tiny_clocks_get_an_instant_legal_move(session):
         out = exchange(session, go)
         assert any(line.startswith("info depth 1 ") for line in out), (go, out)   # the one-ply decision
         assert chess.Move.from_uci(bestmove(out)) in chess.Board("r3k3/8/8/8/8/8/8/R3K2q w Q - 0 1").legal_moves
-    session.link.cost = 1.0                    # a one-ply decision that does not fit: the quick move again
-    session.link._costs.clear()
+    session.link._cost = DecisionCost()        # a one-ply decision that does not fit: the quick move again
+    session.link._cost.note(1.0)
     for go in clocks:
         out = exchange(session, go)
         assert any(line.startswith("info depth 0 ") for line in out), (go, out)
         assert bestmove(out) == "e1f2", go
-        session.link.cost = 1.0
     exchange(session, "position fen 4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1")
     assert bestmove(exchange(session, "go movetime 5")) == "e4d5"    # the queen, even in no time
 

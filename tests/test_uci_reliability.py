@@ -11,6 +11,7 @@ import chess
 import pytest
 
 from knights.evaluate.base import MaterialEvaluator
+from knights.play.clock import DecisionCost
 from knights.play.fast import bots
 from knights.play.uci import UciSession
 
@@ -147,8 +148,8 @@ def test_below_the_gui_margin_the_one_ply_move_is_played_when_it_fits(material):
     assert any(line.startswith("info depth 1 ") for line in material.lines), material.lines
     assert not any(line.startswith("info depth 0 ") for line in material.lines), material.lines
     material.lines.clear()
-    material.link.cost = 1.0               # a one-ply decision that does not fit: the quick move
-    material.link._costs.clear()
+    material.link._cost = DecisionCost()   # a one-ply decision that does not fit: the quick move
+    material.link._cost.note(1.0)
     material.handle("go wtime 0 btime 0")
     assert any(line.startswith("info depth 0 ") for line in material.lines), material.lines
 

@@ -23,7 +23,9 @@ True
 
 from __future__ import annotations
 
+import statistics
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -149,3 +151,35 @@ def quick_move(board: chess.Board, moves: Sequence[chess.Move] | None = None,
         return value, -rank.get(move, len(rank))
 
     return max(legal, key=gain)
+
+
+COST_WINDOW = 7
+"""Decisions whose median is the cost estimate (:class:`DecisionCost`)."""
+
+
+class DecisionCost:
+    """What a one-ply decision costs, as a front end compares it with a move's budget: the median of the last
+    :data:`COST_WINDOW` measured (:meth:`note`; the lower of the middle two when they are even), ``None`` before the
+    first. One slow decision (the first call of a compiled function, a page fault, a busy machine) does not turn
+    every later move into a quick one: a quick move measures nothing, so an estimate stuck on one slow decision
+    would never come down. Two slow decisions in three do move it: then the machine is slow.
+
+    >>> cost = DecisionCost()
+    >>> cost.seconds is None
+    True
+    >>> cost.note(0.02); cost.note(0.5)
+    >>> cost.seconds
+    0.02
+    >>> cost.note(0.6); cost.seconds
+    0.5
+    """
+
+    def __init__(self, window: int = COST_WINDOW) -> None:
+        self._seen: deque[float] = deque(maxlen=window)
+        self.seconds: float | None = None
+
+    def note(self, seconds: float | None) -> None:
+        """Count one measured decision (``None``: nothing measured)."""
+        if seconds is not None:
+            self._seen.append(float(seconds))
+            self.seconds = statistics.median_low(self._seen)

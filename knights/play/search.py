@@ -58,6 +58,9 @@ from knights.play.engine import EVAL_LIMIT, MATE_SCORE, Decision, OnePlyEngine, 
 from knights.play.user_input import EngineError
 from knights.play.zobrist import hash_after, hash_after_null, zobrist
 
+MEASURE_FEN = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9"
+"""The middlegame position :meth:`SearchEngine.measure_one_ply` times a decision on."""
+
 INF = 1_000_000
 MATE = 100_000
 """Centipawns of a mate on the board; a mate in ``n`` plies scores ``MATE - n``."""
@@ -578,6 +581,23 @@ class SearchEngine:
                 alpha = max(alpha, score)
             self._root_best = (best_move, best)
         return best_move, best
+
+    def measure_one_ply(self, board: chess.Board | None = None) -> float:
+        """Seconds the one-ply decision takes on ``board`` (default :data:`MEASURE_FEN`, a middlegame), timed on the
+        second of two calls (the first loads what the evaluator and the compiled code load on first use), the
+        opening randomness off and untouched: what a front end compares with a move's budget before the first
+        move of a game."""
+        board = chess.Board(MEASURE_FEN) if board is None else board
+        stochastic, self.stochastic = self.stochastic, False
+        try:
+            seconds = 0.0
+            for _ in range(2):
+                started = time.perf_counter()
+                self.one_ply.choose(board)
+                seconds = time.perf_counter() - started
+        finally:
+            self.stochastic = stochastic
+        return seconds
 
     def _one_ply_iteration(self, board: chess.Board, root_moves: Sequence[chess.Move] | None,
                            limits: SearchLimits | None, on_iteration: Callable[[Iteration], None] | None,

@@ -9,7 +9,7 @@ does neither: :class:`EngineLink` posts requests ``(id, op, args)`` down a pipe 
 engine, a test) runs the same worker on a thread instead, sharing them.
 
 The worker measures what a decision costs (when the model loads, then on every move); the
-link keeps the median of the last :data:`COST_WINDOW`, which the protocol compares with
+link keeps the median of the last few (:class:`knights.play.clock.DecisionCost`), which the protocol compares with
 the time a move may take (:func:`knights.play.clock.move_budget`).
 """
 
@@ -18,21 +18,20 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import statistics
 import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
 import chess
 
+from knights.play.clock import DecisionCost
+
 if TYPE_CHECKING:
     from knights.play.search import Control, SearchEngine
 
-COST_WINDOW = 7          # decisions whose median is the cost estimate
 ENGINE_LOG_NAME = "KnightsKernels"
 
 
@@ -179,17 +178,8 @@ class EngineWorker:
                             "order": [m.uci() for m, _ in decision.candidates], "cost": self.cost}
 
     def _measure(self, engine: SearchEngine) -> None:
-        """The cost of one decision on a middlegame position (the second of two: the first
-        warms caches), without touching the opening randomness."""
-        board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9")
-        stochastic, engine.stochastic = engine.stochastic, False
-        try:
-            for _ in range(2):
-                started = time.perf_counter()
-                engine.one_ply.choose(board)
-                self.cost = time.perf_counter() - started
-        finally:
-            engine.stochastic = stochastic
+        """The cost of one decision (:meth:`~knights.play.search.SearchEngine.measure_one_ply`)."""
+        self.cost = engine.measure_one_ply()
 
     def ensure_engine(self) -> SearchEngine:
         """Build (or rebuild after setoption Evaluator) the engine and return it.
@@ -273,8 +263,7 @@ class EngineLink:
         self._next_id = 0
         self.ready = False                           # the engine process has the engine loaded
         self.loading = False                         # a load is requested and not answered yet
-        self.cost: float | None = None              # seconds a decision takes: the median of the last few
-        self._costs: deque[float] = deque(maxlen=COST_WINDOW)
+        self._cost = DecisionCost()                  # seconds a decision takes: the median of the last few
         self.previous_order: list[chess.Move] = []   # the last decision's candidates, best first
         self.last_line: str | None = None            # the current search's last finished iteration (info line)
 
@@ -344,12 +333,13 @@ class EngineLink:
         elif kind == "error" and not awaited:
             self.info(f"error: {payload}")
 
+    @property
+    def cost(self) -> float | None:
+        """Seconds a decision takes: the median of the last few (:class:`~knights.play.clock.DecisionCost`)."""
+        return self._cost.seconds
+
     def _note_cost(self, seconds: float | None) -> None:
-        """The median of the last :data:`COST_WINDOW` decisions: one slow move (a page fault,
-        a busy machine) does not make every later move a quick one."""
-        if seconds is not None:
-            self._costs.append(seconds)
-            self.cost = statistics.median(self._costs)
+        self._cost.note(seconds)
 
     def pump(self) -> None:
         """Take in whatever the engine process has sent (notices) without waiting."""
