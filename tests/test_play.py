@@ -225,8 +225,11 @@ def _read_until(proc: subprocess.Popen, marker: bytes, count: int, timeout: floa
     return seen
 
 
-# one real process a signal; both go through the same handler, SIGHUP in make test
-@pytest.mark.parametrize("signame", [pytest.param("SIGHUP", marks=[pytest.mark.slow, pytest.mark.clock]), "SIGTERM"])
+# one real process a signal; both go through the same handler, SIGHUP in make test. Both run in make test's clock
+# part: once, beside notebooks and training on both cores, the SIGTERM'd process did not end within 60 s (not seen
+# again in 9 runs beside two busy processes; the cause is not known)
+@pytest.mark.clock
+@pytest.mark.parametrize("signame", [pytest.param("SIGHUP", marks=pytest.mark.slow), "SIGTERM"])
 def test_closing_the_terminal_saves_the_game(tmp_path, signame):
     """A real ``knights play`` process is sent SIGHUP (terminal closed) or SIGTERM while it
     waits for a move: before the fix it died at once and saved nothing; now the game so far
