@@ -105,8 +105,9 @@ def _flag(options: Any, name: str, default: bool) -> bool:
 
 
 COST_MARGIN = 1.5
-"""A one-ply decision is started only when the move's budget exceeds this times its last cost
-(``knights uci`` keeps the same rule); below, the static quick move answers."""
+"""A one-ply decision is started only when the move's budget exceeds this times what a decision costs (the median
+of the last few, :class:`knights.play.clock.DecisionCost`); below, the static quick move answers. ``knights uci``
+keeps a rule of the same kind (its own margin, :data:`knights.play.uci.COST_MARGIN`, and a fallback time)."""
 
 
 def _limits(limit: Limit, turn: chess.Color, cost: float = 0.0) -> SearchLimits | None:

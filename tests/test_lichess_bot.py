@@ -161,6 +161,7 @@ def test_the_record_matches_a_checkout():
     assert described == recorded
 
 
+@pytest.mark.clock     # the next move must be searched within a 3 s clock's budget
 def test_the_decision_is_timed_when_built_and_one_slow_move_does_not_make_the_rest_quick(homemade):
     """The first use of the compiled search loads and compiles (half a second here); timed then, when the engine
     is built, it no longer counts as a move's cost. Before, one slow decision left the estimate above every later
@@ -173,7 +174,7 @@ def test_the_decision_is_timed_when_built_and_one_slow_move_does_not_make_the_re
     board = chess.Board()
     result = bot.search(board, clock, False, False, NO_MOVE)
     assert result.move in board.legal_moves and result.info["depth"] >= 1      # searched, not the quick move
-    bot.decision_cost.note(30.0)             # two slow decisions in three: the machine is slow, the quick move
+    bot.decision_cost.note(30.0)             # most decisions so far slow (3 of 5): the machine is slow, the quick move
     bot.decision_cost.note(30.0)
     board.push(result.move)
     assert bot.search(board, clock, False, False, NO_MOVE).info["depth"] == 0

@@ -1,4 +1,5 @@
-"""Time management for the UCI front end: how long one ``go`` may take, and a move in no time.
+"""Time management for the front ends (``knights uci``, lichess-bot's homemade engine): how long one ``go`` may
+take, and a move in no time.
 
 :func:`move_budget` turns ``go``'s ``movetime`` or ``wtime/btime/winc/binc/movestogo`` into
 the seconds this move may take, and :func:`search_deadlines` into the soft and hard deadlines
@@ -162,7 +163,8 @@ class DecisionCost:
     :data:`COST_WINDOW` measured (:meth:`note`; the lower of the middle two when they are even), ``None`` before the
     first. One slow decision (the first call of a compiled function, a page fault, a busy machine) does not turn
     every later move into a quick one: a quick move measures nothing, so an estimate stuck on one slow decision
-    would never come down. Two slow decisions in three do move it: then the machine is slow.
+    would never come down. When most of the decisions in the window were slow, it moves: then the machine is slow
+    (and, as quick moves measure nothing, it stays there for the game: what it measured last is all it knows).
 
     >>> cost = DecisionCost()
     >>> cost.seconds is None
