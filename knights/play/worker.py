@@ -177,10 +177,6 @@ class EngineWorker:
                             "pv": [m.uci() for m in decision.pv] or [decision.move.uci()],
                             "order": [m.uci() for m, _ in decision.candidates], "cost": self.cost}
 
-    def _measure(self, engine: SearchEngine) -> None:
-        """The cost of one decision (:meth:`~knights.play.search.SearchEngine.measure_one_ply`)."""
-        self.cost = engine.measure_one_ply()
-
     def ensure_engine(self) -> SearchEngine:
         """Build (or rebuild after setoption Evaluator) the engine and return it.
 
@@ -214,7 +210,7 @@ class EngineWorker:
         engine = search_engine(evaluator, depth=self.depth, stochastic=self.stochastic, seed=self.seed,
                                capture_bonus=self.capture_bonus)   # EL/v13's shape: the compiled search
         try:
-            self._measure(engine)
+            self.cost = engine.measure_one_ply()   # the cost of one decision, before the first move
         except Exception as exc:  # noqa: BLE001 - reported; the first real decision measures it
             self.info(f"could not time a decision: {type(exc).__name__}: {exc}")
         self.engine = engine
