@@ -214,3 +214,45 @@ def test_uci_reports_a_damaged_model_and_keeps_playing(flipped_el):
     moves = [line.split()[1] for line in lines if line.startswith("bestmove ")]
     board = chess.Board()
     assert len(moves) == 2 and chess.Move.from_uci(moves[0]) in board.legal_moves
+
+
+class _Runs:
+    """Unpickled, it makes the folder ``marker``: what a hostile model file would do."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+
+        return (os.mkdir, (str(self.marker),))
+
+
+@pytest.mark.parametrize("how", ["pickle", "torch.save"])
+def test_a_pickle_of_python_objects_is_refused_in_one_line_without_advice_to_load_it_unsafely(
+        how, tmp_path, monkeypatch, capsys):
+    """Before: refused, but the message passed on torch's advice to re-run ``torch.load`` with
+    ``weights_only=False``, and torch's UserWarning on the pickle protocol leaked."""
+    import pickle
+    import warnings
+
+    marker = tmp_path / "ran"
+    pt = tmp_path / "v10.pt"
+    if how == "pickle":
+        pt.write_bytes(pickle.dumps({"w": _Runs(marker)}, protocol=4))
+    else:
+        torch.save({"w": _Runs(marker)}, pt)
+    record_checksum(pt)
+    monkeypatch.setitem(registry.FAMILIES, "EL", ("source_EL", str(tmp_path)))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code = cli.main(["play", "--evaluator", "EL/v10", "--games-dir", str(tmp_path / "games")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert err[0].startswith(f"knights play: error: {pt}: not a plain PyTorch state dict (it holds ")
+    assert "could run code" in err[0] and "weights_only" not in err[0] and "trusted" not in err[0]
+    if how == "torch.save":
+        assert "posix.mkdir" in err[0]          # the object it would have called, named
+    assert not [w for w in caught if "torch" in str(w.filename)], [str(w.message) for w in caught]
+    assert not marker.exists()

@@ -30,6 +30,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -215,10 +217,11 @@ def load_state(path: str | Path, *, verify: bool = True) -> dict[str, torch.Tens
     if path.stat().st_size == 0:
         raise ModelFileError(f"{path}: empty file (0 bytes), not a PyTorch state dict")
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():   # torch's notes on a foreign pickle's protocol: the refusal says it all
+            warnings.simplefilter("ignore")
+            state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - whatever a damaged file makes torch.load raise, it is a bad file
-        first = (str(exc).splitlines() or [type(exc).__name__])[0]
-        raise ModelFileError(f"{path}: not a plain PyTorch state dict ({first})") from None
+        raise ModelFileError(f"{path}: not a plain PyTorch state dict ({_load_failure(exc)})") from None
     if not isinstance(state, dict) or not all(
             isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
         raise ModelFileError(f"{path}: expected a mapping of parameter names to tensors")
@@ -228,6 +231,17 @@ def load_state(path: str | Path, *, verify: bool = True) -> dict[str, torch.Tens
         if (tensor.is_floating_point() or tensor.is_complex()) and not bool(torch.isfinite(tensor).all()):
             raise ModelFileError(f"{path}: tensor {name!r} holds non-finite values (NaN or infinity)")
     return state
+
+
+def _load_failure(exc: Exception) -> str:
+    """Why ``torch.load(..., weights_only=True)`` refused a file, in our words: torch's own message
+    for a pickle of other Python objects advises loading it unsafely, which no model file needs."""
+    text = str(exc)
+    if "weights_only" not in text:   # damaged bytes: torch's first line says where
+        return (text.splitlines() or [type(exc).__name__])[0][:200]
+    named = re.search(r"GLOBAL ([\w.]+)", text)
+    what = f"the Python object {named.group(1)}" if named else "Python objects beyond tensors"
+    return f"it holds {what}, not only tensors; not loaded, since that could run code"
 
 
 def load_into(model: nn.Module, path: str | Path) -> nn.Module:
