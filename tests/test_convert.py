@@ -403,3 +403,51 @@ def test_a_terminated_conversion_leaves_no_tmp_file(tmp_path: Path, signame: str
     _, err = proc.communicate(timeout=60)
     assert proc.returncode != 0, err
     assert not tmp.exists() and not dst.exists(), err
+
+
+# --------------------------------------------------------------------------- what the command says (issue 51)
+
+
+def test_the_command_names_the_missing_input_not_the_output(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: ``o2.csv: input file not found: nope.csv``; a folder given as the input was "not found"."""
+    from knights import cli
+
+    assert cli.main(["data", "convert", str(tmp_path / "nope.csv"), str(tmp_path / "o2.csv"), "--quiet"]) == 2
+    assert capsys.readouterr().err == f"knights data convert: error: input file not found: {tmp_path / 'nope.csv'}\n"
+    assert cli.main(["data", "convert", str(tmp_path), str(tmp_path / "o2.csv"), "--quiet"]) == 2
+    assert capsys.readouterr().err == f"knights data convert: error: input {tmp_path} is a folder: name the file " \
+                                      "to convert\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_folder_that_does_not_exist_is_refused_not_made(tmp_path: Path) -> None:
+    """Before: ``data convert k.csv /nonexistent/x.csv`` made every missing folder up to the root."""
+    src = write_jsonl(tmp_path / "g.jsonl", GOOD_JSONL)
+    missing = tmp_path / "no" / "such"
+    with pytest.raises(ValueError, match=rf"cannot write {missing}/x\.csv: the folder {missing} does not exist"):
+        convert_file(src, missing / "x.csv", progress=False)
+    assert not (tmp_path / "no").exists()
+    with pytest.raises(ValueError, match=rf"cannot write {src}/x\.csv: {src} is a file, not a folder"):
+        convert_file(src, src / "x.csv", progress=False)
+    assert convert_file(src, tmp_path / "x.csv", progress=False).rows_written == 3     # a folder that is there
+
+
+def test_long_bad_input_is_quoted_by_a_short_prefix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: a 5,000-character bad move (or PGN header) was echoed whole in the report."""
+    from knights import cli
+
+    long_move = "e2e4" + "x" * 5000
+    src = write_jsonl(tmp_path / "g.jsonl", [record(START4, pv_eval(20, {"cp": 10, "line": long_move}))])
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text(f'[Event "a"]\n[Variant "{"V" * 5000}"]\n\n1. e4 {{ [%eval 0.3] }} *\n\n'
+                   f'[Event "b"]\n[FEN "{"F" * 5000}"]\n\n1. e4 {{ [%eval 0.3] }} *\n', encoding="utf-8")
+    said = {}
+    for path in (src, pgn):
+        assert cli.main(["data", "convert", str(path), str(tmp_path / "out.csv"), "--quiet"]) == 0
+        said[path] = capsys.readouterr().out.splitlines()[1:]     # the lines under the summary
+        assert len(said[path]) == 2 - (path == src), said[path]
+        assert all(len(line) < 250 and str(path) in line and line.endswith(("...", "\u2026"))
+                   for line in said[path]), said[path]
+    assert "bad UCI move 'e2e4xxx" in said[src][0]
+    assert "variant: VVV" in said[pgn][0] and "fen: 'FFF" in said[pgn][1]

@@ -92,13 +92,15 @@ def convert_file(src: str | os.PathLike[str], dst: str | os.PathLike[str], fmt: 
     corrupt or truncated ``.zst`` (:class:`~.sink.CorruptInput`; no output is left), and,
     before any work, for an output that would overwrite the input (``dst`` or its
     ``.tmp`` naming the input, hard links included), is a directory or anything else
-    that is not a regular file (a FIFO, a device), or cannot be created or written, and
-    for an unreadable input. SIGTERM and SIGHUP end the run as an interruption does: the
-    ``.tmp`` file is removed.
+    that is not a regular file (a FIFO, a device), or cannot be created or written (its
+    folder must exist: none is made), and for an unreadable input or one that is a folder.
+    SIGTERM and SIGHUP end the run as an interruption does: the ``.tmp`` file is removed.
     Anything wrong *inside* the data is counted in the returned
     :class:`ConvertReport`, never raised.
     """
     src_path, dst_path = Path(src), Path(dst)
+    if src_path.is_dir():
+        raise ValueError(f"input {src_path} is a folder: name the file to convert")
     if not src_path.is_file():
         raise FileNotFoundError(f"input file not found: {src_path}")
     fmt = detect_format(src_path) if fmt is None else fmt
@@ -155,17 +157,15 @@ def _check_paths(src: Path, dst: Path, tmp: Path) -> None:
             pass
     except OSError as error:
         raise ValueError(f"cannot read input {src}: {error.strerror or error}") from None
-    for parent in (dst.parent, *dst.parent.parents):
-        if parent.exists():
-            if not parent.is_dir():
-                raise ValueError(f"cannot write {dst}: {parent} is a file, not a directory")
-            break
-    try:
-        dst.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ValueError(f"cannot create the output directory {dst.parent}: {error.strerror or error}") from None
-    if not os.access(dst.parent, os.W_OK | os.X_OK):
-        raise ValueError(f"cannot write {dst}: directory {dst.parent} is not writable")
+    folder = dst.parent
+    if not folder.is_dir():   # never made here: a typo would otherwise build folders up to the root
+        there = next(p for p in (folder, *folder.parents) if p.exists())
+        if not there.is_dir():
+            raise ValueError(f"cannot write {dst}: {there} is a file, not a folder")
+        raise ValueError(f"cannot write {dst}: the folder {folder} does not exist (create it first, or name "
+                         "another output)")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write {dst}: the folder {folder} is not writable")
 
 
 class _ZstdReader(io.RawIOBase):

@@ -102,7 +102,7 @@ def first_move(board: chess.Board, line: object) -> chess.Move | None:
     try:
         move = chess.Move.from_uci(tokens[0])
     except ValueError:
-        raise Skip("illegal_move", f"bad UCI move {tokens[0]!r}") from None
+        raise Skip("illegal_move", f"bad UCI move {short(tokens[0])}") from None
     if not board.is_legal(move):
         raise Skip("illegal_move", f"{tokens[0]} is illegal in {board.fen()}")
     return move

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import chess.engine
 
 from knights.board.arrays import fen_fields_problem, position_problem
-from knights.data.convert.sink import CorruptInput, LimitReached, Sink, at_line
+from knights.data.convert.sink import CorruptInput, LimitReached, Sink, at_line, clip, short
 from knights.data.csslab import (
     BLUNDER_CP_PAWNS,
     BLUNDER_WINRATE,
@@ -60,6 +60,9 @@ class _LineCountingReader:
         self.game_start = None
         self.lines = []
 
+
+ERROR_TEXT = 120
+"""The most of a python-chess error's text a message keeps (it may quote a whole header)."""
 
 _COMMENT = re.compile(r"\{[^}]*\}?|;[^\n]*")
 
@@ -153,7 +156,7 @@ def convert(text: IO[str], path: Path, sink: Sink) -> None:
                 raise
             sink.record()
             sink.report.skip("bad_game", f"{at_line(path, reader.game_start or reader.line)}: "
-                                         f"{type(error).__name__}: {error}")
+                                         f"{type(error).__name__}: {clip(str(error), ERROR_TEXT)}")
             continue
         if game is None:
             return
@@ -168,7 +171,8 @@ def convert(text: IO[str], path: Path, sink: Sink) -> None:
         except LimitReached:
             return
         except Exception as error:  # noqa: BLE001 - bad input must never crash a run
-            sink.report.skip("bad_game", f"{where}: game {game_number}: {type(error).__name__}: {error}",
+            sink.report.skip("bad_game", f"{where}: game {game_number}: {type(error).__name__}: "
+                                         f"{clip(str(error), ERROR_TEXT)}",
                              count=max(plies, 1) - done[0])
 
 
@@ -178,19 +182,20 @@ def _convert_game(game: chess.pgn.Game, nodes: list[chess.pgn.ChildNode], plies:
     ``plies`` main-line moves were read (``nodes`` are those python-chess could play);
     ``done[0]`` counts the plies accounted for so far, as rows or skips."""
     report = sink.report
-    messages = [f"{where}: game {game_number}: {error}" for error in game.errors]
+    messages = [f"{where}: game {game_number}: {clip(str(error), ERROR_TEXT)}" for error in game.errors]
     illegal = any(isinstance(error, (chess.IllegalMoveError, chess.InvalidMoveError, chess.AmbiguousMoveError))
                   for error in game.errors)
     try:
         board = game.board()
     except ValueError as error:  # bad FEN or Variant header: the parser skipped the game
         report.skip("bad_fen" if "FEN" in game.headers else "bad_game",
-                    (messages or [f"{where}: game {game_number}: {error}"])[0], count=max(plies, 1))
+                    (messages or [f"{where}: game {game_number}: {clip(str(error), ERROR_TEXT)}"])[0],
+                    count=max(plies, 1))
         done[0] = max(plies, 1)
         return
     if type(board) is not chess.Board:
         report.skip("unsupported_variant", f"{where}: game {game_number}: variant "
-                                           f"{game.headers.get('Variant', '?')!r}", count=max(plies, 1))
+                                           f"{short(game.headers.get('Variant', '?'))}", count=max(plies, 1))
         done[0] = max(plies, 1)
         return
     fields = game.headers.get("FEN", "").split()

@@ -16,7 +16,9 @@ from pathlib import Path
 from knights.data.csslab import RowWriter
 
 MAX_FIRST_ERRORS = 10
-"""How many error messages a :class:`ConvertReport` keeps verbatim."""
+"""How many error messages a :class:`ConvertReport` keeps."""
+MAX_MESSAGE = 240
+"""The longest message kept: a longer one (quoting a huge field of the input) is cut there."""
 
 _PROGRESS_EVERY = 2048
 """Records between two updates of the progress bar."""
@@ -66,13 +68,14 @@ class ConvertReport:
         if count <= 0:
             return
         self.skipped[reason] = self.skipped.get(reason, 0) + count
-        if message is not None and len(self.first_errors) < MAX_FIRST_ERRORS:
-            self.first_errors.append(message)
+        if message is not None:
+            self.note(message)
 
     def note(self, message: str) -> None:
-        """Keep ``message`` (among the first :data:`MAX_FIRST_ERRORS`) without counting a skip."""
+        """Keep ``message`` (among the first :data:`MAX_FIRST_ERRORS`, cut to :data:`MAX_MESSAGE`
+        characters) without counting a skip."""
         if len(self.first_errors) < MAX_FIRST_ERRORS:
-            self.first_errors.append(message)
+            self.first_errors.append(clip(message, MAX_MESSAGE))
 
     def summary(self) -> str:
         """One line for a human: source, format, rows written and skips by reason."""
@@ -154,6 +157,11 @@ class Sink:
 def at_line(path: Path, line: int) -> str:
     """``path:line``, how every message names the record it is about."""
     return f"{path}:{line}"
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
 
 
 def short(value: object, width: int = 60) -> str:
