@@ -19,6 +19,9 @@ Handler = Callable[[argparse.Namespace], int]
 def _data_generate(args: argparse.Namespace) -> int:
     from knights.data.generate import Recipe, generate
 
+    if args.shard is None:
+        _output_path(args.out, "--out")
+    _output_path(args.report, "--report")
     recipe = Recipe(seed=args.seed, depth=args.depth, max_plies=args.max_plies,
                     games_per_part=args.games_per_part)
     report = generate(args.out, args.positions, recipe, workers=args.workers, dedup=args.dedup,
@@ -38,6 +41,29 @@ def _data_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _output_path(text: str | None, option: str, *, folder: bool = False) -> None:
+    """Refuse, before any work, an output that could never be written: ``text`` (a file, or a
+    folder when ``folder``) that exists as the other kind, or whose path runs through a file.
+    A ValueError naming the option and the path; ``None`` (not given) passes."""
+    import os
+    from pathlib import Path
+
+    if text is None:
+        return
+    path = Path(text)
+    if folder and path.exists() and not path.is_dir():
+        raise ValueError(f"{option} {text} is a file, not a folder: name a folder (it is made when missing)")
+    if not folder and path.is_dir():
+        raise ValueError(f"{option} {text} is a folder: name the file to write")
+    for parent in path.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"{option} {text}: {parent} is a file, not a folder")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise ValueError(f"{option} {text}: cannot write in {parent} (permission denied)")
+            return
+
+
 def _shard_flag(text: str) -> Shard:
     """``--shard K/N`` as a :class:`~knights.data.shards.Shard` (argparse names the flag on error)."""
     from knights.data.shards import Shard
@@ -50,7 +76,7 @@ def _shard_flag(text: str) -> Shard:
 
 def _part_number(text: str) -> int:
     if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a part number (0, 1, 2, ...)")
+        raise argparse.ArgumentTypeError(f"{_clip(text)} is not a part number (0, 1, 2, ...)")
     return int(text)
 
 
@@ -61,10 +87,45 @@ def _number(text: str, what: str, ok: Callable[[float], bool], rule: str) -> flo
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of {what}") from None
+        raise argparse.ArgumentTypeError(f"{_clip(text)} is not a number of {what}") from None
     if not math.isfinite(value) or not ok(value):
-        raise argparse.ArgumentTypeError(f"must be {rule}, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be {rule}, not {_clip(text)}")
     return value
+
+
+def _at_least(low: int, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of ``what`` from ``low`` (argparse names the option)."""
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{_clip(text)} is not a whole number of {what}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        return value
+
+    return whole
+
+
+def _seed(text: str) -> int:
+    """``--seed``: a whole number from 0 to the UCI Seed option's most (leave it out for fresh entropy)."""
+    from knights.play.uci import SEED_MAX
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{_clip(text)} is not a whole number") from None
+    if not 0 <= value <= SEED_MAX:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to {SEED_MAX} (leave it out for a "
+                                         f"fresh seed), not {_clip(text)}")
+    return value
+
+
+def _clip(text: str, width: int = 40) -> str:
+    """``text`` quoted as an error message echoes what was typed: at most ``width`` characters, an
+    ellipsis marking the cut."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= width else quoted[:width - 1] + "\u2026"
 
 
 def _seconds(text: str) -> float:
@@ -79,7 +140,7 @@ def _depth(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of plies") from None
+        raise argparse.ArgumentTypeError(f"{_clip(text)} is not a whole number of plies") from None
     if not 1 <= value <= MAX_DEPTH:
         raise argparse.ArgumentTypeError(f"must be from 1 (the one-ply bot) to {MAX_DEPTH}, not {value}")
     return value
@@ -92,19 +153,18 @@ def _bonus(text: str) -> float:
 
 def _data_grow(args: argparse.Namespace) -> int:
     import os
-    from pathlib import Path
 
     from knights.common import write_json
     from knights.data.generate import Recipe
     from knights.data.grow import grow
 
+    _output_path(args.work, "--work", folder=True)
+    _output_path(args.report, "--report")
     report = grow(args.positions, depth=args.depth, rounds=args.rounds, workers=args.workers, work=args.work,
                   progress=not args.quiet, grown=args.set)
     print(report.summary())
     if args.report:
-        path = Path(args.report)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_json(path, {**report.as_dict(Recipe(depth=args.depth)), "cpu_count": os.cpu_count()})
+        write_json(args.report, {**report.as_dict(Recipe(depth=args.depth)), "cpu_count": os.cpu_count()})
     return 0
 
 
@@ -127,7 +187,9 @@ def _data_convert(args: argparse.Namespace) -> int:
     try:
         report = convert_file(args.src, args.dst, args.format, progress=not args.quiet, limit=args.limit)
     except OSError as exc:  # anything the up-front checks could not foresee (disk full, a race)
-        print(f"knights data convert: error: {exc.filename or args.dst}: {exc.strerror or exc}", file=sys.stderr)
+        if exc.strerror is None:   # our own message (an input not found), which names its file
+            raise ValueError(str(exc)) from None
+        print(f"knights data convert: error: {exc.filename or args.dst}: {exc.strerror}", file=sys.stderr)
         return 2
     print(report.summary())
     for message in report.first_errors:
@@ -174,7 +236,7 @@ def _uci(args: argparse.Namespace) -> int:
 
 def _uci_arguments(uci: argparse.ArgumentParser, evaluators: str) -> None:
     uci.add_argument("--evaluator", default=None, help=f"initial Evaluator option: {evaluators}")
-    uci.add_argument("--seed", type=int, default=None, help="initial Seed option")
+    uci.add_argument("--seed", type=_seed, default=None, help="initial Seed option (0 or more)")
     uci.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
                      help="start with Stochastic off")
     uci.add_argument("--depth", type=int, default=None,
@@ -226,6 +288,18 @@ def _notebook(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     import os
 
+    for option, value in (("--epochs", args.epochs), ("--batch-size", args.batch_size)):
+        if value is not None and value < 1:
+            raise ValueError(f"{option} must be at least 1, not {value}")
+    _output_path(args.out_dir, "--out-dir", folder=True)
+    if args.device is not None:
+        import torch
+
+        try:
+            torch.device(args.device)
+        except RuntimeError as exc:
+            raise ValueError(f"--device {_clip(args.device)} is not a device such as cpu, cuda or cuda:1 "
+                             f"({str(exc).rsplit(': ', 1)[0][:80]})") from None
     if args.distributed:
         from knights.learn.distributed import run
 
@@ -292,9 +366,15 @@ def _models_commands(sub: Subcommands) -> None:
     """``knights ship-models`` (train every shipped version), ``knights results`` (its table) and
     ``knights settings`` (the settings the report quotes, as JSON)."""
     def ship(args: argparse.Namespace) -> int:
+        from knights.learn import registry
+        from knights.notebooks.ship import RUNS
         from knights.notebooks.ship import ship as run
 
-        run(args.names or None)
+        names = [registry.get(name).name for name in args.names]
+        unknown = [name for name in names if name not in RUNS]
+        if unknown:
+            raise ValueError(f"{', '.join(unknown)}: not a shipped version; ship-models trains {', '.join(RUNS)}")
+        run(names or None)
         return 0
 
     def results(args: argparse.Namespace) -> int:
@@ -389,9 +469,9 @@ def build_parser() -> argparse.ArgumentParser:
         dest="data_command", required=True)
     gen = data.add_parser("generate", help="play and label games with real Stockfish")
     gen.add_argument("--positions", type=int, default=1_000_000, help="rows to write (whole games)")
-    gen.add_argument("--depth", type=int, default=8, help="Stockfish labelling depth")
+    gen.add_argument("--depth", type=_at_least(1, "plies"), default=8, help="Stockfish labelling depth")
     gen.add_argument("--seed", type=int, default=2024)
-    gen.add_argument("--workers", type=int, default=1, help="parallel workers, one Stockfish each")
+    gen.add_argument("--workers", type=_at_least(1, "workers"), default=1, help="parallel workers, one Stockfish each")
     gen.add_argument("--max-plies", type=int, default=300, help="adjudicate games longer than this")
     gen.add_argument("--games-per-part", type=int, default=25, help="games per resumable part file")
     gen.add_argument("--dedup", action="store_true", help="drop repeated positions")
@@ -407,9 +487,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     grw = data.add_parser("grow", help="play more games of the other generator styles, new positions only")
     grw.add_argument("--positions", type=int, default=4_000_000, help="positions to play over all grown styles")
-    grw.add_argument("--depth", type=int, default=8, help="Stockfish labelling depth (as data/full)")
+    grw.add_argument("--depth", type=_at_least(1, "plies"), default=8, help="Stockfish labelling depth (as data/full)")
     grw.add_argument("--rounds", type=int, default=4, help="the styles take turns in this many rounds")
-    grw.add_argument("--workers", type=int, default=1, help="parallel workers, one Stockfish each")
+    grw.add_argument("--workers", type=_at_least(1, "workers"), default=1, help="parallel workers, one Stockfish each")
     grw.add_argument("--set", default="more",
                      choices=("more", "endings", "shallow", "cold", "chaos", "again", "sound", "sound2", "sound3"),
                      help="more: the openings, strong and odds styles (data/more); endings: endings from a thinned "
@@ -456,7 +536,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--color", "--colour", choices=("white", "black", "random"), default="white",
                       help="your colour (default white)")
     play.add_argument("--evaluator", default=None, help=evaluators)
-    play.add_argument("--seed", type=int, default=None, help="seed of the opening randomness (and of --color random)")
+    play.add_argument("--seed", type=_seed, default=None,
+                      help="seed of the opening randomness (and of --color random), 0 or more")
     play.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
                       help="always play the best move (no stochastic opening)")
     play.add_argument("--capture-bonus", type=_bonus, default=0.0,
@@ -512,13 +593,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _fast_uci_args(sys.argv[1:] if argv is None else argv) or build_parser().parse_args(argv)
     handler: Handler = args.func
+    name = " ".join(["knights", args.command, *([args.data_command] if args.command == "data" else [])])
     try:
         return handler(args)
     except KeyboardInterrupt:
         print("interrupted; finished work is kept", file=sys.stderr)
         return 130
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
-        print(f"knights {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:   # what no check foresaw (a disk full, a folder removed meanwhile): one line
+        print(f"{name}: error: {exc.filename or ''}{': ' if exc.filename else ''}{exc.strerror or exc}",
+              file=sys.stderr)
         return 2
 
 

@@ -1,0 +1,111 @@
+"""Bad input to a ``knights`` command is refused before any work, in one line naming the option
+and the path (issue 51), where each of these used to print a traceback, often after the work:
+
+* ``train --out-dir F`` with F a file: ``FileExistsError`` in ``save_checkpoint`` after the epoch;
+* ``data generate --out DIR`` (a folder) or ``--report F/x.json`` (under a file): a traceback once
+  every game was played; ``data grow --work F``: a traceback;
+* ``ship-models nope``: ``KeyError``;
+* ``play --seed -5``: "expected non-negative integer" without the option; ``uci --seed 1e23``:
+  a bot that stopped answering after ``uciok``;
+* ``data generate --depth 0``: a run that never ended; ``--workers 0``: torch's words;
+* ``train --epochs 0`` or ``--batch-size 0``: a model written with nothing learned.
+
+Everything runs through :func:`knights.cli.main` in this process, real modules and files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knights import cli
+
+
+def refused(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """Run ``knights ARGV``; it must exit 2 having done nothing (no output), and say why in one
+    line (after the usage, when argparse refuses an option's value): that line."""
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:       # argparse refuses an option's value this way, after the usage
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    if err.startswith("usage: knights "):
+        err = err[err.index("\nknights ") + 1:]
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "", (code, out, err)
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+@pytest.fixture
+def a_file(tmp_path: Path) -> Path:
+    path = tmp_path / "F"
+    path.write_text("not a folder\n")
+    return path
+
+
+def test_train_refuses_an_out_dir_that_is_a_file_before_training(capsys: pytest.CaptureFixture[str],
+                                                                 a_file: Path) -> None:
+    line = refused(capsys, ["train", "EL/v1", "--quick", "--epochs", "1", "--out-dir", str(a_file)])
+    assert line == f"knights train: error: --out-dir {a_file} is a file, not a folder: name a folder (it is made " \
+                   "when missing)"
+    line = refused(capsys, ["train", "EL/v1", "--quick", "--out-dir", str(a_file / "run")])
+    assert line == f"knights train: error: --out-dir {a_file / 'run'}: {a_file} is a file, not a folder"
+    assert a_file.read_text() == "not a folder\n"
+
+
+@pytest.mark.parametrize(("option", "value"), [("--epochs", "0"), ("--epochs", "-1"), ("--batch-size", "0")])
+def test_train_refuses_counts_below_one(capsys: pytest.CaptureFixture[str], tmp_path: Path, option: str,
+                                        value: str) -> None:
+    line = refused(capsys, ["train", "EL/v1", "--quick", option, value, "--out-dir", str(tmp_path / "out")])
+    assert line == f"knights train: error: {option} must be at least 1, not {value}"
+    assert not (tmp_path / "out").exists()
+
+
+def test_train_names_a_device_that_is_none(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    line = refused(capsys, ["train", "EL/v1", "--quick", "--device", "nope", "--out-dir", str(tmp_path)])
+    assert line.startswith("knights train: error: --device 'nope' is not a device such as cpu, cuda or cuda:1")
+
+
+def test_generate_refuses_outputs_it_could_not_write_before_playing(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path, a_file: Path) -> None:
+    line = refused(capsys, ["data", "generate", "--positions", "10", "--out", str(tmp_path)])
+    assert line == f"knights data generate: error: --out {tmp_path} is a folder: name the file to write"
+    report = a_file / "r.json"
+    line = refused(capsys, ["data", "generate", "--positions", "10", "--out", str(tmp_path / "g.csv"),
+                            "--report", str(report)])
+    assert line == f"knights data generate: error: --report {report}: {a_file} is a file, not a folder"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["F"]       # no CSV, no parts
+
+
+@pytest.mark.parametrize(("option", "value", "says"), [
+    ("--depth", "0", "argument --depth: must be at least 1, not 0"),
+    ("--workers", "0", "argument --workers: must be at least 1, not 0"),
+    ("--workers", "two", "argument --workers: 'two' is not a whole number of workers")])
+def test_generate_and_grow_name_a_count_out_of_range(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                     option: str, value: str, says: str) -> None:
+    for command in ("generate", "grow"):
+        line = refused(capsys, ["data", command, option, value, "--positions", "10", "--report",
+                                str(tmp_path / "r.json")])
+        assert line.endswith(f"error: {says}"), line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_grow_refuses_a_work_folder_that_is_a_file(capsys: pytest.CaptureFixture[str], a_file: Path) -> None:
+    line = refused(capsys, ["data", "grow", "--positions", "10", "--work", str(a_file)])
+    assert line.startswith(f"knights data grow: error: --work {a_file} is a file, not a folder")
+
+
+@pytest.mark.parametrize("command", ["play", "uci"])
+@pytest.mark.parametrize("seed", ["-5", "99999999999999999999999", "x" * 5000])
+def test_a_bad_seed_is_named_and_a_long_one_cut(capsys: pytest.CaptureFixture[str], command: str, seed: str) -> None:
+    line = refused(capsys, [command, "--seed", seed])
+    assert line.startswith(f"knights {command}: error: argument --seed: ")
+    assert len(line) < 200 and (seed in line or "\u2026" in line), line
+
+
+def test_ship_models_names_a_version_it_does_not_ship(capsys: pytest.CaptureFixture[str]) -> None:
+    line = refused(capsys, ["ship-models", "nope"])
+    assert line == "knights ship-models: error: not a version name: 'nope' (expected e.g. 'EL/v8' or 'SL/v2')"
+    assert refused(capsys, ["ship-models", "EL/v999"]).startswith("knights ship-models: error: unknown version EL/v999")
