@@ -488,10 +488,89 @@ def test_a_deep_go_depth_can_be_stopped():
         assert uci.close() == 0
 
 
-def test_a_piped_go_depth_answers_before_the_end_of_input_ends_the_engine():
-    """``printf '...go depth 2\\n' | knights uci``: the search finishes and answers, as Stockfish's does."""
-    out = subprocess.run([sys.executable, "-m", "knights.cli", "uci"], input="uci\nposition startpos\ngo depth 2\n",
-                         capture_output=True, text=True, timeout=120, cwd=str(REPO), check=True).stdout.splitlines()
-    assert any(line.startswith("info depth 2 ") for line in out), out[-3:]
+# -- issue 51: stop, isready, quit and the end of input answered at once in every state -------------------------
+ANSWER_BOUND = 2.0
+"""Seconds from ``stop`` (or ``quit``, or the end of input) to ``bestmove`` that fail no machine: the answer
+comes within :data:`~knights.play.uci.STOP_GRACE` (50 ms) plus the pipes; before, 6 s for ``go movetime 8000`` and
+never for the huge values."""
+STOP_STATES = ["go movetime 8000", "go wtime 240000 btime 240000 winc 2000 binc 2000",
+               "go wtime 9223372036854775808 btime 9223372036854775808 movestogo 1",
+               "go movetime 9223372036854775807", "go infinite", "go ponder wtime 60000 btime 60000", "go depth 60",
+               "go nodes 99999999999"]
+
+
+def _legal(line: str, board: chess.Board) -> bool:
+    return line.startswith("bestmove ") and chess.Move.from_uci(line.split()[1]) in board.legal_moves
+
+
+@pytest.mark.slow
+@pytest.mark.clock
+def test_stop_isready_and_quit_are_answered_at_once_in_every_state():
+    """The issue's probe through the real command: after each ``go`` has finished an iteration,
+    ``isready`` is answered ``readyok`` and ``stop`` with a legal ``bestmove`` within
+    :data:`ANSWER_BOUND`; then ``quit`` during a search answers it and ends the process."""
+    board = chess.Board(MIDDLEGAME.split(" ", 2)[2])
+    uci = Uci("--evaluator", "material")
+    try:
+        uci.send(b"uci\nisready\n")
+        uci.until("readyok")
+        for go in STOP_STATES:
+            uci.send(f"{MIDDLEGAME}\n{go}\n".encode())
+            uci.until("info depth 1 ")
+            sent = uci.send(b"isready\n")
+            _, arrived = uci.until("readyok", timeout=ANSWER_BOUND)
+            assert arrived - sent < ANSWER_BOUND, go
+            sent = uci.send(b"stop\n")
+            lines, arrived = uci.until("bestmove", timeout=ANSWER_BOUND)
+            assert arrived - sent < ANSWER_BOUND and _legal(lines[-1], board), (go, lines)
+        uci.send(f"{MIDDLEGAME}\ngo movetime 9223372036854775807\n".encode())
+        uci.until("info depth 1 ")
+        sent = uci.send(b"quit\n")
+        lines, arrived = uci.until("bestmove", timeout=ANSWER_BOUND)
+        assert _legal(lines[-1], board)
+        assert uci.proc.wait(timeout=30) == 0
+    finally:
+        uci.close()
+
+
+@pytest.mark.slow
+@pytest.mark.clock
+def test_the_end_of_input_and_a_stop_before_the_model_loads_are_answered_at_once():
+    """``stop`` while the model still loads (a ``go`` before ``isready``) is answered with the quick
+    move; the end of input during a search is taken as ``quit``, as Stockfish takes it: the search
+    answers at once and the process ends (it used to wait for the whole budget: never, for a huge
+    clock)."""
+    board = chess.Board(MIDDLEGAME.split(" ", 2)[2])
+    uci = Uci()
+    try:
+        uci.send(b"uci\n")
+        uci.until("uciok")
+        uci.send(f"{MIDDLEGAME}\ngo movetime 9223372036854775807\n".encode())
+        sent = uci.send(b"stop\n")
+        lines, arrived = uci.until("bestmove", timeout=ANSWER_BOUND)
+        assert arrived - sent < ANSWER_BOUND and _legal(lines[-1], board), lines
+        uci.send(b"isready\n")
+        uci.until("readyok")
+        uci.send(f"{MIDDLEGAME}\ngo wtime 9223372036854775808 btime 9223372036854775808 movestogo 1\n".encode())
+        uci.until("info depth 1 ")
+        assert uci.proc.stdin is not None
+        uci.proc.stdin.close()
+        sent = time.perf_counter()
+        lines, arrived = uci.until("bestmove", timeout=ANSWER_BOUND)
+        assert _legal(lines[-1], board), lines
+        assert uci.proc.wait(timeout=30) == 0
+    finally:
+        if uci.proc.poll() is None:
+            uci.proc.kill()
+            uci.proc.wait()
+
+
+@pytest.mark.parametrize("go", ["go movetime 9223372036854775807", "go infinite", "go depth 60"])
+def test_a_piped_search_is_answered_at_the_end_of_input(go):
+    """``printf '...go movetime 9223372036854775807\\n' | knights uci`` ran until killed; now the end of
+    input stops the search and it answers, legal, as Stockfish's does."""
+    out = subprocess.run([sys.executable, "-m", "knights.cli", "uci", "--evaluator", "material"],
+                         input=f"uci\nisready\nposition startpos\n{go}\n", capture_output=True, text=True,
+                         timeout=120, cwd=str(REPO), check=True).stdout.splitlines()
     (best,) = [line for line in out if line.startswith("bestmove ")]
     assert chess.Move.from_uci(best.split()[1]) in chess.Board().legal_moves

@@ -97,12 +97,17 @@ def test_fuzzed_sessions_answer_every_go_with_one_legal_move(seed):
     out: list[str] = []
     session = UciSession(out.append, evaluator="material", seed=seed, depth=3, engine_process=True)
     expected: deque[chess.Board] = deque()
+    go = session.cmd_go
+
+    def noted_go(args: list[str]) -> None:     # the position a go searches: when it runs, which may be after
+        expected.append(session.board.copy())  # the lines read during the search before it
+        go(args)
+
+    session.cmd_go = noted_go  # type: ignore[method-assign]
     answered = 0
     started = time.perf_counter()
     try:
         for line in fuzz_lines(seed, 300):
-            if line.split()[:1] == ["go"]:
-                expected.append(session.board.copy())
             before = len(out)
             assert session.handle(line) is True, line
             for reply in out[before:]:

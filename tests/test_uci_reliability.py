@@ -6,6 +6,7 @@ evaluator the test steers, so that the orders of events are forced, never timed.
 from __future__ import annotations
 
 import threading
+import time
 
 import chess
 import pytest
@@ -44,6 +45,7 @@ def gated(monkeypatch):
     session.lines = lines  # type: ignore[attr-defined]
     for command in ("uci", "isready"):
         session.handle(command)
+    session.drain()
     yield session, evaluator
     evaluator.allowed = None
     evaluator.gate.set()
@@ -57,6 +59,7 @@ def material():
     session.lines = lines  # type: ignore[attr-defined]
     for command in ("uci", "isready"):
         session.handle(command)
+    session.drain()
     yield session
     session.close()
 
@@ -105,6 +108,7 @@ def test_a_given_up_search_sends_no_line_after_the_next_go(gated):
     evaluator.allowed = 0
     evaluator.gate.clear()                 # the search blocks in its very first evaluation
     session.handle("go movetime 200")      # answered without it (the quick move)
+    session.settle()
     assert len(_bestmoves(session.lines)) == 1
     evaluator.allowed = None
     evaluator.gate.set()                   # now its first iteration finishes, and reports
@@ -130,6 +134,7 @@ def test_a_finished_iteration_is_never_thrown_away_for_a_quick_move(gated):
     evaluator.allowed = 1                  # the one-ply iteration finishes; the second blocks
     evaluator.gate.clear()
     session.handle("go movetime 300")
+    session.settle()
     depth_lines = [line for line in session.lines if line.startswith("info depth ")]
     assert depth_lines and not any(line.startswith("info depth 0 ") for line in depth_lines), session.lines
     finished = depth_lines[-1].split()
@@ -154,8 +159,22 @@ def test_below_the_gui_margin_the_one_ply_move_is_played_when_it_fits(material):
     assert any(line.startswith("info depth 0 ") for line in material.lines), material.lines
 
 
-def test_the_log_names_the_evaluator_in_use(material):
-    assert "info string KnightsKernels plays with material (depth 64)" in material.lines, material.lines
+def test_the_log_names_the_evaluator_in_use_in_the_next_search_not_at_isready(material):
+    """The notice was sent while answering ``isready``, where a client expects ``readyok`` alone
+    (python-chess logged "Unexpected engine output" for every engine); it is now one of the next
+    search's ``info`` lines, before its iterations."""
+    assert material.lines[-1] == "readyok" and not any(line.startswith("info") for line in material.lines)
+    material.lines.clear()
+    material.handle("position startpos")
+    material.handle("go depth 2")
+    material.drain()
+    notice = "info string KnightsKernels plays with material (depth 64)"
+    assert material.lines.index(notice) < material.lines.index(next(x for x in material.lines
+                                                                   if x.startswith("info depth"))), material.lines
+    material.lines.clear()
+    material.handle("go depth 1")
+    material.drain()
+    assert notice not in material.lines     # said once an engine, not every move
 
 
 @pytest.mark.slow
@@ -234,3 +253,93 @@ def test_move_overhead_is_kept_back_for_every_move_to_come(material):
     material.handle("setoption name Move Overhead value -3")
     assert any("Move Overhead must be an integer from 0 to 5000" in line for line in material.lines)
     assert material.move_overhead == 0.5
+
+
+# -- issue 51: stop, isready and quit answered at once in every state ---------------------------------------
+STATES = ["go movetime 8000", "go wtime 9223372036854775808 btime 9223372036854775808 movestogo 1",
+          "go movetime 9223372036854775807", "go wtime 240000 btime 240000 winc 2000 binc 2000", "go infinite",
+          "go ponder wtime 60000 btime 60000", "go depth 60", "go nodes 99999999999"]
+
+
+def _first_iteration(session) -> str:
+    """The move of the search's first finished iteration, once its ``info depth 1`` line is in
+    (it comes from the engine thread: waited for, never timed)."""
+    for _ in range(2000):
+        lines = [line for line in session.lines if line.startswith("info depth 1 ")]
+        if lines:
+            words = lines[-1].split()
+            return words[words.index("pv") + 1]
+        session.link.pump_within(0.05)
+        session.poll()
+    raise AssertionError(session.lines)
+
+
+@pytest.mark.clock
+@pytest.mark.parametrize("go", STATES)
+def test_stop_is_answered_at_once_whatever_the_search_does(gated, go):
+    """``go movetime 8000`` then ``stop``: ``bestmove`` came about 7 s after ``go``, as the
+    protocol waited in the engine link for the whole budget (with huge values, never; a stopped
+    ``go depth`` waited 2 s). The search is held in its second iteration, as a search that does
+    not see the stop flag: ``go`` returns at once, ``isready`` is answered, and ``stop`` answers
+    with the finished iteration's move within :data:`~knights.play.uci.STOP_GRACE`, whatever the
+    engine does; none of the held search's lines follows."""
+    from knights.play.uci import STOP_GRACE
+
+    session, evaluator = gated
+    session.handle("position startpos")
+    session.lines.clear()
+    evaluator.allowed = 1                   # the one-ply iteration finishes; the second waits at the gate
+    evaluator.gate.clear()
+    session.handle(go)
+    first = _first_iteration(session)
+    assert not _bestmoves(session.lines), session.lines
+    session.handle("isready")
+    assert session.lines[-1] == "readyok"
+    started = time.perf_counter()
+    session.handle("stop")
+    took = time.perf_counter() - started
+    assert _bestmoves(session.lines) == [first], session.lines
+    assert STOP_GRACE <= 0.1 and took < 1.0, took       # before: 2 s (go depth, infinite) to never
+    assert session.searching is None and not session.deferred
+    evaluator.allowed = None
+    evaluator.gate.set()                     # the held search now ends; nothing of it reaches the client
+    session.lines.clear()
+    session.handle("position startpos moves e2e4")
+    session.handle("go depth 1")
+    session.drain()
+    assert len(_bestmoves(session.lines)) == 1 and chess.Move.from_uci(_bestmoves(session.lines)[0]) in chess.Board(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves
+
+
+@pytest.mark.clock
+def test_quit_answers_the_search_in_flight_at_once(gated):
+    session, evaluator = gated
+    session.handle("position startpos")
+    session.lines.clear()
+    evaluator.allowed = 1
+    evaluator.gate.clear()
+    session.handle("go movetime 9223372036854775807")
+    first = _first_iteration(session)
+    started = time.perf_counter()
+    assert session.handle("quit") is False
+    assert time.perf_counter() - started < 1.0
+    assert _bestmoves(session.lines) == [first]
+
+
+def test_lines_read_during_a_search_wait_for_its_answer_in_order(material):
+    """A ``position`` and ``go`` read while a clocked search runs wait for its ``bestmove`` (they
+    used to wait because the loop itself was blocked); ``stop`` then answers every ``go`` read
+    before it, in order, each legal in its own position."""
+    material.lines.clear()
+    for line in ("position startpos", "go movetime 5000", "position startpos moves e2e4", "go movetime 5000",
+                 "position startpos moves e2e4 e7e5", "go depth 40"):
+        material.handle(line)
+    assert len(material.deferred) == 4 and not _bestmoves(material.lines)
+    material.handle("stop")
+    moves = _bestmoves(material.lines)
+    assert len(moves) == 3 and not material.deferred and material.searching is None, material.lines
+    board = chess.Board()
+    for move, played in zip(moves, ("e2e4", "e7e5", None), strict=True):
+        assert chess.Move.from_uci(move) in board.legal_moves
+        if played:
+            board.push_uci(played)

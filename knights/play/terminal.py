@@ -36,7 +36,7 @@ from knights.play.engine import MATE_SCORE, OnePlyEngine
 from knights.play.fast.bots import bot_for
 from knights.play.rules import game_over, result_of
 from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME, SearchEngine
-from knights.play.stdin import read_line
+from knights.play.stdin import Lines
 from knights.play.user_input import EngineError, board_from_fen, parse_move
 
 BOT_NAME = "KS_ChessAI (Knights and Kernels)"
@@ -192,6 +192,7 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
         result, termination = res, term
         say(message)
 
+    lines = Lines(stdin)
     try:
         while True:
             reason = game_over(board)
@@ -213,7 +214,7 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
                 shown = (board.fen(), orientation)
             stdout.write(f"Your move ({'white' if human == chess.WHITE else 'black'}): ")
             stdout.flush()
-            line, problem = read_line(stdin)
+            line, problem = lines.next_line()
             if problem is not None:
                 say()
                 say(f"Your {problem}. Type a move or 'help'.")

@@ -33,11 +33,24 @@ malformed input (a bad FEN, an illegal move in the list, an unknown command or o
 is answered with ``info string <reason>`` and the engine carries on: after an illegal
 move the position is the one before it; after a bad FEN the previous position is kept;
 a line that is not valid text (a stray byte) is reported the same way and skipped
-(:func:`~knights.play.stdin.read_line`).
+(:class:`~knights.play.stdin.Lines`).
+
+The loop never waits on the engine. It waits for input, for the engine's pipe, or for the
+deadline of the search in flight, whichever comes first; so ``stop``, ``isready``, ``quit``
+and the end of input are answered at once whatever runs. ``stop`` (and ``quit``, and the end
+of input, which is taken as ``quit``, as Stockfish does) ends the search and answers its
+``bestmove`` within :data:`STOP_GRACE`: the search's own answer when it comes in that time,
+else its last finished iteration's move, else the quick move. ``isready`` during a search is
+answered ``readyok`` at once; otherwise once the engine has loaded. Any other line read while
+a search that ends by itself (a clock, ``movetime``, ``depth``, ``nodes``) or a ``readyok``
+is still to come waits for it, in order, as a GUI's next ``position`` and ``go`` wait for
+``bestmove``; the ``position``, ``go`` or ``ucinewgame`` that follows ``go infinite`` or ``go
+ponder`` ends it. Only errors are said between a command and its answer: what the engine
+plays with is said in the next search's ``info string`` lines.
 
 Start-up and time. ``uci`` is answered at once: the option list comes from the files
 on disk (:func:`~knights.play.quick_names.quick_evaluator_names`), and torch and the model load in a separate
-engine process (:class:`~knights.play.worker.EngineWorker`) started after ``uciok`` (``isready`` waits for
+engine process (:class:`~knights.play.worker.EngineWorker`) started after ``uciok`` (``readyok`` waits for
 them, as UCI allows). Every decision runs there, in order, while this process keeps
 reading and keeps the clock: a model load that holds the interpreter lock for half a
 second cannot delay an answer. (A program that has the evaluators loaded already, such
@@ -53,10 +66,9 @@ reported as ``info depth 0``, in well under a millisecond.
 from __future__ import annotations
 
 import argparse
-import queue
 import sys
-import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -74,7 +86,7 @@ from knights.play.clock import (
     search_deadlines,
 )
 from knights.play.quick_names import quick_default, quick_evaluator_names
-from knights.play.stdin import read_line
+from knights.play.stdin import Lines
 from knights.play.worker import NO_DEADLINE, EngineLink
 
 ENGINE_NAME = "KnightsKernels (KS_ChessAI rebuild)"
@@ -86,11 +98,15 @@ CLOCK_KEYS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime")
 ASSUMED_COST = 0.05      # seconds a decision is taken to cost before one is measured
 COST_MARGIN = 1.25       # a decision is started only when the budget exceeds this times its cost
 FALLBACK_TIME = 0.002    # seconds kept back for the quick move and the answer
-STOP_WAIT = 2.0          # seconds a stopped search may take to answer before the quick move does
-PUMP_INTERVAL = 0.02     # seconds between looks at the engine's info lines while a search runs
+STOP_GRACE = 0.05
+"""Seconds a stopped search has to send its answer before the protocol answers for it (its last
+finished iteration's move, or the quick move): the compiled search sees the stop flag within a few
+milliseconds, the Python search within a few nodes; a search still waiting for the model to load
+does not."""
 MAX_DEPTH = PLAY_DEPTH       # the Depth option's and go depth's ceiling
-EOF_WAIT = 60.0          # seconds a go depth / go nodes may go on after the end of input before it is stopped
-UNLIMITED_GO = 1.0       # seconds a go with no clock, movetime, depth or nodes may search
+UNLIMITED_GO = 1.0       # seconds a go with no clock, movetime, depth or nodes may search (from its start)
+AT_ONCE = frozenset({"stop", "isready", "quit"})
+"""Commands taken at once, never after a search or a readyok still to come."""
 
 
 class UciSession:
@@ -115,6 +131,9 @@ class UciSession:
         self.capture_bonus = 0.0
         self.move_overhead = MOVE_OVERHEAD       # seconds each move costs beyond its budget (option Move Overhead)
         self.pending: str | None = None          # bestmove held back by go infinite / ponder
+        self.ready_rid: int | None = None        # the engine's ping whose answer lets readyok go out
+        self.deferred: deque[str] = deque()      # lines read while a search or readyok was still to come
+        self.hurry = False                       # stop / quit: every line waiting is taken at once
         self.debug = False
 
     # -- output helpers ---------------------------------------------------------------------
@@ -135,30 +154,53 @@ class UciSession:
         except EvaluatorError:   # reported when the engine is built; it falls back to the default
             return names, play_default(names)
 
-    # -- the engine process ---------------------------------------------------------------------
+    # -- the engine process, and what comes back from it ------------------------------------------
+    def poll(self) -> None:
+        """Take in what the engine has sent; answer the search in flight when its answer has come
+        or its deadline has passed, and ``readyok`` when the engine has done what came before it;
+        then the lines that waited for them, in order."""
+        while True:
+            self.link.pump()
+            run = self.searching
+            if run is not None:
+                if not run.open_ended and self.link.has_answer(run.rid):
+                    self._conclude(self.link.take(run.rid), run.budget_text)
+                elif (run.deadline is not None and time.monotonic() >= run.deadline) or not self.link.alive:
+                    self._conclude(None, run.budget_text)      # out of time, or the engine process died
+            if self.ready_rid is not None and (self.link.has_answer(self.ready_rid) or not self.link.alive):
+                self.link.take(self.ready_rid)
+                self.ready_rid = None
+                self.send("readyok")
+            if not self.deferred or self.blocked:
+                return
+            self._execute(self.deferred.popleft())
+
+    @property
+    def blocked(self) -> bool:
+        """Whether lines other than ``stop``, ``isready`` and ``quit`` wait (:meth:`handle`)."""
+        return self.ready_rid is not None or (self.searching is not None and not self.searching.open_ended)
+
+    def wake_in(self) -> float | None:
+        """Seconds until the session must act by itself (the deadline of the search in flight);
+        ``None``: only input or the engine can give it something to do."""
+        run = self.searching
+        if run is None or run.deadline is None:
+            return None
+        return max(0.0, run.deadline - time.monotonic())
+
+    def settle(self) -> None:
+        """Wait until nothing holds the lines back (:attr:`blocked`) and every waiting line is taken:
+        what the protocol's own loop does between two lines of an input that is all there at once."""
+        self.poll()
+        while self.blocked or self.deferred:
+            self.link.pump_within(self.wake_in())
+            self.poll()
+
     def drain(self) -> None:
-        """Wait until the engine process has done every request so far, and answer a finished
-        ``go depth``/``go nodes`` (tests)."""
+        """:meth:`settle`, then wait until the engine has done every request so far (tests)."""
+        self.settle()
         self.link.drain()
         self.poll()
-
-    def poll(self) -> None:
-        """Answer the search in flight if it has finished by itself (``go depth N`` or ``go
-        nodes N`` with no clock: the protocol reads on while it runs)."""
-        run = self.searching
-        if run is not None and run.answer_when_done:
-            self.link.pump()
-            if self.link.has_answer(run.rid):
-                self._conclude(self.link.wait(run.rid, 0), "done")
-
-    def drain_search(self, most: float = EOF_WAIT) -> None:
-        """At the end of input: let a search that ends by itself (``go depth N``, ``go nodes N``) finish, at
-        most ``most`` seconds, then answer whatever is in flight (:meth:`finish_search`)."""
-        ends = time.monotonic() + most
-        while self.searching is not None and self.searching.answer_when_done and time.monotonic() < ends:
-            time.sleep(PUMP_INTERVAL)
-            self.poll()
-        self.finish_search()
 
     def state(self) -> dict[str, Any]:
         """The engine process's evaluator, engine name and options (tests)."""
@@ -170,16 +212,24 @@ class UciSession:
 
     # -- commands --------------------------------------------------------------------------------
     def handle(self, line: str) -> bool:
-        """Process one input line; ``False`` after ``quit``."""
-        self.link.pump()
+        """Take one input line; ``False`` after ``quit``. ``stop``, ``isready`` and ``quit`` are
+        answered at once; any other line waits while :attr:`blocked`, then runs in order."""
         self.poll()
+        command = line.split()[0] if line.split() else ""
+        if command == "quit":
+            self.finish_all()
+            return False
+        if command not in AT_ONCE and (self.blocked or self.deferred):
+            self.deferred.append(line)
+            return True
+        return self._execute(line)
+
+    def _execute(self, line: str) -> bool:
         tokens = line.split()
         if not tokens:
             return True
         command, args = tokens[0], tokens[1:]
         try:
-            if command == "quit":
-                return False
             handlers: dict[str, Callable[[list[str]], None]] = {
                 "uci": self.cmd_uci, "isready": self.cmd_isready, "ucinewgame": self.cmd_ucinewgame,
                 "position": self.cmd_position, "go": self.cmd_go, "stop": self.cmd_stop,
@@ -214,12 +264,14 @@ class UciSession:
         self.link.post("warm")      # torch and the evaluators import there while the GUI sends its options
 
     def cmd_isready(self, _args: list[str]) -> None:
-        if self.searching is not None:     # the engine is busy searching, and alive: UCI wants an answer now
+        """``readyok`` at once during a search (UCI: without stopping it), when the engine is loaded
+        and idle, or in a hurry (:meth:`finish_all`); else once the engine has loaded."""
+        if self.searching is not None or self.hurry or (self.link.ready and not self.link.loading):
             self.send("readyok")
             return
         self.link.start_loading()
-        self.link.drain()
-        self.send("readyok")
+        self.ready_rid = self.link.post("ping")
+        self.link.keep(self.ready_rid)
 
     def cmd_debug(self, args: list[str]) -> None:
         self.debug = bool(args) and args[0].lower() == "on"
@@ -382,9 +434,7 @@ class UciSession:
         budget = None if open_ended else move_budget(limits, board.turn, self.move_overhead)
         self.link.start_loading()
         if budget is None and not open_ended and not search:
-            self.link.drain()                     # no clock: the model may finish loading first,
-            started = time.perf_counter()         # then a bare go (or go mate N) searches a fixed time
-            budget = UNLIMITED_GO
+            search["own_ms"] = round(UNLIMITED_GO * 1000)   # no clock: a fixed time, from when the model is loaded
         wait: float | None = None
         soft = hard = NO_DEADLINE
         if budget is not None:
@@ -403,29 +453,28 @@ class UciSession:
         deadline = None if wait is None else time.monotonic() + wait
         rid = self.link.post("decide", board.root().fen(), [m.uci() for m in board.move_stack],
                              [m.uci() for m in searchmoves], deadline, search)
-        self.searching = Search(rid, started, board, searchmoves, limits, flags, answer_when_done=wait is None
-                                and not open_ended)
-        if wait is None:                      # no clock: the protocol reads on (stop, isready) meanwhile;
-            self.link.hold = rid              # the answer is kept until stop or ponderhit, or sent when
-            return                            # done for go depth / go nodes (poll)
-        self._conclude(self.link.wait(rid, wait), f"{(budget or 0) * 1e3:.0f} ms for this move")
+        self.link.keep(rid)          # answered when it comes (poll), or at stop / ponderhit when open-ended
+        budget_text = "no clock" if budget is None else f"{budget * 1e3:.0f} ms for this move"
+        self.searching = Search(rid, started, board, searchmoves, limits, flags, deadline, budget_text)
+        self.poll()                  # a reply there already (a thread worker) is answered now
 
     def _conclude(self, reply: tuple[str, Any] | None, budget_text: str) -> None:
         """Answer the search in flight with ``reply`` (``None``: it did not come in time)."""
         run, self.searching = self.searching, None
         if run is None:
             return
-        self.link.hold = None
+        self.link.take(run.rid)                      # a later reply is not kept
         if reply is None or reply[0] == "expired":   # the request is dropped or its answer unused
             self.link.pump()                          # the iterations that finished meanwhile
             finished, self.link.last_line = self.link.last_line, None
             self.link.retire_search()                 # its later lines never follow the next go
             move = _pv_move(finished, run.board)
             if move is not None:                      # a finished iteration's move beats the quick move
-                self.info(f"the search ran out of time ({budget_text}); playing its last finished iteration's move")
+                self.info(f"the search did not answer in time ({budget_text}); "
+                          f"playing its last finished iteration's move")
                 self.send(f"bestmove {move.uci()}")
                 return
-            what = "the model is still loading" if not self.link.ready else "the decision ran out of time"
+            what = "the model is still loading" if not self.link.ready else "the decision did not answer in time"
             self._quick(run.board, run.searchmoves, run.started, f"{what} ({budget_text})")
             return
         self.link.retire_search()
@@ -461,7 +510,7 @@ class UciSession:
         self.send(f"bestmove {move.uci()}")
 
     def cmd_stop(self, _args: list[str]) -> None:
-        self.finish_search()
+        self.finish_all()
 
     def cmd_ponderhit(self, _args: list[str]) -> None:
         """The opponent played the expected move: the ponder search goes on as a timed one."""
@@ -472,28 +521,40 @@ class UciSession:
         budget = move_budget(run.limits, run.board.turn, self.move_overhead)
         if budget is None:                 # a ponder without a clock: as a bare go from here
             budget = UNLIMITED_GO
-        started = time.perf_counter()
         wait = max(0.0, budget - FALLBACK_TIME)
         soft, hard = search_deadlines(wait)
         self.link.set_deadlines(soft, hard)
-        self.link.hold = None
-        self.searching = Search(run.rid, started, run.board, run.searchmoves, run.limits, set())
-        self._conclude(self.link.wait(run.rid, wait), f"{budget * 1e3:.0f} ms after ponderhit")
+        self.searching = Search(run.rid, time.perf_counter(), run.board, run.searchmoves, run.limits, set(),
+                                time.monotonic() + wait, f"{budget * 1e3:.0f} ms after ponderhit")
+        self.poll()
 
     def finish_search(self) -> None:
-        """Stop the search in flight, if any, and send its answer (``stop``; also before a
-        new ``go`` or ``position`` from a GUI that did not send ``stop``)."""
+        """Stop the search in flight, if any, and send its answer within :data:`STOP_GRACE`
+        (``stop``; also before a new ``go`` or ``position`` from a GUI that did not send ``stop``)."""
         self.flush_pending()
         run = self.searching
         if run is None:
             return
         self.link.stop_search()
-        self._conclude(self.link.wait(run.rid, STOP_WAIT), "stopped")
+        reply = self.link.take(run.rid) or self.link.wait(run.rid, STOP_GRACE)
+        self._conclude(reply, "stopped")
 
-    @property
-    def busy(self) -> bool:
-        """Whether a search runs whose answer waits for ``stop`` or ``ponderhit``."""
-        return self.searching is not None
+    def finish_all(self) -> None:
+        """``stop``, ``quit``, the end of input: the search in flight is stopped and answered, a
+        ``readyok`` still to come is sent, and the lines that waited are taken now, each search
+        they start stopped by the next line or at the end."""
+        self.hurry = True
+        try:
+            if self.ready_rid is not None:
+                self.link.take(self.ready_rid)
+                self.ready_rid = None
+                self.send("readyok")
+            while self.deferred:
+                self.finish_search()
+                self._execute(self.deferred.popleft())
+            self.finish_search()
+        finally:
+            self.hurry = False
 
     def flush_pending(self) -> None:
         if self.pending is not None:
@@ -515,7 +576,9 @@ def _pv_move(line: str | None, board: chess.Board) -> chess.Move | None:
 
 @dataclass
 class Search:
-    """A ``go`` in flight: its request id, when it was read, and what it was asked."""
+    """A ``go`` in flight: its request id, when it was read, what it was asked, and when the
+    protocol answers without the engine (``time.monotonic()``; ``None``: when the engine answers,
+    or at ``stop``)."""
 
     rid: int
     started: float
@@ -523,45 +586,42 @@ class Search:
     searchmoves: list[chess.Move]
     limits: GoLimits
     flags: set[str] = field(default_factory=set)
-    answer_when_done: bool = False             # go depth / nodes: bestmove as soon as the search ends
+    deadline: float | None = None
+    budget_text: str = ""
+
+    @property
+    def open_ended(self) -> bool:
+        """``go infinite`` / ``go ponder``: its answer waits for ``stop`` or ``ponderhit``."""
+        return bool(self.flags & GO_FLAGS)
 
 
 def serve(stdin: TextIO, stdout: TextIO, **options: Any) -> int:
-    """Read commands from ``stdin`` until ``quit`` or end of input. Lines are read on a
-    thread, so that a search running until ``stop`` (``go infinite``, ``go ponder``) has
-    its ``info`` lines passed on as they come."""
+    """Read commands from ``stdin`` until ``quit`` or end of input (taken as ``quit``). The loop
+    waits for a line, the engine's pipe or the search's deadline (:meth:`UciSession.wake_in`),
+    whichever comes first; an input that is all there at once (an in-memory stream) is taken a
+    line at a time, each after what holds the lines back is done (:meth:`UciSession.settle`)."""
     def send(text: str) -> None:
         stdout.write(text + "\n")
         stdout.flush()
 
-    lines: queue.Queue[tuple[str, str | None]] = queue.Queue()
-
-    def read() -> None:
-        while True:
-            line, problem = read_line(stdin)
-            lines.put((line, problem))
-            if not line and problem is None:
-                return
-
-    threading.Thread(target=read, name="knights-uci-stdin", daemon=True).start()
     session = UciSession(send, **options)
     try:
-        while True:
-            try:
-                line, problem = lines.get(timeout=PUMP_INTERVAL if session.busy else None)
-            except queue.Empty:
-                session.link.pump()
-                session.poll()
-                continue
-            if problem is not None:
-                session.info(problem)
-                continue
-            if not line:                        # end of input: a go depth / go nodes in flight finishes and
-                session.drain_search()          # answers (printf '...go depth 3\n' | knights uci), then
-                return 0                        # as quit
-            if not session.handle(line):
-                session.finish_search()         # quit: the search in flight answers at once, as Stockfish's
-                return 0
+        with Lines(stdin) as lines:
+            while True:
+                if not lines.waits:
+                    session.settle()
+                try:
+                    got = lines.read(session.wake_in(), also=session.link.waitables())
+                except OSError:               # the input has gone (EIO): as its end
+                    got = ("", None)
+                if got is None:               # the engine sent something, or the deadline came
+                    session.poll()
+                    continue
+                line, problem = got
+                if problem is not None:
+                    session.info(problem)
+                elif not session.handle(line or "quit"):   # the end of input is taken as quit, as Stockfish takes it
+                    return 0
     finally:
         session.close()
 

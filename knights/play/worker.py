@@ -6,7 +6,15 @@ does neither: :class:`EngineLink` posts requests ``(id, op, args)`` down a pipe 
 :class:`EngineWorker` in a separate engine process (:func:`engine_main`, spawned after
 ``uciok``), which answers ``(id, kind, payload)`` in order and sends notices as ``(0,
 "info", text)``. A program that has the evaluators loaded already (lichess-bot's homemade
-engine, a test) runs the same worker on a thread instead, sharing them.
+engine, a test) runs the same worker on a thread instead, sharing them. The protocol never
+blocks on the pipe: it watches it beside its input (:meth:`EngineLink.waitables`) and takes
+in what has come (:meth:`EngineLink.pump`); the reply to a request it waits for is kept
+until it asks (:meth:`EngineLink.keep`, :meth:`EngineLink.take`).
+
+What a human may want to know about the engine it built (the evaluator it plays with, a
+fallback) is said in the next search's ``info string`` lines, never between a client's
+command and its answer (a client reads ``isready``'s answer as ``readyok`` alone); only an
+error also goes to standard error, the engine's log.
 
 The worker measures what a decision costs (when the model loads, then on every move); the
 link keeps the median of the last few (:class:`knights.play.clock.DecisionCost`), which the protocol compares with
@@ -27,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import chess
 
-from knights.play.clock import DecisionCost
+from knights.play.clock import DecisionCost, search_deadlines
 
 if TYPE_CHECKING:
     from knights.play.search import Control, SearchEngine
@@ -84,9 +92,15 @@ class EngineWorker:
         self._loaded_for: tuple[str | None, bool] | None = None   # (evaluator asked for, searching) when loaded
         self._failed: tuple[tuple[str | None, bool], str] | None = None   # what could not be loaded, and why
         self.cost: float | None = None
+        self.notes: list[str] = []     # said in the next search's info lines (note)
 
     def info(self, text: str) -> None:
+        """A notice now: the answer to the request being done (an option refused)."""
         self.conn.send((0, "info", text))
+
+    def note(self, text: str) -> None:
+        """A notice for the next search's ``info string`` lines (the engine built, a fallback)."""
+        self.notes.append(text)
 
     def run(self) -> None:
         while True:
@@ -153,8 +167,9 @@ class EngineWorker:
 
     def op_decide(self, fen: str, moves: list[str], searchmoves: list[str], deadline: float | None,
                   search: dict[str, Any] | None = None) -> tuple[str, Any]:
-        """Decide on the position; ``search``: ``{"sid", "depth", "nodes"}`` of a ``go``
-        (the shared control's id, UCI's ``depth`` and ``nodes``; ``None``: not given)."""
+        """Decide on the position; ``search``: ``{"sid", "depth", "nodes", "own_ms"}`` of a ``go``
+        (the shared control's id, UCI's ``depth`` and ``nodes``, milliseconds counted from the
+        start of the search; ``None``: not given). The notes held since the last search are said first."""
         if deadline is not None and time.monotonic() > deadline:
             return "expired", None     # the protocol process has answered already
         from knights.play.search import SearchLimits
@@ -164,11 +179,19 @@ class EngineWorker:
         for move in moves:
             board.push_uci(move)
         search = search or {}
+        sid = int(search.get("sid", 0))
+        notes, self.notes = self.notes, []
+        for text in notes:
+            self.conn.send((0, "say", (sid, text)))
         root_moves = [chess.Move.from_uci(m) for m in searchmoves] or None
+        soft = hard = None
+        if search.get("own_ms") is not None:    # a time of its own, from now (a go with no clock)
+            soft, hard = search_deadlines(search["own_ms"] / 1000, now=0.0)
         decision = engine.choose(
-            board, root_moves, limits=SearchLimits(depth=search.get("depth"), nodes=search.get("nodes")),
-            control=search_control(self.control, int(search.get("sid", 0))),
-            on_iteration=lambda it: self.conn.send((0, "line", (search.get("sid", 0), it.uci()))))
+            board, root_moves,
+            limits=SearchLimits(depth=search.get("depth"), nodes=search.get("nodes"), soft=soft, hard=hard),
+            control=search_control(self.control, sid),
+            on_iteration=lambda it: self.conn.send((0, "line", (sid, it.uci()))))
         self.cost = engine.one_ply_seconds   # the one-ply part: what the quickest answer costs
         ponder = decision.pv[1].uci() if len(decision.pv) > 1 else None
         return "decision", {"move": decision.move.uci(), "mates": decision.mates, "mate_in": decision.mate_in,
@@ -183,8 +206,8 @@ class EngineWorker:
         An evaluator that cannot be loaded (missing or damaged files, non-finite evaluations) is
         never replaced by another one in silence: :class:`EvaluatorUnusable` is raised, now and at
         every later request until the options change, so that ``isready`` and every ``go`` say
-        why in an ``info string error:`` line (and on stderr, the engine's log); the protocol
-        still answers each ``go`` with a legal move."""
+        why in an ``info string error:`` line (and, once, on stderr, the engine's log); the
+        protocol still answers each ``go`` with a legal move."""
         from knights.play.fast.bots import select_play_evaluator
         from knights.play.fast.engine import search_engine
         from knights.play.search import evaluator_for_depth
@@ -199,12 +222,13 @@ class EngineWorker:
             self._loaded_for = asked
             return self.engine
         try:
-            evaluator = select_play_evaluator(wanted, notice=self.info)
+            evaluator = select_play_evaluator(wanted, notice=self.note)
         except Exception as exc:  # noqa: BLE001 - reported on every request, never played around
             message = f"cannot load evaluator {wanted or 'default'!r}: {exc}"
             self._failed = (asked, message)
             self.engine, self._loaded_name, self._loaded_for = None, None, None
-            self.log(f"error: {message}", info=False)   # the protocol says it in every answer
+            if self.own_process:   # the engine's log; the protocol says it in every answer
+                print(f"knights uci: error: {message}", file=sys.stderr, flush=True)
             raise EvaluatorUnusable(message) from None
         self._failed = None
         engine = search_engine(evaluator, depth=self.depth, stochastic=self.stochastic, seed=self.seed,
@@ -212,20 +236,12 @@ class EngineWorker:
         try:
             self.cost = engine.measure_one_ply()   # the cost of one decision, before the first move
         except Exception as exc:  # noqa: BLE001 - reported; the first real decision measures it
-            self.info(f"could not time a decision: {type(exc).__name__}: {exc}")
+            self.note(f"could not time a decision: {type(exc).__name__}: {exc}")
         self.engine = engine
         self._loaded_name = wanted
         self._loaded_for = asked
-        self.log(f"{ENGINE_LOG_NAME} plays with {engine.name} (depth {self.depth})")
+        self.note(f"{ENGINE_LOG_NAME} plays with {engine.name} (depth {self.depth})")
         return engine
-
-    def log(self, text: str, *, info: bool = True) -> None:
-        """``text`` as an ``info string`` and, from the engine process, on stderr: the log a GUI or
-        lichess-bot keeps of the engine."""
-        if info:
-            self.info(text)
-        if self.own_process:
-            print(f"knights uci: {text}", file=sys.stderr, flush=True)
 
 
 def engine_main(conn: Connection, evaluator: str | None, seed: int | None, stochastic: bool, depth: int,
@@ -252,7 +268,7 @@ class EngineLink:
         self.engine_process = engine_process         # False: the worker runs on a thread of this process
         self.control = shared_control(multiprocessing.get_context("spawn") if engine_process else multiprocessing)
         self._search_id = 0
-        self.hold: int | None = None                 # a request whose answer is kept when it comes unasked
+        self._wanted: set[int] = set()               # requests whose replies are kept until taken (keep)
         self._kept: dict[int, tuple[str, Any]] = {}
         self._conn: Connection | None = None
         self._proc: Any = None                       # the engine process (multiprocessing.Process)
@@ -288,6 +304,7 @@ class EngineLink:
         engine process has died: it is restarted on the next request). Notices and late
         replies to earlier requests are taken in on the way."""
         if rid in self._kept:
+            self._wanted.discard(rid)
             return self._kept.pop(rid)
         deadline = None if timeout is None else time.monotonic() + timeout
         while self._conn is not None:
@@ -301,11 +318,12 @@ class EngineLink:
                 self.close()
                 return None
             if got == rid:
+                self._wanted.discard(rid)
                 self._absorb(kind, payload, awaited=True)
                 return kind, payload
-            if got and got == self.hold:        # a go infinite's answer before stop: kept for then
-                self._kept = {got: (kind, payload)}
-            self._absorb(kind, payload, awaited=got == self.hold)
+            if got in self._wanted:             # a reply the protocol takes when it looks (take)
+                self._kept[got] = (kind, payload)
+            self._absorb(kind, payload, awaited=got in self._wanted)
         return None
 
     def _absorb(self, kind: str, payload: Any, *, awaited: bool) -> None:
@@ -316,6 +334,10 @@ class EngineLink:
             if sid == self._search_id:      # a search that has been stopped or replaced stays quiet
                 self.last_line = text
                 self.line(text)
+        elif kind == "say":                 # a notice held for this search's info lines
+            sid, text = payload
+            if sid == self._search_id:
+                self.info(text)
         elif kind == "loaded":
             self.ready, self.loading = True, False
             self._note_cost(payload)
@@ -338,8 +360,28 @@ class EngineLink:
         self._cost.note(seconds)
 
     def pump(self) -> None:
-        """Take in whatever the engine process has sent (notices) without waiting."""
+        """Take in whatever the engine process has sent (notices, lines, kept replies) without waiting."""
         self.wait(-1, 0.0)
+
+    def pump_within(self, timeout: float | None) -> None:
+        """Wait until the engine process sends something, at most ``timeout`` seconds, and take it in."""
+        if self._conn is None:
+            return
+        try:
+            ready = self._conn.poll(timeout)
+        except (EOFError, OSError):     # it has gone: pump says so
+            ready = True
+        if ready:
+            self.pump()
+
+    def waitables(self) -> list[Connection]:
+        """The pipe from the engine, for a caller that waits on it beside its input."""
+        return [] if self._conn is None else [self._conn]
+
+    @property
+    def alive(self) -> bool:
+        """Whether the engine process (or thread) is there to answer."""
+        return self._conn is not None
 
     def drain(self) -> None:
         """Wait until the engine process has done every request so far (tests; ``isready``)."""
@@ -363,9 +405,18 @@ class EngineLink:
                 proc.terminate()
                 proc.join(timeout=2)
 
+    def keep(self, rid: int) -> None:
+        """Keep the reply to request ``rid`` when it comes, until :meth:`take`."""
+        self._wanted.add(rid)
+
     def has_answer(self, rid: int) -> bool:
-        """Whether the answer to the held request ``rid`` has come (see :attr:`hold`)."""
+        """Whether the reply to the kept request ``rid`` has come."""
         return rid in self._kept
+
+    def take(self, rid: int) -> tuple[str, Any] | None:
+        """The kept reply to ``rid`` if it has come; either way it is no longer kept."""
+        self._wanted.discard(rid)
+        return self._kept.pop(rid, None)
 
     def begin_search(self, soft: float = NO_DEADLINE, hard: float = NO_DEADLINE) -> int:
         """A new search id with its deadlines (``time.monotonic()`` seconds): any search still
