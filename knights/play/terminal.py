@@ -6,12 +6,14 @@
 The board is drawn with Unicode pieces from your side (``--ascii`` for letters).
 Type moves in SAN (``e4``, ``Nf3``, ``O-O``, ``e8=Q``) or UCI (``e2e4``, ``e7e8q``);
 commands: ``help``, ``moves``, ``undo`` (take back your last move and the bot's
-reply), ``flip``, ``fen``, ``resign``, ``quit``. Input is read line by line, so a
-game can be piped in; end of input ends the game cleanly; a line that is not valid
-text (a stray byte) is reported and ignored. The game is saved as PGN in ``games/``
-when it ends, however it ends: ``quit``, end of input, Ctrl-C, a closed terminal
-(SIGHUP) or ``kill`` (SIGTERM). The folder is checked before the game starts; if the
-PGN still cannot be written at the end, it is printed instead.
+reply), ``flip``, ``fen``, ``resign``, ``quit``. Input is read line by line
+(:class:`~knights.play.stdin.Lines`), so a game can be piped in; end of input ends the
+game cleanly; a line that is not valid text (a stray byte) is reported and ignored. The
+game is saved as PGN in ``games/`` when it ends, however it ends: ``quit``, end of input,
+Ctrl-C, a closed terminal (SIGHUP, or a read that fails because the terminal is gone) or
+``kill`` (SIGTERM); a SIGHUP or SIGTERM that comes while it is being saved is noted, not
+raised. The folder is checked before the game starts; if the PGN still cannot be written
+at the end, it is printed instead.
 """
 
 from __future__ import annotations
@@ -97,8 +99,23 @@ class Hangup(KeyboardInterrupt):
         self.signum = signum
 
 
-def _raise_hangup(signum: int, _frame: FrameType | None) -> None:
-    raise Hangup(signum)
+class Hangups:
+    """The handler of SIGHUP and SIGTERM for one game: raises :class:`Hangup` in the main thread
+    while the game is played; once it is over (:meth:`hold`: it is being saved), the signal is
+    only noted, so that the save always finishes."""
+
+    def __init__(self) -> None:
+        self.raising = True
+        self.noted: int | None = None
+
+    def __call__(self, signum: int, _frame: FrameType | None) -> None:
+        if self.raising:
+            self.raising = False      # a second signal while the first ends the game is only noted
+            raise Hangup(signum)
+        self.noted = self.noted or signum
+
+    def hold(self) -> None:
+        self.raising = False
 
 
 # -- saving ----------------------------------------------------------------------------------
@@ -160,11 +177,12 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
         seed: int | None = None, stochastic: bool = True, capture_bonus: float = 0.0,
         fen: str | None = None, games_dir: str | Path = "games", unicode: bool | None = None,
         depth: int = PLAY_DEPTH, movetime: float = PLAY_MOVETIME,
-        engine: OnePlyEngine | SearchEngine | None = None) -> int:
-    """Play one game reading your input from ``stdin``; returns the exit code (0)."""
-    def say(text: str = "") -> None:
+        engine: OnePlyEngine | SearchEngine | None = None, hangups: Hangups | None = None) -> int:
+    """Play one game reading your input from ``stdin``; returns the exit code (0; 128 + the
+    signal for a game ended by SIGHUP or SIGTERM, or by the terminal going away)."""
+    def say(text: str = "", end: str = "\n") -> None:
         with contextlib.suppress(OSError, ValueError):   # the terminal is gone (SIGHUP): the game is still saved
-            print(text, file=stdout, flush=True)
+            print(text, file=stdout, end=end, flush=True)
 
     check_games_dir(games_dir)
     board = board_from_fen(fen) if fen else chess.Board()
@@ -192,74 +210,80 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
         result, termination = res, term
         say(message)
 
-    lines = Lines(stdin)
+    code = 0
     try:
-        while True:
-            reason = game_over(board)
-            if reason is not None:
-                say(render(board, orientation, unicode=unicode))
-                res = result_of(board)
-                who = {"1-0": "White wins", "0-1": "Black wins"}.get(res, "Draw")
-                finish(res, "normal", f"Game over: {reason}. {who} ({res}).")
-                break
-            if board.turn != human:
-                decision = engine.choose(board)
-                san = board.san(decision.move)
-                number = f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"
-                board.push(decision.move)
-                say(f"Bot plays {number} {san}   eval {format_score(decision.score)} (White's view)")
-                continue
-            if shown != (board.fen(), orientation):
-                say(render(board, orientation, unicode=unicode))
-                shown = (board.fen(), orientation)
-            stdout.write(f"Your move ({'white' if human == chess.WHITE else 'black'}): ")
-            stdout.flush()
-            line, problem = lines.next_line()
-            if problem is not None:
-                say()
-                say(f"Your {problem}. Type a move or 'help'.")
-                continue
-            if not line:
-                say()
-                finish("*", "unterminated", "End of input: the game stops here.")
-                break
-            text = line.strip()
-            if not interactive:       # piped input: echo it, so the transcript reads like a session
-                say(text)
-            command = text.lower()
-            if not text:
-                continue
-            if command in ("help", "?", "h"):
-                say(HELP)
-            elif command in ("moves", "legal"):
-                say("Legal moves: " + " ".join(board.san(m) for m in board.legal_moves))
-            elif command == "flip":
-                orientation = not orientation
-            elif command == "fen":
-                say(board.fen())
-            elif command in ("undo", "takeback"):
-                # your last move and the bot's reply to it, back to your turn
-                if len(board.move_stack) >= 2:
-                    board.pop()
-                    board.pop()
-                    say("Took back your last move and the bot's reply.")
-                else:
-                    say("Nothing to undo.")
-            elif command == "resign":
-                res = "0-1" if human == chess.WHITE else "1-0"
-                finish(res, "normal", f"You resign. {'Black' if human == chess.WHITE else 'White'} wins ({res}).")
-                break
-            elif command in ("quit", "exit"):
-                finish("*", "unterminated", "Stopped.")
-                break
-            else:
-                try:
-                    move = parse_move(board, text)
-                except EngineError:
-                    legal = " ".join(board.san(m) for m in board.legal_moves)
-                    say(f"Illegal or unknown move {text!r}. Legal moves: {legal}")
+        with Lines(stdin) as lines:
+            while True:
+                reason = game_over(board)
+                if reason is not None:
+                    say(render(board, orientation, unicode=unicode))
+                    res = result_of(board)
+                    who = {"1-0": "White wins", "0-1": "Black wins"}.get(res, "Draw")
+                    finish(res, "normal", f"Game over: {reason}. {who} ({res}).")
+                    break
+                if board.turn != human:
+                    decision = engine.choose(board)
+                    san = board.san(decision.move)
+                    number = f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"
+                    board.push(decision.move)
+                    say(f"Bot plays {number} {san}   eval {format_score(decision.score)} (White's view)")
                     continue
-                board.push(move)
+                if shown != (board.fen(), orientation):
+                    say(render(board, orientation, unicode=unicode))
+                    shown = (board.fen(), orientation)
+                say(f"Your move ({'white' if human == chess.WHITE else 'black'}): ", end="")
+                try:
+                    line, problem = lines.next_line()
+                except OSError as exc:      # EIO: the terminal has closed (its hang-up may follow)
+                    say()
+                    finish("*", "unterminated", f"The terminal is gone ({exc.strerror or exc}); the game stops here.")
+                    code = 128 + signal.SIGHUP
+                    break
+                if problem is not None:
+                    say()
+                    say(f"Your {problem}. Type a move or 'help'.")
+                    continue
+                if not line:
+                    say()
+                    finish("*", "unterminated", "End of input: the game stops here.")
+                    break
+                text = line.strip()
+                if not interactive:       # piped input: echo it, so the transcript reads like a session
+                    say(text)
+                command = text.lower()
+                if not text:
+                    continue
+                if command in ("help", "?", "h"):
+                    say(HELP)
+                elif command in ("moves", "legal"):
+                    say("Legal moves: " + " ".join(board.san(m) for m in board.legal_moves))
+                elif command == "flip":
+                    orientation = not orientation
+                elif command == "fen":
+                    say(board.fen())
+                elif command in ("undo", "takeback"):
+                    # your last move and the bot's reply to it, back to your turn
+                    if len(board.move_stack) >= 2:
+                        board.pop()
+                        board.pop()
+                        say("Took back your last move and the bot's reply.")
+                    else:
+                        say("Nothing to undo.")
+                elif command == "resign":
+                    res = "0-1" if human == chess.WHITE else "1-0"
+                    finish(res, "normal", f"You resign. {'Black' if human == chess.WHITE else 'White'} wins ({res}).")
+                    break
+                elif command in ("quit", "exit"):
+                    finish("*", "unterminated", "Stopped.")
+                    break
+                else:
+                    try:
+                        move = parse_move(board, text)
+                    except EngineError:
+                        legal = " ".join(board.san(m) for m in board.legal_moves)
+                        say(f"Illegal or unknown move {text!r}. Legal moves: {legal}")
+                        continue
+                    board.push(move)
     except Hangup as exc:
         say()
         finish("*", "unterminated", f"Stopped by {exc.args[0]}.")
@@ -268,8 +292,9 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
         say()
         finish("*", "unterminated", "Interrupted.")
         code = 130
-    else:
-        code = 0
+    finally:
+        if hangups is not None:
+            hangups.hold()     # from here a hang-up is only noted: the game is saved whatever comes
     try:
         path = save_pgn(board, games_dir, human=human, bot_name=bot_name, result=result, termination=termination)
     except OSError as exc:   # the folder went away, the disk is full: print the game rather than lose it
@@ -279,31 +304,42 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
         say(str(game))
         return code or 1
     say(f"Game saved to {path}")
+    if not code and hangups is not None and hangups.noted:
+        code = 128 + hangups.noted
     return code
 
 
 def main(args: argparse.Namespace) -> int:
-    """``knights play``: the options come from :func:`knights.cli.build_parser`."""
+    """``knights play``: the options come from :func:`knights.cli.build_parser`. A game ended by a
+    signal (Ctrl-C, SIGHUP, SIGTERM) or by its terminal going away ends the process as soon as it
+    is saved and the output flushed, without the interpreter's teardown: torch's and numba's
+    take seconds on a busy machine, and the signal asked for an end."""
     import torch
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)   # one ply of ~35 positions: a second thread only adds overhead
     previous: dict[signal.Signals, Any] = {}
+    hangups = Hangups()
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGHUP, signal.SIGTERM):
-            previous[signum] = signal.signal(signum, _raise_hangup)
+            previous[signum] = signal.signal(signum, hangups)
     try:
-        return run(sys.stdin, sys.stdout, color=getattr(args, "color", "white"),
+        code = run(sys.stdin, sys.stdout, color=getattr(args, "color", "white"),
                    evaluator=getattr(args, "evaluator", None), seed=getattr(args, "seed", None),
                    stochastic=not getattr(args, "deterministic", False),
                    capture_bonus=getattr(args, "capture_bonus", 0.0), fen=getattr(args, "fen", None),
                    games_dir=getattr(args, "games_dir", "games"),
                    unicode=False if getattr(args, "ascii", False) else None,
                    depth=getattr(args, "depth", None) or PLAY_DEPTH,
-                   movetime=getattr(args, "movetime", None) or PLAY_MOVETIME)
+                   movetime=getattr(args, "movetime", None) or PLAY_MOVETIME, hangups=hangups)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         with contextlib.suppress(OSError, ValueError):
             sys.stdout.flush()
         torch.set_num_threads(threads)
+    if code > 128:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+        os._exit(code)
+    return code
