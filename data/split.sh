@@ -112,6 +112,24 @@ header=${header#$'\xef\xbb\xbf'}        # a UTF-8 byte order mark, if any
 commas=${header//[^,]/}
 header_fields=$(( ${#commas} + 1 ))
 
+# Every name in the header must be a CSSLab column, board and cp among them (what the chunk
+# reader needs): a file without its header line would otherwise make its first row the header
+# of every chunk.
+declare -A known=()
+for name in "${CSSLAB_COLUMNS[@]}"; do known[$name]=1; done
+IFS=, read -r -a names <<<"$header,"     # trailing comma keeps a trailing empty name
+for name in "${names[@]}"; do
+    [[ -n $name && -n ${known[$name]+x} ]] && continue
+    quoted=${name:0:40}
+    ((${#name} <= 40)) || quoted+=...
+    die "$input: the first line is not a CSSLab header: '$quoted' is not one of the" \
+        "${#CSSLAB_COLUMNS[@]} column names (knights/data/csslab.py); is the header line missing?"
+done
+for name in board cp; do
+    [[ ",$header," == *",$name,"* ]] \
+        || die "$input: the header has no '$name' column, which every chunk needs"
+done
+
 fields=""        # comma-separated field numbers for --cut, empty: keep all
 out_header=$header
 if ((cut)); then

@@ -95,14 +95,14 @@ def test_defaults_prefix_and_100000_lines(tmp_path: Path) -> None:
     src = tmp_path / "in.csv"
     n = 100_001
     # short rows keep the file small: only the row count matters here
-    src.write_text("h1,h2\n" + "".join(f"{i},x\n" for i in range(n)))
+    src.write_text("board,cp\n" + "".join(f"{i},x\n" for i in range(n)))
     out = tmp_path / "out"
     res = run(src, out)
     assert res.returncode == 0, res.stderr
     assert chunk_names(out) == ["Chess_Jan_aa", "Chess_Jan_ab"]
     header, body = read_chunk(out / "Chess_Jan_aa")
-    assert header == "h1,h2" and len(body) == 100_000 and body[0] == "0,x"
-    assert read_chunk(out / "Chess_Jan_ab") == ("h1,h2", [f"{n - 1},x"])
+    assert header == "board,cp" and len(body) == 100_000 and body[0] == "0,x"
+    assert read_chunk(out / "Chess_Jan_ab") == ("board,cp", [f"{n - 1},x"])
 
 
 def test_suffix_len_one(tmp_path: Path) -> None:
@@ -258,6 +258,46 @@ def test_refuses_header_only_input(tmp_path: Path, text: str) -> None:
     assert_refused(res, src)
     assert "no rows" in res.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["header.csv"]
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_refuses_a_file_without_its_header_line(tmp_path: Path, cut: bool) -> None:
+    """Before: exit 0, "49 rows -> 5 chunks", the first data row made the header of every chunk."""
+    src = tmp_path / "rows.csv"
+    rows = write_csv(src, 50)
+    src.write_text("\n".join(rows[1:]) + "\n")       # the header line left out: rows[1] comes first
+    out = tmp_path / "out"
+    res = run(*(["--cut"] if cut else []), src, out, "Chess_Jan_", 10)
+    assert_refused(res, src)
+    assert res.returncode == 1 and len(res.stderr.splitlines()) == 1, res.stderr
+    assert "the first line is not a CSSLab header: 'r1_game_id' is not one of the 47 column names" in res.stderr
+    assert "header line missing" in res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.csv"]
+
+
+@pytest.mark.parametrize(("header", "says"), [
+    ("game_id,board,cp,nonsense", "'nonsense' is not one of the 47 column names"),
+    ("board,cp," + "x" * 5000, "'" + "x" * 40 + "...' is not one of"),
+    ("board,,cp", "'' is not one of"),
+    ("move,cp", "the header has no 'board' column"),
+    ("board,move", "the header has no 'cp' column")])
+def test_refuses_a_header_of_other_names(tmp_path: Path, header: str, says: str) -> None:
+    src = tmp_path / "odd.csv"
+    src.write_text(f"{header}\n" + ",".join("1" for _ in header.split(",")) + "\n")
+    res = run(src, tmp_path / "out")
+    assert_refused(res, src)
+    assert says in res.stderr and len(res.stderr) < 300, res.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_header_of_some_csslab_columns_is_split(tmp_path: Path) -> None:
+    """The eleven columns --cut keeps (a file cut before) split as they are."""
+    src = tmp_path / "kept.csv"
+    header = ",".join(KEPT_COLUMNS)
+    src.write_text(f"{header}\n" + "\n".join(",".join(f"{i}" for _ in KEPT_COLUMNS) for i in range(3)) + "\n")
+    res = run(src, tmp_path / "out", "K_", 2)
+    assert res.returncode == 0, res.stderr
+    assert read_chunk(tmp_path / "out" / "K_aa") == (header, ["0," * 10 + "0", "1," * 10 + "1"])
 
 
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
