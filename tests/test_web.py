@@ -229,6 +229,39 @@ def test_every_change_is_written_and_a_new_store_on_the_file_goes_on(tmp_path):
     assert GameStore(db=path).get(game["id"]).state()["reason"] == "white resigns"
 
 
+def test_a_database_that_refuses_writes_is_503_for_changes_and_reads_go_on(tmp_path, caplog):
+    """Before: every request, reads included, answered 500 'disk I/O error' with a traceback in the
+    log. Here SQLite itself refuses every write (query_only, as a full or read-only disk would),
+    and the server tests/test_web_restart.py runs meets a real disk I/O error."""
+    path = tmp_path / "games.sqlite3"
+    store = GameStore(db=path)
+    client = create_app(store, trusted_hosts=["localhost"]).test_client()
+    game = new_game(client)
+    state = move(client, game["id"], "e2e4").get_json()
+    store.db._db.execute("PRAGMA query_only = ON")
+    caplog.set_level(logging.INFO, logger="knights.web")
+    assert client.get(f"/api/games/{game['id']}").get_json() == state
+    assert client.get(f"/api/games/{game['id']}/pgn").status_code == 200
+    assert client.get("/api/options").status_code == 200
+    refused = [(f"/api/games/{game['id']}/move", {"move": "d2d4"}, "your move was not played"),
+               (f"/api/games/{game['id']}/undo", None, "nothing was taken back"),
+               (f"/api/games/{game['id']}/resign", None, "you have not resigned"),
+               ("/api/games", FAST, "no game was started")]
+    for url, body, lost in refused:
+        response = client.post(url, json=body)
+        assert response.status_code == 503, response.get_json()
+        assert response.get_json()["error"] == (f"the games database {path} cannot be written (attempt to write a "
+                                                f"readonly database): {lost}")
+        assert client.get(f"/api/games/{game['id']}").get_json() == state     # as stored: nothing half-done
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == len(refused) and not any(r.exc_info for r in warnings)
+    assert all("cannot be written" in r.getMessage() and "\n" not in r.getMessage() for r in warnings)
+    store.db._db.execute("PRAGMA query_only = OFF")       # the disk is back: the game goes on
+    after = move(client, game["id"], "d2d4").get_json()
+    assert after["moves"][:3] == [*state["moves"], "d2d4"]
+    assert GameDatabase(path).load(game["id"]).moves == after["moves"]
+
+
 def test_a_game_set_up_from_a_position_is_stored_with_it(tmp_path, client, store):
     path = tmp_path / "games.sqlite3"
     store = GameStore(db=path)

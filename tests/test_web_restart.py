@@ -161,3 +161,39 @@ def test_a_move_made_while_the_bot_thinks_survives_a_kill_and_the_bot_moves_afte
 def _ignore_errors(call: Any, *args: Any) -> None:
     with contextlib.suppress(OSError):    # the server was killed under it: expected (URLError is an OSError)
         call(*args)
+
+
+def test_a_disk_that_fails_mid_game_refuses_changes_with_503_and_reads_go_on(servers: list[Server],
+                                                                              tmp_path: Path) -> None:
+    """Before: once the database could not be written, every request, reads included, answered
+    500 'disk I/O error' and logged a traceback. The running server's file-size limit is set to
+    0 (prlimit, as a full disk): every write it makes to a file fails, with SQLite's own error."""
+    import resource
+
+    db = tmp_path / "games.sqlite3"
+    servers.append(Server(db))
+    server = servers[-1]
+    game = server.call("POST", "api/games", {"evaluator": "material", "stochastic": False})
+    state = server.call("POST", f"api/games/{game['id']}/move", {"move": "e2e4"})
+    pid = server.process.pid
+    limits = resource.prlimit(pid, resource.RLIMIT_FSIZE)
+    resource.prlimit(pid, resource.RLIMIT_FSIZE, (0, limits[1]))
+    try:
+        assert server.call("GET", f"api/games/{game['id']}") == state
+        assert "1. e4" in server.call("GET", f"api/games/{game['id']}/pgn")
+        for path, body in ((f"api/games/{game['id']}/move", {"move": "d2d4"}), (f"api/games/{game['id']}/undo", None),
+                           ("api/games", {"evaluator": "material"})):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                server.call("POST", path, body)
+            answer = json.loads(refused.value.read().decode())
+            assert refused.value.code == 503, answer
+            assert answer["error"].startswith(f"the games database {db} cannot be written (disk I/O error): ")
+        assert server.call("GET", f"api/games/{game['id']}") == state
+    finally:
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, limits)
+    after = server.call("POST", f"api/games/{game['id']}/move", {"move": "d2d4"})
+    assert after["moves"][:3] == [*state["moves"], "d2d4"] and stored_moves(db, game["id"]) == after["moves"]
+    server.kill()
+    log = server.process.stderr.read()      # type: ignore[union-attr]
+    assert "Traceback" not in log, log
+    assert len([line for line in log.splitlines() if "cannot be written" in line]) == 3, log

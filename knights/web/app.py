@@ -18,7 +18,9 @@
 
 Every refusal is JSON ``{"error": "one clear line"}`` with a 4xx status: 400 for a
 malformed request, 404 for an unknown game, 409 for a move out of turn or after
-the end, 415 for a body that is not JSON, 422 for an illegal move. Bodies are JSON
+the end, 415 for a body that is not JSON, 422 for an illegal move; and 503 when the
+games database cannot be written (a full or failing disk): the change is not made, and
+reading the games goes on. Bodies are JSON
 objects sent as ``application/json`` (which a page on another site cannot send
 here without asking first), nested at most :data:`MAX_NESTING` deep.
 
@@ -45,7 +47,8 @@ from werkzeug.exceptions import HTTPException
 from knights.play.user_input import EngineError
 from knights.web.engines import page_options
 from knights.web.errors import RequestError
-from knights.web.games import NEW_GAME_FIELDS, Game, GameStore
+from knights.web.games import BOT_MOVE_LOST, NEW_GAME_FIELDS, Game, GameStore
+from knights.web.storage import StorageUnavailable
 
 HERE = Path(__file__).resolve().parent
 STATIC = HERE / "static"
@@ -169,6 +172,11 @@ def create_app(store: GameStore | None = None, *, trusted_hosts: list[str] | Non
     def engine_refused(exc: EngineError) -> tuple[Response, int]:
         return jsonify(error=str(exc)), 422
 
+    @app.errorhandler(StorageUnavailable)
+    def unsaved(exc: StorageUnavailable) -> tuple[Response, int]:
+        log.warning("%s %s: %s", request.method, request.path, exc)    # one line: the disk's trouble, not a bug
+        return jsonify(error=str(exc)), 503
+
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response, int]:
         status = exc.code or 500
@@ -215,9 +223,9 @@ def create_app(store: GameStore | None = None, *, trusted_hosts: list[str] | Non
         game = games.get(game_id)
         with game.lock:
             game.play_human(data["move"])
-            games.save(game)
+            games.save(game, "your move was not played")
             if game.play_bot(client_gone(request.environ)):
-                games.save(game)
+                games.save(game, f"your move was saved, but {BOT_MOVE_LOST}")
             return answer(game)
 
     @app.post("/api/games/<game_id>/bot")
@@ -226,25 +234,25 @@ def create_app(store: GameStore | None = None, *, trusted_hosts: list[str] | Non
         game = games.get(game_id)
         with game.lock:
             if game.play_bot(client_gone(request.environ)):
-                games.save(game)
+                games.save(game, BOT_MOVE_LOST)
             return answer(game)
 
-    def change(game_id: str, act: Callable[[Game], object]) -> tuple[Response, int]:
+    def change(game_id: str, act: Callable[[Game], object], lost: str) -> tuple[Response, int]:
         """``act`` on the game under its lock, written to the database before the answer."""
         _body(())
         game = games.get(game_id)
         with game.lock:
             act(game)
-            games.save(game)
+            games.save(game, lost)
             return answer(game)
 
     @app.post("/api/games/<game_id>/undo")
     def undo(game_id: str) -> tuple[Response, int]:
-        return change(game_id, Game.undo)
+        return change(game_id, Game.undo, "nothing was taken back")
 
     @app.post("/api/games/<game_id>/resign")
     def resign(game_id: str) -> tuple[Response, int]:
-        return change(game_id, Game.resign)
+        return change(game_id, Game.resign, "you have not resigned")
 
     @app.get("/api/games/<game_id>/pgn")
     def pgn(game_id: str) -> Response:

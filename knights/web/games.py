@@ -44,12 +44,13 @@ from knights.play.search import Control, SearchEngine
 from knights.play.user_input import EngineError
 from knights.web.engines import SETTINGS_FIELDS, Engine, EngineSettings, engine_for
 from knights.web.errors import RequestError
-from knights.web.storage import IDLE_DAYS, MAX_GAMES, MAX_SEEN, GameDatabase, GameRecord
+from knights.web.storage import IDLE_DAYS, MAX_GAMES, MAX_SEEN, GameDatabase, GameRecord, StorageUnavailable
 
 BOT_NAME = "Knights and Kernels"
 COLORS = {"white": chess.WHITE, "black": chess.BLACK}
 NEW_GAME_FIELDS = ("color", *SETTINGS_FIELDS)
 MAX_MOVE_TEXT = 12
+BOT_MOVE_LOST = "the bot's move was not kept; it moves again once the games can be saved"
 
 _thinking = threading.Lock()
 """One bot thinks at a time: the machine's cores are better used by one batch than two."""
@@ -299,9 +300,15 @@ class GameStore:
     def __len__(self) -> int:
         return len(self.db)
 
-    def save(self, game: Game) -> None:
-        """Write ``game`` as it is now (call it under ``game.lock``)."""
-        self.db.save(game.record())
+    def save(self, game: Game, lost: str = "the change was not made") -> None:
+        """Write ``game`` as it is now (call it under ``game.lock``). When the database refuses,
+        the game kept in memory is dropped, so that the next request reads back what is stored,
+        and :class:`~knights.web.storage.StorageUnavailable` says what was ``lost``."""
+        try:
+            self.db.save(game.record())
+        except StorageUnavailable as exc:
+            self._forget([game.id])
+            raise StorageUnavailable(f"{exc}: {lost}") from None
 
     def new_game(self, request: Mapping[str, Any], stop: Stop | None = None) -> Game:
         """A new game from a request's fields (``color``: white, black or random, and
@@ -323,12 +330,12 @@ class GameStore:
             raise RequestError(str(exc)) from None
         game = Game(secrets.token_hex(8), COLORS[color], settings, engine)
         with game.lock:
-            self.save(game)
+            self.save(game, "no game was started")
             with self._lock:
                 self._games[game.id] = game
             self._forget(self.db.prune())
             if game.play_bot(stop):
-                self.save(game)
+                self.save(game, BOT_MOVE_LOST)
         return game
 
     def _forget(self, ids: list[str]) -> None:

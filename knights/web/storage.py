@@ -32,7 +32,9 @@ the worst case is about ``MAX_GAMES * MAX_SEEN * 4 KB``, some 64 MB.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -52,6 +54,8 @@ MAX_SEEN = 64
 last; undo walks back through the others)."""
 SCHEMA_VERSION = 1
 
+log = logging.getLogger(__name__)
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
@@ -70,6 +74,11 @@ CREATE INDEX IF NOT EXISTS games_used ON games (used);
 
 class StorageError(RuntimeError):
     """The games database cannot be used (not a database, a newer schema, unwritable)."""
+
+
+class StorageUnavailable(StorageError):
+    """The games database refused a write while the server runs (a full or failing disk, a file
+    made read-only): the change was not made. Reads go on; the server answers 503."""
 
 
 @dataclass
@@ -118,6 +127,21 @@ class GameDatabase:
                                "give another file with --db") from None
         self.prune()
 
+    def _write(self, sql: str, *params: Any) -> None:
+        """Run one change (under the lock): :class:`StorageUnavailable` when the file refuses it."""
+        try:
+            self._db.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise StorageUnavailable(f"the games database {self.path} cannot be written ({exc})") from None
+
+    def _note_use(self, game_id: str) -> None:
+        """Count ``game_id`` as used now (under the lock); skipped while the file cannot be
+        written, so that reading a game never fails on it."""
+        try:
+            self._db.execute("UPDATE games SET used = ? WHERE id = ?", (self._now(), game_id))
+        except sqlite3.Error as exc:
+            log.debug("%s: not noted as used (%s)", game_id, exc)
+
     def _now(self) -> float:
         """Now, as Unix time, and always after the last call (so use orders every game)."""
         self._last = max(time.time(), self._last + 1e-6)
@@ -132,16 +156,17 @@ class GameDatabase:
             self._db.close()
 
     def save(self, record: GameRecord) -> None:
-        """Write ``record`` (a new game or a change), committed when this returns."""
+        """Write ``record`` (a new game or a change), committed when this returns;
+        :class:`StorageUnavailable` when the file refuses it (nothing changed there)."""
         row = (record.id, record.human, json.dumps(record.settings), record.start_fen, " ".join(record.moves),
                record.resigned, json.dumps({str(k): v for k, v in record.seen.items()}), record.started)
         with self._lock:
-            self._db.execute(
+            self._write(
                 "INSERT INTO games (id, human, settings, start_fen, moves, resigned, seen, started, used) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET human = excluded.human, "
                 "settings = excluded.settings, start_fen = excluded.start_fen, moves = excluded.moves, "
                 "resigned = excluded.resigned, seen = excluded.seen, started = excluded.started, "
-                "used = excluded.used", (*row, self._now()))
+                "used = excluded.used", *row, self._now())
 
     def load(self, game_id: str) -> GameRecord | None:
         """The stored game ``game_id`` (and it counts as used now), or ``None``.
@@ -151,7 +176,7 @@ class GameDatabase:
                                    "FROM games WHERE id = ?", (game_id,)).fetchone()
             if row is None:
                 return None
-            self._db.execute("UPDATE games SET used = ? WHERE id = ?", (self._now(), game_id))
+            self._note_use(game_id)
         try:
             seen = {int(k): v for k, v in json.loads(row[6]).items()}
             settings = json.loads(row[2])
@@ -164,7 +189,7 @@ class GameDatabase:
     def touch(self, game_id: str) -> None:
         """Count ``game_id`` as used now (it stays longest)."""
         with self._lock:
-            self._db.execute("UPDATE games SET used = ? WHERE id = ?", (self._now(), game_id))
+            self._note_use(game_id)
 
     def ids(self) -> list[str]:
         """Every stored game's id, the least recently used first."""
@@ -173,7 +198,7 @@ class GameDatabase:
 
     def prune(self) -> list[str]:
         """Drop the games idle too long, then the least recently used beyond the limit;
-        returns their ids."""
+        returns their ids (none while the file cannot be written: pruning waits)."""
         with self._lock:
             cutoff = time.time() - self.idle_seconds
             old = [r[0] for r in self._db.execute("SELECT id FROM games WHERE used < ?", (cutoff,))]
@@ -182,7 +207,15 @@ class GameDatabase:
                 (cutoff, self.limit))]
             dropped = old + extra
             if dropped:
-                self._db.execute("BEGIN")
-                self._db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in dropped])
-                self._db.execute("COMMIT")
+                try:
+                    self._db.execute("BEGIN")     # one transaction: all dropped, or none
+                    self._db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in dropped])
+                    self._db.execute("COMMIT")
+                except sqlite3.Error as exc:
+                    if self._db.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            self._db.execute("ROLLBACK")
+                    log.warning("the games database %s cannot be written (%s): %d old games kept for now",
+                                self.path, exc, len(dropped))
+                    return []
             return dropped
