@@ -20,8 +20,7 @@ import chess.pgn
 import pytest
 
 from knights.cli import build_parser
-from knights.play.engine import Decision
-from knights.play.search import SEARCH_NETWORK
+from knights.play.search import SEARCH_NETWORK, SearchLimits
 from knights.web import engines
 from knights.web.app import board_library_missing, create_app
 from knights.web.engines import EngineSettings, build_engine
@@ -483,22 +482,43 @@ def test_a_bad_host_is_named_as_a_bad_host_not_a_taken_port(host):
     assert f"bad --host {host!r}" in message and "port is taken" not in message and "--port" not in message
 
 
-def test_the_order_best_first_and_what_the_page_is_told_at_depth_two():
-    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1")
-    a, b, c = (chess.Move.from_uci(u) for u in ("g8f8", "h7h6", "g7g6"))
-    # a search's list: its move first, then moves whose (stale or bound) values are better for Black
-    decision = Decision(move=a, score=100.0, candidates=[(a, 100.0), (b, -0.65), (c, 0.2)], depth=2)
+def test_the_page_is_told_the_search_s_choice_first_not_better_looking_shallow_scores():
+    """Before: the candidates were sorted by the scores shown, so after a search cut short the
+    played move sat below moves whose one-ply scores read better (34...Bd5 "choice 17 of 36").
+    A real search stopped after 50 nodes: it plays Bxh7+, -1.00 once searched, while Bxb5 keeps
+    its one-ply +2.00; the page is told the engine's order, the played move first."""
+    board = chess.Board("r2q1rk1/1b2bppp/p1n1pn2/1p6/3P4/P1NBPN2/1P3PPP/R1BQ1RK1 w - - 0 12")
+    engine = build_engine("material", stochastic=False, depth=8)
+    decision = engine.choose(board, limits=SearchLimits(nodes=50))
+    assert decision.move.uci() == "d3h7" and decision.nodes > 0
     saw = what_the_bot_saw(board, decision)
-    assert [x["uci"] for x in saw["candidates"]] == ["h7h6", "g7g6", "g8f8"]   # best first for Black
-    assert saw["rank"] == 2 and saw["candidates"][saw["rank"]]["uci"] == saw["uci"] == "g8f8"
-    assert saw["depth"] == 2
+    assert [c["uci"] for c in saw["candidates"]] == [m.uci() for m, _ in decision.candidates]
+    assert saw["rank"] == decision.rank == 0 and saw["candidates"][0]["uci"] == saw["uci"] == "d3h7"
+    assert saw["searched"] and saw["score"] == -1.0 and saw["line"] == [{"uci": "d3h7", "san": "Bxh7+"}]
+    assert max(c["score"] for c in saw["candidates"]) == 2.0     # better-looking scores listed below it
 
 
-def test_a_depth_two_game_lists_what_the_bot_saw_best_first(client):
+def test_a_search_s_line_is_told_in_san_and_the_one_ply_bot_is_not_a_search():
+    board = chess.Board("6k1/5ppp/8/8/3b4/8/5PPP/3R2K1 b - - 0 34")
+    decision = build_engine("material", stochastic=False, depth=3).choose(board, limits=SearchLimits(depth=3))
+    saw = what_the_bot_saw(board, decision)
+    replay = board.copy()
+    for step, move in zip(saw["line"], decision.pv, strict=True):
+        assert step == {"uci": move.uci(), "san": replay.san(move)}
+        replay.push(move)
+    assert saw["searched"] and len(saw["line"]) >= 2 and saw["line"][0]["uci"] == saw["uci"]
+    one_ply = build_engine("material", stochastic=False, depth=1).choose(board)
+    saw = what_the_bot_saw(board, one_ply)
+    assert not saw["searched"] and saw["line"] == [{"uci": one_ply.move.uci(), "san": board.san(one_ply.move)}]
+    scores = [c["score"] for c in saw["candidates"]]
+    assert scores == sorted(scores) and saw["rank"] == 0          # Black's best (White's lowest) first
+
+
+def test_a_depth_two_game_tells_the_page_the_search_s_move_first(client):
     game = new_game(client, depth=2, movetime=5)
-    state = move(client, game["id"], "e2e4").get_json()
-    scores = [c["score"] for c in state["saw"]["candidates"]]
-    assert scores == sorted(scores) and state["saw"]["depth"] >= 1     # Black's best: White's lowest
+    saw = move(client, game["id"], "e2e4").get_json()["saw"]
+    assert saw["searched"] and saw["rank"] == 0 and saw["candidates"][0]["uci"] == saw["uci"]
+    assert saw["line"][0]["uci"] == saw["uci"]
 
 
 @pytest.mark.clock

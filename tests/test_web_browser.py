@@ -229,16 +229,24 @@ def piece_on(page: Any, square: str) -> str | None:
     return found.first.get_attribute("data-piece") if found.count() else None
 
 
+def arrows(page: Any) -> dict[str, str]:
+    """The board's arrows: ``{"e2e4": "success", ...}`` (from and to squares: the arrow's kind)."""
+    found = page.locator("#board .arrows .arrow")
+    return {str(found.nth(i).get_attribute("data-arrow")):
+            str(found.nth(i).get_attribute("class")).split("arrow-")[-1] for i in range(found.count())}
+
+
 def check_what_the_bot_saw(page: Any, board: chess.Board) -> None:
-    """The list has a row for every legal move of the position before the bot's move,
-    the played one marked; three arrows show its top three."""
+    """The list has a row for every legal move of the position before the bot's (one-ply)
+    move, the played one marked; a green arrow shows it, blue and orange the next two rows."""
     before = board.copy()
     played = before.pop()
     rows = page.locator("#saw tbody tr")
-    listed = [rows.nth(i).get_attribute("data-uci") for i in range(rows.count())]
+    listed = [str(rows.nth(i).get_attribute("data-uci")) for i in range(rows.count())]
     assert sorted(listed) == sorted(m.uci() for m in before.legal_moves)
     assert page.locator("#saw tbody tr.played").get_attribute("data-uci") == played.uci()
-    assert page.locator("#board .arrows .arrow").count() == min(3, len(listed))
+    others = [uci[:4] for uci in listed if uci != played.uci()][:2]
+    assert arrows(page) == {played.uci()[:4]: "success", **dict(zip(others, ["info", "warning"], strict=False))}
     assert re.fullmatch("[+\u2212]([0-9]+[.][0-9]|M)", page.locator("#evalbar-text").inner_text().strip())
 
 
@@ -460,6 +468,45 @@ def test_keyboard_play_and_the_bot_move_announced(sized_context: Any, server: st
     assert not page.errors, page.errors
 
 
+def tabs_to_the_move_box(page: Any) -> int:
+    """How many Tab presses, from the top of the page, reach the move box (at most 30)."""
+    page.click("header h1")                     # where the keyboard starts: the page's top
+    for presses in range(1, 31):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "move-text":
+            return presses
+    return 31
+
+
+def test_the_move_box_is_near_at_hand_for_the_keyboard(page: Any) -> None:
+    """Before: 16 Tab presses reached the move box: a new game left the keyboard at the New game
+    button, from which Tab went round the whole page (and the browser's own bar), and the box was
+    disabled, so left out of the order, whenever it was not your move. Now a new game puts the
+    keyboard in the box; the box is the page's first Tab stop always, read-only when it is not
+    your move, and Enter there says why nothing is played."""
+    page.focus("#new")
+    before = game_id(page)
+    page.keyboard.press("Enter")                              # a new game, by the keyboard
+    page.wait_for_function("id => sessionStorage.getItem('knights-game-id') !== id", arg=before, timeout=WAIT_MS)
+    wait_for_your_turn(page)
+    assert page.evaluate("document.activeElement.id") == "move-text"
+    fen = page.input_value("#fen")
+    page.keyboard.type("e4")
+    page.keyboard.press("Enter")
+    wait_for_your_turn(page, fen)
+    assert shown_game(page)[1][0] == "e4"
+    assert tabs_to_the_move_box(page) == 1
+    page.click("#resign")
+    page.wait_for_function("() => document.getElementById('status').dataset.phase === 'over'", timeout=WAIT_MS)
+    assert tabs_to_the_move_box(page) == 1                    # not your move: still there
+    box = page.locator("#move-text")
+    assert box.get_attribute("readonly") is not None and box.get_attribute("aria-disabled") == "true"
+    page.keyboard.type("e4")
+    assert box.input_value() == ""                           # read-only: nothing typed
+    page.keyboard.press("Enter")
+    assert phase(page) == "illegal" and "The game is over: start a new game." in page.inner_text("#status")
+
+
 def test_the_board_has_a_name_and_the_closed_promotion_dialog_is_not_there(page: Any, store: Any,
                                                                             tmp_path: Path) -> None:
     start_game(page)
@@ -508,15 +555,58 @@ def test_the_evaluation_label_is_whole_past_ten(page: Any, store: Any, tmp_path:
     shot(page, tmp_path, "eval-label.png", clip=page.locator(".board-row").bounding_box())
 
 
-def test_a_search_lists_best_first_and_says_why_the_played_move_may_not_top_it(page: Any) -> None:
+def test_a_search_shows_its_move_first_and_the_reply_it_expects(page: Any, server: str, tmp_path: Path) -> None:
     start_game(page, depth=2, movetime=2)
     fen = page.input_value("#fen")
     click_move(page, "e2", "e4")
     wait_for_your_turn(page, fen)
-    scores = [float(t.replace("\u2212", "-").replace("+", "")) for t in
-              page.locator("#saw tbody td.num").all_inner_texts() if "mate" not in t]
-    assert scores == sorted(scores)                         # Black's best: White's lowest first
-    assert "proves only the played move's score" in page.inner_text("#saw-summary")
+    saw = served_state(server, page)["saw"]
+    assert saw["searched"] and saw["rank"] == 0 and saw["line"][0]["uci"] == saw["uci"]
+    first = page.locator("#saw tbody tr").first
+    assert first.get_attribute("data-uci") == saw["uci"] and "played" in str(first.get_attribute("class"))
+    expected = {saw["uci"][:4]: "success"}
+    if len(saw["line"]) > 1:
+        expected[saw["line"][1]["uci"][:4]] = "danger"
+        assert f"it expects 2. {saw['line'][1]['san']}" in page.inner_text("#saw-summary")
+    assert arrows(page) == expected
+    summary = page.inner_text("#saw-summary")
+    assert summary.startswith(f"It played 1\u2026 {saw['san']} (eval ") and "the move the search chose" in summary
+    assert f"it completed depth {saw['depth']}" in summary and "not a move the search found better" in summary
+    shot(page, tmp_path, "saw-search-line.png")
+
+
+def test_the_picture_shows_the_move_the_search_chose_over_better_looking_shallow_scores(
+        page: Any, store: Any, tmp_path: Path) -> None:
+    """Before: the list was sorted by the scores shown, and the arrows drew its top three: after a
+    search cut short, moves whose one-ply scores read better than the played move's searched
+    one (34...Bd5 "choice 17 of 36", arrows at -6.97 against -6.94). Here a real search stopped
+    after 50 nodes plays Bxh7+ (-1.00 once searched) while Bxb5 keeps its one-ply +2.00."""
+    from knights.play.search import SearchLimits
+    from knights.web.engines import build_engine
+    from knights.web.games import what_the_bot_saw
+
+    start_game(page, color="black")
+    board = chess.Board("r2q1rk1/1b2bppp/p1n1pn2/1p6/3P4/P1NBPN2/1P3PPP/R1BQ1RK1 w - - 0 12")
+    decision = build_engine("material", stochastic=False, depth=8).choose(board, limits=SearchLimits(nodes=50))
+    better = [m for m, score in decision.candidates if score > decision.score]
+    assert decision.move == chess.Move.from_uci("d3h7") and better, "the case this test is about"
+    game = store.get(game_id(page))
+    with game.lock:
+        game.board = board.copy()
+        game.seen = {0: what_the_bot_saw(board, decision)}
+        game.board.push(decision.move)
+        store.save(game)
+    page.reload()
+    wait_for_your_turn(page)
+    rows = page.locator("#saw tbody tr")
+    assert rows.first.get_attribute("data-uci") == "d3h7" and "played" in str(rows.first.get_attribute("class"))
+    assert rows.count() == len(decision.candidates)
+    assert arrows(page) == {"d3h7": "success"}
+    summary = page.inner_text("#saw-summary")
+    assert summary.startswith("It played 12. Bxh7+ (eval \u22121.00), the move the search chose")
+    assert page.locator("#saw tbody tr.played td.num").inner_text() == "\u22121.00"
+    assert page.locator("#saw tbody tr").nth(1).locator("td.num").inner_text() == "+2.00"
+    shot(page, tmp_path, "saw-search.png")
 
 
 def test_a_bot_cut_short_is_asked_again_when_the_page_opens(page: Any, store: Any) -> None:
@@ -550,6 +640,12 @@ def test_the_server_down_is_said_retried_and_the_game_goes_on(context: Any, tmp_
         wait_for_your_turn(page, fen)
         _, before = shown_game(page)
         first.kill()
+        type_move(page, "d4")                                   # typed while the server is down: said
+        page.wait_for_function("() => document.getElementById('status').dataset.phase === 'offline'",
+                               timeout=WAIT_MS)
+        assert "Your move d4 was not played: the server is not answering" in page.inner_text("#status")
+        assert page.input_value("#move-text") == "d4" and piece_on(page, "d2") == "wp"    # kept, to play again
+        shot(page, tmp_path, "move-while-down.png")
         page.click("#pgn")                                      # the PGN says why not
         page.wait_for_function("() => document.getElementById('status').textContent.includes('No PGN')",
                                timeout=WAIT_MS)
@@ -557,7 +653,7 @@ def test_the_server_down_is_said_retried_and_the_game_goes_on(context: Any, tmp_
         banner.wait_for(state="visible", timeout=WAIT_MS)
         assert "The server is not answering" in banner.inner_text()
         assert "Failed to fetch" not in page.inner_text("body")
-        assert page.locator("#move-text").is_disabled()
+        assert page.locator("#move-text").get_attribute("aria-disabled") == "true"
         page.wait_for_function("() => /[0-9] tries/.test(document.getElementById('connection').textContent)",
                                timeout=WAIT_MS)                 # it keeps trying
         shot(page, tmp_path, "server-down.png")
@@ -568,10 +664,11 @@ def test_the_server_down_is_said_retried_and_the_game_goes_on(context: Any, tmp_
     try:
         banner.wait_for(state="hidden", timeout=WAIT_MS)
         wait_for_your_turn(page)
-        assert "The server is back" in page.inner_text("#status")
-        assert shown_game(page)[1] == before
+        assert "The server is back, but your move d4 was not played: play it again." in page.inner_text("#status")
+        assert shown_game(page)[1] == before and page.input_value("#move-text") == "d4"
+        assert page.evaluate("document.activeElement.id") == "move-text"
         fen = page.input_value("#fen")
-        type_move(page, "d4")
+        page.keyboard.press("Enter")                            # the kept move, played now
         wait_for_your_turn(page, fen)
         assert shown_game(page)[1][:3] == [*before, "d4"]
         with page.expect_download() as download:

@@ -81,26 +81,34 @@ def _pawns(score: float) -> float:
 
 
 def what_the_bot_saw(board: chess.Board, decision: Decision) -> dict[str, Any]:
-    """The page's view of ``decision`` on ``board`` (before the move): the move played,
-    its rank and score, and every candidate with its score and game-ending outcome, best
-    first for the bot by the score shown (a stable sort: ties keep the engine's order).
+    """The page's view of ``decision`` on ``board`` (before the move): the move played, its
+    rank and score, what decided it, and every candidate with its score and game-ending
+    outcome, in the engine's own order.
 
-    At depth 1 that is the engine's own order. A deeper search proves only the value of
-    the move it plays: the others' are upper bounds (it stops looking at a move once it
-    is no better) or, when the time ran out, values from a shallower iteration, so a move
-    may be listed above the one played; ``depth`` lets the page say so."""
-    sign = -1 if board.turn == chess.WHITE else 1
-    ranked = sorted(decision.candidates, key=lambda pair: sign * _pawns(pair[1]))
-    candidates = []
-    rank = 0
-    for i, (move, score) in enumerate(ranked):
-        if move == decision.move:
-            rank = i
-        candidates.append({"uci": move.uci(), "san": board.san(move), "score": _pawns(score),
-                           "outcome": decision.outcomes.get(move)})
+    The one-ply bot orders the moves by score, its best first, and plays the first (in the
+    opening, with its stochastic opening, one of the best few). A search (``searched``) puts
+    the move it found best first, its score searched ``depth`` plies deep, then the others by
+    their last values: bounds (it stops looking at a move once it is no better) or values of
+    a shallower look when its time ran out (the one-ply score itself, if the second look was
+    cut short), which may read better than the played move's. Sorting by the scores shown
+    would list those above the move the search chose (34...Bd5 as "choice 17 of 36"), so the
+    engine's order is kept. ``line``: the moves the search expected, the played one first."""
+    searched = decision.depth > 1 or decision.nodes > 0
+    candidates = [{"uci": move.uci(), "san": board.san(move), "score": _pawns(score),
+                   "outcome": decision.outcomes.get(move)} for move, score in decision.candidates]
+    rank = next(i for i, (move, _) in enumerate(decision.candidates) if move == decision.move)
+    line = []
+    replay = board.copy(stack=False)
+    pv = decision.pv if searched and decision.pv[:1] == (decision.move,) else (decision.move,)
+    for move in pv:
+        if not replay.is_legal(move):
+            break
+        line.append({"uci": move.uci(), "san": replay.san(move)})
+        replay.push(move)
     return {"ply": len(board.move_stack), "number": board.fullmove_number, "color": color_name(board.turn),
             "fen": board.fen(), "uci": decision.move.uci(), "san": board.san(decision.move),
-            "score": _pawns(decision.score), "rank": rank, "depth": decision.depth, "candidates": candidates}
+            "score": _pawns(decision.score), "rank": rank, "depth": decision.depth, "searched": searched,
+            "line": line, "candidates": candidates}
 
 
 class Game:

@@ -15,7 +15,9 @@ const GAME_KEY = "knights-game-id"          // per tab: sessionStorage is not sh
 const HINT = MARKER_TYPE.dot                // where the picked-up piece may go
 const LAST = MARKER_TYPE.square             // the last move's squares
 const CHECK = MARKER_TYPE.circleDanger      // a king in check
-const TOP_ARROWS = [ARROW_TYPE.success, ARROW_TYPE.info, ARROW_TYPE.warning]   // the bot's top three
+const PLAYED_ARROW = ARROW_TYPE.success      // the bot's move (green)
+const REPLY_ARROW = ARROW_TYPE.danger         // after a search: the reply it expects (red)
+const RIVAL_ARROWS = [ARROW_TYPE.info, ARROW_TYPE.warning]   // at one ply: the best two others (blue, orange)
 const MATE = 100                            // knights.play.engine.MATE_SCORE, pawns
 const RETRY_MS = 1500                       // how often the page asks a server that is down
 const SEEN_KEPT = 64                        // knights.web.storage.MAX_SEEN
@@ -26,6 +28,7 @@ let options = null      // /api/options: evaluators, default, depths
 let offline = null      // while the server is down: {since, tries}
 let busy = false        // a move (or the bot's) is on its way
 let askedFor = null     // the position the page last asked the bot to move in (/bot)
+let unplayed = null     // a move the server did not get (it was down): said again when it is back
 
 const board = new Chessboard($("board"), {
     assetsUrl: "/vendor/cm-chessboard/assets/",
@@ -112,7 +115,13 @@ async function retry() {
             return
         }
         await show(next, false)
-        if (!next.bot_to_move) say(`The server is back: the game goes on. ${statusText()[0]}`, statusText()[1])
+        if (unplayed && yourTurn()) {
+            say(`The server is back, but your move ${unplayed} was not played: play it again.`, "your-move")
+            if ($("move-text").value.trim() === unplayed) $("move-text").focus()
+        } else if (!next.bot_to_move) {
+            say(`The server is back: the game goes on. ${statusText()[0]}`, statusText()[1])
+        }
+        unplayed = null
     } catch (error) {
         if (error instanceof ServerDown) {
             setTimeout(retry, RETRY_MS)
@@ -198,6 +207,22 @@ function drawEvalBar(score) {
     $("evalbar").classList.toggle("flipped", board.getOrientation() === COLOR.black)
 }
 
+// "35. Rxd5 exd5 36. Kf1": the moves of a line, numbered, from the ply after the bot's move.
+function lineText(saw, moves) {
+    let number = saw.number + (saw.color === "black" ? 1 : 0)
+    let white = saw.color === "black"
+    return moves.map((move, i) => {
+        const text = white ? `${number}. ${move.san}` : (i === 0 ? `${number}\u2026 ${move.san}` : move.san)
+        if (!white) number += 1
+        white = !white
+        return text
+    }).join(" ")
+}
+
+// What decided the bot's move, in words and arrows. At one ply: the scores, its move the best
+// (or, in the opening, one of the best few), the next two drawn beside it. After a search: the
+// search's choice and the line it expects, its move and the expected reply drawn; the others'
+// scores are no proof, so the list keeps the engine's order, the played move first.
 function drawSaw(saw) {
     const body = $("saw").tBodies[0]
     body.replaceChildren()
@@ -210,20 +235,36 @@ function drawSaw(saw) {
         return
     }
     const n = saw.candidates.length
-    let why = "Scores are pawns from White's side, best first for the bot; the arrows are its top three."
-    if (saw.depth > 1) {
-        why = `Scores are pawns from White's side, best first for the bot; the arrows are the top three. ` +
-            `The search (depth ${saw.depth}) proves only the played move's score: the others' are bounds ` +
-            "(it stops looking at a move once it is no better) or, when time ran out, values from a shallower " +
-            "look, so a move listed above the played one is not one the search found better."
+    const searched = saw.searched ?? saw.depth > 1           // a game stored before these fields
+    const line = saw.line ?? [{uci: saw.uci, san: saw.san}]
+    const played = `${saw.number}${saw.color === "white" ? "." : "\u2026"} ${saw.san}`
+    const rivals = searched ? [] : saw.candidates.map((c, i) => i).filter((i) => i !== saw.rank).slice(0, 2)
+    let text
+    if (searched) {
+        const expects = line.length > 1 ? `; it expects ${lineText(saw, line.slice(1))}` : ""
+        const drawn = saw.rank > 0 ? ` Its choice ${saw.rank + 1} of ${n}: in the opening it draws among the ` +
+            "moves the search valued close to its best." : ""
+        text = `It played ${played} (eval ${formatScore(saw.score)}), the move the search chose; it completed ` +
+            `depth ${saw.depth}${expects}.${drawn} Its move heads the list; the others keep the last score the ` +
+            "search gave them: a bound (it stops on a move once it is no better) or a shallower look's, so a " +
+            "better score further down is not a move the search found better. Arrows: green its move" +
+            `${line.length > 1 ? ", red the reply it expects" : ""}. Scores are pawns from White's side.`
+    } else {
+        const choice = saw.rank === 0
+            ? `the best of its ${n} legal moves by one-ply evaluation`
+            : `its choice ${saw.rank + 1} of ${n} legal moves (in the opening it draws among the best few)`
+        text = `It played ${played}: ${choice}, eval ${formatScore(saw.score)}. Scores are pawns from White's ` +
+            "side, the bot's best first. Arrows: green its move" +
+            ["", ", blue the", ", blue and orange the"][rivals.length] +
+            (rivals.length ? ` ${saw.rank === 0 ? "next best" : "best"} ${rivals.length === 1 ? "other" : "two others"}.` : ".")
     }
-    $("saw-summary").textContent = `It played ${saw.number}${saw.color === "white" ? "." : "\u2026"} ${saw.san}: ` +
-        `its choice ${saw.rank + 1} of ${n} legal moves, eval ${formatScore(saw.score)}. ${why}`
+    $("saw-summary").textContent = text
     saw.candidates.forEach((c, i) => {
         const row = body.insertRow()
         row.dataset.uci = c.uci
         if (i === saw.rank) row.classList.add("played")
-        if (i < TOP_ARROWS.length) row.classList.add(`top${i + 1}`)
+        const rival = rivals.indexOf(i)
+        if (rival >= 0) row.classList.add(`rival${rival + 1}`)
         row.insertCell().textContent = String(i + 1)
         row.insertCell().textContent = c.san
         const score = row.insertCell()
@@ -233,9 +274,10 @@ function drawSaw(saw) {
         tag.textContent = i === saw.rank ? "played" : outcomeLabel(c.outcome)
         tag.className = "tag"
     })
-    saw.candidates.slice(0, TOP_ARROWS.length).reverse().forEach((c, j, top) => {
-        board.addArrow(TOP_ARROWS[top.length - 1 - j], c.uci.slice(0, 2), c.uci.slice(2, 4))
-    })
+    const arrow = (type, uci) => board.addArrow(type, uci.slice(0, 2), uci.slice(2, 4))
+    rivals.slice().reverse().forEach((i) => arrow(RIVAL_ARROWS[rivals.indexOf(i)], saw.candidates[i].uci))
+    if (line.length > 1) arrow(REPLY_ARROW, line[1].uci)
+    arrow(PLAYED_ARROW, saw.uci)                              // drawn last: on top
     drawEvalBar(saw.score)
 }
 
@@ -322,9 +364,11 @@ function yourTurn() {
     return state && !offline && !busy && !state.over && state.turn === state.human
 }
 
+// The move box is never disabled, only read-only while it is not your move: it stays the
+// page's first stop for the Tab key, and Enter there says why nothing is played.
 function setTypingEnabled(enabled) {
-    $("move-text").disabled = !enabled
-    $("play-typed").disabled = !enabled
+    $("move-text").readOnly = !enabled
+    for (const id of ["move-text", "play-typed"]) $(id).setAttribute("aria-disabled", String(!enabled))
 }
 
 function allowInput() {
@@ -404,10 +448,20 @@ async function play(move) {
     } catch (error) {
         busy = false
         if (error instanceof ServerDown) {
+            await board.setPosition(state.fen, false)       // a moved piece goes back: nothing was played
             failed(error)
+            unplayed = move
+            say(`Your move ${move} was not played: the server is not answering. This page tries again and ` +
+                "says when it is back; then play it again.", "offline")
             return false
         }
-        await show(state, false)
+        let shown = state
+        if (error.status === 503) {       // the server could not save: show what it holds
+            try {
+                shown = await api("GET", `/api/games/${encodeURIComponent(state.id)}`)
+            } catch { /* keep the last state */ }
+        }
+        await show(shown, false)
         say(error.message, error.status === 422 ? "illegal" : "error")
         return false
     } finally {
@@ -435,12 +489,18 @@ async function playTyped(event) {
     event.preventDefault()
     const input = $("move-text")
     const text = input.value.trim()
-    if (!text) {
-        say("Type a move first, such as e4, Nf3 or e2e4.", "illegal")
+    if (offline) {
+        say(`${text ? `Your move ${text} was not played` : "Nothing can be played now"}: the server is not ` +
+            "answering. This page tries again and says when it is back; then play it again.", "offline")
+        unplayed = text || unplayed
         return
     }
     if (!yourTurn()) {
         say(state && state.over ? "The game is over: start a new game." : "Wait: it is not your turn.", "illegal")
+        return
+    }
+    if (!text) {
+        say("Type a move first, such as e4, Nf3 or e2e4.", "illegal")
         return
     }
     if (await play(text)) input.value = ""
@@ -467,13 +527,17 @@ function formFromSettings(settings, human) {
     $("color").value = human
 }
 
-async function newGame(settings) {
+// A new game; ``chosen``: the person asked for it (the form), so the keyboard goes on in the move
+// box, not at the New game button, from which the Tab key went round the whole page to reach it
+// (not on a touch screen, where a focused box would open the keyboard over the board).
+async function newGame(settings, chosen = false) {
     board.disableMoveInput()
     say(settings.color === "white" ? "Starting a new game\u2026" : "The bot is thinking\u2026", "thinking")
     try {
         const next = await api("POST", "/api/games", settings)
         await board.setOrientation(next.human === "white" ? COLOR.white : COLOR.black)
         await show(next, false)
+        if (chosen && yourTurn() && matchMedia("(pointer: fine)").matches) $("move-text").focus()
     } catch (error) {
         failed(error)
         if (state && !offline) allowInput()
@@ -545,7 +609,7 @@ function wire() {
     wired = true
     $("new-game").addEventListener("submit", (event) => {
         event.preventDefault()
-        newGame(settingsFromForm())
+        newGame(settingsFromForm(), true)
     })
     $("type-move").addEventListener("submit", playTyped)
     $("flip").addEventListener("click", async () => {
