@@ -164,3 +164,17 @@ def test_a_game_driven_at_random_only_ever_holds_legal_moves(api: Any, steps: li
         board = replays(state)
         assert state["over"] or state["turn"] == state["human"]        # the bot has answered
         assert sorted(state["legal"]) == ([] if state["over"] else sorted(m.uci() for m in board.legal_moves))
+
+
+@pytest.mark.parametrize("field", ["evaluator", "stochastic", "seed", "depth", "movetime", "color"])
+def test_a_long_bad_value_is_quoted_by_a_short_prefix(api: Any, field: str) -> None:
+    """Before: a 5,000-character value was echoed whole in the answer (a body may hold 16 KB)."""
+    client, _ = api
+    long = "e2e4" + "x" * 5000
+    data = check(client.post("/api/games", json={**FAST, field: long}))
+    assert len(data["error"]) < 400 and long[:30] in data["error"] and "\u2026" in data["error"], data
+    game = check(client.post("/api/games", json=FAST))
+    data = check(client.post(f"/api/games/{game['id']}/move", json={"move": long}))
+    assert len(data["error"]) < 200 and "\u2026" in data["error"], data
+    data = check(client.get(f"/api/games/{long}"))
+    assert len(data["error"]) < 400 and "\u2026" in data["error"], data

@@ -38,7 +38,7 @@ from knights.play.engine import Decision
 from knights.play.fast.bots import bot_for, cached_play_evaluator, play_evaluator_names, resolve_play_name
 from knights.play.fast.engine import make_engine
 from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME
-from knights.web.errors import RequestError
+from knights.web.errors import RequestError, quoted
 
 DEFAULT = "default"
 """The evaluator name that asks for the bot's own (as ``knights play`` and ``knights uci`` do)."""
@@ -53,6 +53,8 @@ SEARCH_MOVETIME = PLAY_MOVETIME
 MAX_MOVETIME = 600.0
 """The longest movetime the API accepts, seconds (ten minutes)."""
 MAX_SEED = 2**32 - 1
+MAX_NAME = 64
+"""The longest evaluator name the API reads (``EL/v26+quiesce`` is 14 characters)."""
 
 SETTINGS_FIELDS = ("evaluator", "stochastic", "seed", "depth", "movetime")
 
@@ -66,14 +68,14 @@ class Engine(Protocol):
 def _whole(value: Any, name: str, low: int, high: int) -> int:
     """``value`` as an int in ``[low, high]`` (JSON booleans are not numbers here)."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise RequestError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
+        raise RequestError(f"{name} must be a whole number from {low} to {high}, not {quoted(value)}")
     return value
 
 
 def _seconds(value: Any, name: str, high: float) -> float:
     """``value`` as seconds in ``(0, high]``."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= high:
-        raise RequestError(f"{name} must be a number of seconds above 0 and at most {high:g}, not {value!r}")
+        raise RequestError(f"{name} must be a number of seconds above 0 and at most {high:g}, not {quoted(value)}")
     return float(value)
 
 
@@ -97,14 +99,16 @@ class EngineSettings:
         :class:`~knights.web.errors.RequestError` (400) names the first bad field."""
         name = data.get("evaluator")
         if name is not None and not isinstance(name, str):
-            raise RequestError(f"evaluator must be a name such as 'material', not {name!r}")
+            raise RequestError(f"evaluator must be a name such as 'material', not {quoted(name)}")
+        if name is not None and len(name) > MAX_NAME:
+            raise RequestError(f"unknown evaluator {quoted(name)}: see /api/options for the names")
         try:
             evaluator = DEFAULT if is_default(name) else resolve_play_name(name, available)
         except EvaluatorError as exc:
             raise RequestError(str(exc)) from None
         stochastic = data.get("stochastic", True)
         if not isinstance(stochastic, bool):
-            raise RequestError(f"stochastic must be true or false, not {stochastic!r}")
+            raise RequestError(f"stochastic must be true or false, not {quoted(stochastic)}")
         seed = data.get("seed")
         seed = None if seed is None else _whole(seed, "seed", 0, MAX_SEED)
         depth = _whole(data.get("depth", DEFAULT_DEPTH), "depth", 1, MAX_DEPTH)

@@ -43,7 +43,7 @@ from knights.play.rules import game_over, result_of
 from knights.play.search import Control, SearchEngine
 from knights.play.user_input import EngineError
 from knights.web.engines import SETTINGS_FIELDS, Engine, EngineSettings, engine_for
-from knights.web.errors import RequestError
+from knights.web.errors import RequestError, quoted
 from knights.web.storage import IDLE_DAYS, MAX_GAMES, MAX_SEEN, GameDatabase, GameRecord, StorageUnavailable
 
 BOT_NAME = "Knights and Kernels"
@@ -183,7 +183,7 @@ class Game:
         """Play the person's move (UCI such as ``e2e4``, ``e7e8q``, or SAN);
         409 when it is not their turn or the game is over, 422 when illegal."""
         if not isinstance(text, str) or not 0 < len(text.strip()) <= MAX_MOVE_TEXT:
-            raise RequestError(f"move must be a move such as 'e2e4' (UCI) or 'Nf3' (SAN), not {text!r:.40}")
+            raise RequestError(f"move must be a move such as 'e2e4' (UCI) or 'Nf3' (SAN), not {quoted(text)}")
         self._check_open()
         if self.board.turn != self.human:
             raise RequestError("it is not your turn: the bot is to move", 409)
@@ -328,7 +328,7 @@ class GameStore:
                                f"a new game takes {', '.join(NEW_GAME_FIELDS)}")
         color = request.get("color", "white")
         if color not in (*COLORS, "random"):
-            raise RequestError(f"color must be white, black or random, not {color!r:.40}")
+            raise RequestError(f"color must be white, black or random, not {quoted(color)}")
         settings = EngineSettings.from_json(request)
         if color == "random":
             color = random.Random(settings.seed).choice(sorted(COLORS))
@@ -369,7 +369,7 @@ class GameStore:
                 raise RequestError(f"the game {game_id} is stored but cannot go on ({exc}); start a new game",
                                    409) from None
             if game is None:
-                raise RequestError(f"no game with id {game_id!r:.40}: it never existed, or was dropped (the "
+                raise RequestError(f"no game with id {quoted(game_id)}: it never existed, or was dropped (the "
                                    f"server keeps {self.limit} games, none idle for more than "
                                    f"{self.db.idle_seconds / 86400:g} days); start a new game", 404)
             self._games[game_id] = game
