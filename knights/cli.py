@@ -121,6 +121,22 @@ def _seed(text: str) -> int:
     return value
 
 
+def _short(most: int, what: str) -> Callable[[str], str]:
+    """An argparse type: text of at most ``most`` characters (the longest ``what`` there is), so
+    that no error down the line quotes a 5,000-character value whole."""
+    def text(value: str) -> str:
+        if len(value) > most:
+            raise argparse.ArgumentTypeError(f"{_clip(value)} is too long for {what} ({len(value):,} characters; "
+                                             f"at most {most})")
+        return value
+
+    return text
+
+
+EVALUATOR_NAME = _short(64, "an evaluator name")
+FEN = _short(100, "a FEN")
+
+
 def _clip(text: str, width: int = 40) -> str:
     """``text`` quoted as an error message echoes what was typed: at most ``width`` characters, an
     ellipsis marking the cut."""
@@ -235,7 +251,7 @@ def _uci(args: argparse.Namespace) -> int:
 
 
 def _uci_arguments(uci: argparse.ArgumentParser, evaluators: str) -> None:
-    uci.add_argument("--evaluator", default=None, help=f"initial Evaluator option: {evaluators}")
+    uci.add_argument("--evaluator", type=EVALUATOR_NAME, default=None, help=f"initial Evaluator option: {evaluators}")
     uci.add_argument("--seed", type=_seed, default=None, help="initial Seed option (0 or more)")
     uci.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
                      help="start with Stochastic off")
@@ -535,7 +551,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play the bot in the terminal")
     play.add_argument("--color", "--colour", choices=("white", "black", "random"), default="white",
                       help="your colour (default white)")
-    play.add_argument("--evaluator", default=None, help=evaluators)
+    play.add_argument("--evaluator", type=EVALUATOR_NAME, default=None, help=evaluators)
     play.add_argument("--seed", type=_seed, default=None,
                       help="seed of the opening randomness (and of --color random), 0 or more")
     play.add_argument("--deterministic", "--no-stochastic", dest="deterministic", action="store_true",
@@ -545,7 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--depth", type=_depth, default=None,
                       help="the deepest search (default 64: as deep as --movetime allows; 1: the paper's one-ply bot)")
     play.add_argument("--movetime", type=_seconds, default=None, help="seconds the bot thinks a move (default 1)")
-    play.add_argument("--fen", default=None, help="start from this position")
+    play.add_argument("--fen", type=FEN, default=None, help="start from this position")
     play.add_argument("--games-dir", default="games", help="where the PGN is saved (default games/)")
     play.add_argument("--ascii", action="store_true", help="letters instead of Unicode pieces")
     play.set_defaults(func=_play)
@@ -590,7 +606,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _starting(argv: Sequence[str]) -> None:
+    """``knights play`` at a terminal: a line before torch and the bot load (seconds): the wait is not silent."""
+    if list(argv[:1]) == ["play"] and not {"-h", "--help"} & set(argv) and sys.stdout.isatty():
+        print("Knights and Kernels: loading the bot...", flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _starting(sys.argv[1:] if argv is None else argv)
     args = _fast_uci_args(sys.argv[1:] if argv is None else argv) or build_parser().parse_args(argv)
     handler: Handler = args.func
     name = " ".join(["knights", args.command, *([args.data_command] if args.command == "data" else [])])

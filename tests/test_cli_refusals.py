@@ -109,3 +109,14 @@ def test_ship_models_names_a_version_it_does_not_ship(capsys: pytest.CaptureFixt
     line = refused(capsys, ["ship-models", "nope"])
     assert line == "knights ship-models: error: not a version name: 'nope' (expected e.g. 'EL/v8' or 'SL/v2')"
     assert refused(capsys, ["ship-models", "EL/v999"]).startswith("knights ship-models: error: unknown version EL/v999")
+
+
+@pytest.mark.parametrize(("argv", "what"), [(["play", "--fen"], "a FEN"),
+                                            (["play", "--evaluator"], "an evaluator name"),
+                                            (["uci", "--evaluator"], "an evaluator name")])
+def test_a_5000_character_value_is_quoted_by_a_short_prefix(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                                            what: str) -> None:
+    """Before: ``play --fen`` and ``--evaluator`` echoed a 5,000-character value whole in their error."""
+    line = refused(capsys, [*argv, "e2e4" + "x" * 5000])
+    assert line.endswith(f"\u2026 is too long for {what} (5,004 characters; at most {100 if 'FEN' in what else 64})")
+    assert len(line) < 160, line
