@@ -313,9 +313,8 @@ def _train(args: argparse.Namespace) -> int:
 
         try:
             torch.device(args.device)
-        except RuntimeError as exc:
-            raise ValueError(f"--device {_clip(args.device)} is not a device such as cpu, cuda or cuda:1 "
-                             f"({str(exc).rsplit(': ', 1)[0][:80]})") from None
+        except RuntimeError:
+            raise ValueError(f"--device {_clip(args.device)} is not a device such as cpu, cuda or cuda:1") from None
     if args.distributed:
         from knights.learn.distributed import run
 

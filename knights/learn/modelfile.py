@@ -240,8 +240,8 @@ def _load_failure(exc: Exception) -> str:
     if "weights_only" not in text:   # damaged bytes: torch's first line says where
         return (text.splitlines() or [type(exc).__name__])[0][:200]
     named = re.search(r"GLOBAL ([\w.]+)", text)
-    what = f"the Python object {named.group(1)}" if named else "Python objects beyond tensors"
-    return f"it holds {what}, not only tensors; not loaded, since that could run code"
+    what = f"a pickled reference to {named.group(1)}" if named else "pickled Python objects, not only tensors"
+    return f"it holds {what}; not loaded, since loading it could run code"
 
 
 def load_into(model: nn.Module, path: str | Path) -> nn.Module:
