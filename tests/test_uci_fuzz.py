@@ -1,5 +1,5 @@
-"""``knights uci`` under hostile input (a seeded protocol fuzzer) and under real clocks (a
-self-play soak through python-chess's UCI client, ``-m slow``)."""
+"""``knights uci`` under hostile input: a seeded protocol fuzzer, in-process and through the real
+command. Real clocks through python-chess's UCI client are in ``test_uci_clocks.py``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import chess
 import chess.engine
 import pytest
 
-from knights.bench.uci_soak import soak
 from knights.play.uci import UciSession
 
 REPO = Path(__file__).resolve().parent.parent
@@ -150,38 +149,3 @@ def test_fuzzed_bytes_through_the_real_command():
     gos = sum(1 for t in texts if t is not None and t.split()[:1] == ["go"])
     assert out.count("info string input is not valid utf-8") == texts.count(None) > 0
     assert sum(1 for line in out.splitlines() if line.startswith("bestmove")) == gos
-
-
-# -- the soak: self-play under real clocks (knights.bench.uci_soak) ------------------------------------
-@pytest.mark.slow
-@pytest.mark.clock
-def test_soak_self_play_under_real_clocks():
-    """Self-play with the defaults (the search, on the clock) through python-chess's UCI
-    client: 3 s + 0.02 s and 1 s + 0 a game. Before time management the engine spent ~20 ms
-    a move whatever the clock and lost 2 of 45 three-second games on time; now: no illegal
-    move, no error, no loss on time. The third clock (0.3 s a game) is so short that most
-    moves must be quick ones.
-
-    The games end by the project's one rule (:func:`knights.board.outcome.outcome`: a repetition
-    ends a game when it stands on the board, not when the next move could claim it), so
-    self-play runs longer than under python-chess's ``claim_draw=True``: 2,067 and 2,285 plies
-    in the fifteen 1 s games against 1,635 before, and 1 or 2 of them then lost by 2-5 ms at
-    up to 120 moves a side (8 ms a move, round trips included). Those games stop at 160 plies
-    (80 moves a side, 12 ms a move).
-
-    The compiled search is compiled (or loaded from numba's cache) here first, so that the
-    two engine processes load it from the cache instead of compiling it at once (~40 s of
-    CPU each, cold) while the rest of the suite runs beside them. The 0.3 s games stop at
-    80 plies: 120 moves a side is 2.5 ms a move, less than a python-chess round trip through
-    two processes takes on a busy machine (5 to 13 ms a quick move measured under load by
-    ``knights soak``), so that clock's flag could fall whatever the engine did.
-    """
-    from knights.play.fast.arrays import warm_up
-
-    warm_up()
-    rows = (soak([(3.0, 0.02, 10)], max_plies=240) + soak([(1.0, 0.0, 15)], max_plies=160)
-            + soak([(0.3, 0.0, 10)], max_plies=80))
-    for row in rows:
-        print("soak:", row)
-    assert all(row["illegal"] == 0 and row["errors"] == 0 and row["time_losses"] == 0 for row in rows), rows
-    assert sum(row["games"] for row in rows) == 35

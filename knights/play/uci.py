@@ -28,7 +28,8 @@ Every ``go`` searches (alpha-beta, :mod:`knights.play.search`) to the ``Depth`` 
 or the ``go``'s own ``depth``, within the clock; each finished iteration answers ``info
 depth N seldepth ... score cp X ... pv ...`` (the score from the side to move; a mate is
 ``score mate N``); at Depth 1 the one-ply bot answers ``info depth 1``. Then ``bestmove
-MOVE`` (after ``stop``/``ponderhit`` for ``go infinite``/``go ponder``). Unknown or
+MOVE`` (after ``stop``/``ponderhit`` for ``go infinite``/``go ponder``), after an ``info`` line
+whose ``time`` is the milliseconds since the ``go`` was read. Unknown or
 malformed input (a bad FEN, an illegal move in the list, an unknown command or option)
 is answered with ``info string <reason>`` and the engine carries on: after an illegal
 move the position is the one before it; after a bad FEN the previous position is kept;
@@ -472,6 +473,7 @@ class UciSession:
             if move is not None:                      # a finished iteration's move beats the quick move
                 self.info(f"the search did not answer in time ({budget_text}); "
                           f"playing its last finished iteration's move")
+                self.send(f"info time {_ms_since(run.started)}")
                 self.send(f"bestmove {move.uci()}")
                 return
             what = "the model is still loading" if not self.link.ready else "the decision did not answer in time"
@@ -482,9 +484,10 @@ class UciSession:
         if kind != "decision":   # never leave the GUI without a legal move, nor the user without the reason
             self.info(f"error: {decision}; answering with the static material move, not an evaluation")
             move = quick_move(run.board, run.searchmoves)
+            self.send(f"info depth 0 time {_ms_since(run.started)} pv {move.uci()}")
             self.send(f"bestmove {move.uci()}")
             return
-        ms = max(0, round((time.perf_counter() - run.started) * 1e3))
+        ms = _ms_since(run.started)
         if decision["mate_in"] is not None:
             score = f"mate {decision['mate_in']}"
         elif decision["mates"]:
@@ -504,9 +507,8 @@ class UciSession:
         """Answer at once with :func:`~knights.play.clock.quick_move`."""
         move = quick_move(board, searchmoves, self.link.previous_order)
         self.link.retire_search()     # a search given up on stays quiet from now on
-        ms = max(0, round((time.perf_counter() - started) * 1e3))
         self.info(f"quick move: {why}")
-        self.send(f"info depth 0 time {ms} pv {move.uci()}")
+        self.send(f"info depth 0 time {_ms_since(started)} pv {move.uci()}")
         self.send(f"bestmove {move.uci()}")
 
     def cmd_stop(self, _args: list[str]) -> None:
@@ -560,6 +562,12 @@ class UciSession:
         if self.pending is not None:
             line, self.pending = self.pending, None
             self.send(line)
+
+
+def _ms_since(started: float) -> int:
+    """Whole milliseconds since ``started`` (``time.perf_counter()``): the ``time`` every answer reports,
+    from reading its ``go`` (a client takes the rest of its round trip as the pipes' cost)."""
+    return max(0, round((time.perf_counter() - started) * 1e3))
 
 
 def _pv_move(line: str | None, board: chess.Board) -> chess.Move | None:
