@@ -138,6 +138,7 @@ def test_a_closed_terminal_saves_the_game(tmp_path, controlling):
     os.close(slave)
     try:
         seen = _read_until(master, b"Your move", 1)
+        assert seen.startswith(b"Knights and Kernels: loading the bot...")   # at a terminal, never a silent start
         os.write(master, b"e4\n")
         _read_until(master, b"Your move", 2, seen)
         os.close(master)

@@ -42,6 +42,10 @@ from knights.play.stdin import Lines
 from knights.play.user_input import EngineError, board_from_fen, parse_move
 
 BOT_NAME = "KS_ChessAI (Knights and Kernels)"
+SLOW_START = 3.0
+"""Seconds building the bot may take at a terminal before it says why it is still loading."""
+SLOW_START_NOTE = ("Still loading the bot (the first start after an install also compiles its search: a few "
+                   "minutes, once; make setup does it).")
 HELP = """Moves: SAN (e4, Nf3, O-O, exd5, e8=Q) or UCI (e2e4, g1f3, e7e8q).
 Commands:
   help     this text
@@ -191,9 +195,18 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
     if color == "random":
         color = random.Random(seed).choice(("white", "black"))
     human = chess.WHITE if color == "white" else chess.BLACK
+    isatty = getattr(stdin, "isatty", None)
+    interactive = bool(isatty and isatty())
     if engine is None:
-        engine = bot_for(evaluator, depth=depth, movetime=movetime, notice=say, stochastic=stochastic, seed=seed,
-                         capture_bonus=capture_bonus)
+        slow = threading.Timer(SLOW_START, say, [SLOW_START_NOTE])   # a person waiting at a terminal is told why
+        slow.daemon = True
+        if interactive:
+            slow.start()
+        try:
+            engine = bot_for(evaluator, depth=depth, movetime=movetime, notice=say, stochastic=stochastic, seed=seed,
+                             capture_bonus=capture_bonus)
+        finally:
+            slow.cancel()
     bot_name = f"{BOT_NAME} [{engine.name}]"
     unicode = _supports_unicode(stdout) if unicode is None else unicode
     orientation = human
@@ -202,8 +215,6 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
         f"{'stochastic opening' if engine.stochastic else 'deterministic'}). Type 'help' for commands.")
     result, termination = "*", "unterminated"
     shown = None   # the (position, orientation) last drawn: redraw only when it changes
-    isatty = getattr(stdin, "isatty", None)
-    interactive = bool(isatty and isatty())
 
     def finish(res: str, term: str, message: str) -> None:
         nonlocal result, termination
