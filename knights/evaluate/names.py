@@ -141,7 +141,10 @@ def resolve_name(name: str | None, available: list[str] | None = None) -> str:
     assert name is not None
     canonical = canonical_evaluator_name(name)
     if canonical not in available:
-        raise EvaluatorError(f"evaluator {canonical!r} is not available here (not trained or not shipped); "
+        base = split_variant(canonical)[0]
+        archived = base in registry.archived()     # its weights are not in git: the one command that rebuilds them
+        why = registry.missing_weights(base) if archived else "not trained or not shipped"
+        raise EvaluatorError(f"evaluator {canonical!r} is not available here ({why}); "
                              f"available: {', '.join(available)}")
     return canonical
 

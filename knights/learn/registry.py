@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from dataclasses import dataclass
+import tomllib
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = {"EL": ("source_EL", "models_EL"), "SL": ("source_SL", "models_SL")}
+VERSION_TABLES = {family: REPO_ROOT / source / "versions.toml" for family, (source, _) in FAMILIES.items()}
+"""Each family's versions table (``source_EL/versions.toml``): every version's parent, what changed, status,
+checksum and recipe (:func:`table`; docs/versions.md)."""
 ENSEMBLE_MODELS = REPO_ROOT / "ensemble" / "models"
 """The shipped democracy's folder (its manifest ``democracy.json`` and the learners' files)."""
 
@@ -35,41 +39,20 @@ benchmarks time, the ensemble's main member, and what a searching bot plays with
 
 SEARCH_NETWORK = "EL/v24"
 """The searching bot's default network: the compiled search (knights.play.fast) evaluates it incrementally, thousands
-of times faster than a batched network call per node. Each default was chosen in self-play
-(tools/fast_search_ab.py, report/results/search_strength.json). At 4,000 nodes a move EL/v13 scored 0.263 [0.146,
-0.379] against EL/v16 over 40 distinct games (network_ab). EL/v17, more accurate on every test set, did not play
-better: EL/v16 scored 0.55 against it at 4,000 nodes a move and 0.425 at 8,000 (network_ab_v17). EL/v18 (256-wide,
-twice the columns to update a move) does not beat EL/v16 at equal nodes (EL/v16 0.575 at 4,000, the interval spans
-one half) but does at equal time, which is how the bot plays: at 0.1 s a move EL/v16 scored 0.325 [0.191, 0.459]
-over 40 games and 0.375 [0.277, 0.473] over 80 more (network_ab_v18). So the search plays EL/v18. EL/v19 (more
-data) and EL/v20 (and endings) did not beat it at 0.1 s a move: EL/v18 scored 0.500 [0.355, 0.645] and 0.562
-[0.430, 0.695] against them over 40 games each (network_ab_v19, network_ab_v20). EL/v21 (and the shallow style's
-games) was not tried in the search: its errors on the independent sets moved from EL/v20's by less than the spread
-between training seeds. EL/v24 (the style sets and the sound games, a batch of 4,096), whose quiet-level errors on
-games and endgames are the lowest of the versions', does beat it: at 0.1 s a move EL/v18 scored 0.438 [0.310,
-0.565] over the arena's 40 games and 0.362 over 80 more from the same openings with the bots' stochastic opening
-moves on, 0.388 [0.309, 0.466] over the 120 (network_ab_v24). So the search plays EL/v24, also the newest member
-of :data:`SPARSE_DEMOCRACY`. EL/v22 and EL/v23 were not tried in the search."""
+of times faster than a batched network call per node. Each default was chosen in self-play at the time the bot plays
+(tools/fast_search_ab.py); the games are in report/results/search_strength.json (``network_ab``, ``network_ab_v17``
+... ``network_ab_v24``) and each network's verdict is in its versions-table entry (source_EL/versions.toml,
+``notes``). EL/v24 is also the newest member of :data:`SPARSE_DEMOCRACY`."""
 
 DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15", "EL/v16", "EL/v17", "EL/v18")
-"""The networks ``knights ensemble`` offers the democracy (those trained): members that
-learned differently, so that their errors differ: two 3x3 convolutions in pawns (V10), a
-residual CNN with pooling in pawns (V11), the NNUE-style sparse network learned on quiet
-positions in win-probability space (V13), V13 on more and other data (V15, and V16 on twice
-that grown data, V17 on the same with mirrored files, and V18, wider, on more), and V10's network learned in
-that space (V14);
-the fitted weights decide which of them, and the learners, count. (V12, a convolution and
-transformer hybrid, weighed 0.02 in the last blend it was offered to and costs the most a
-decision: it is no longer offered. EL/v19, EL/v18 on more data, is not offered either: the
-democracy refitted with it took it at 0.40 of the quiet weight and erred a little less (test
-MAE 0.712 against 0.722), but one ply ahead it played worse against sf-elo:1350: 0.131 over
-the ladder's 80 games against 0.2125 without it, and 0.179 against 0.229 over 120 more games
-from the same openings (seed 7), 0.160 against 0.2225 over the 200 (1.6 standard errors;
-report/results/democracy_candidates.json), so the shipped blend stays the one without it.)"""
+"""The networks ``knights ensemble`` offers the democracy (those trained): members that learned differently, so that
+their errors differ (convolutions in pawns, a residual CNN, the sparse networks in win-probability space, V10's
+network in that space); the fitted weights decide which of them, and the learners, count. Why EL/v12 and EL/v19 are
+not offered: their entries' ``notes`` in source_EL/versions.toml (report/results/democracy_candidates.json)."""
 
 FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16", "EL/v17", "EL/v18", "EL/v19", "EL/v20", "EL/v21", "EL/v22", "EL/v23",
                  "EL/v24", "EL/v25", "EL/v26")
-"""The shipped versions the compiled search (knights.play.fast) evaluates: EL/v13's sparse network (768
+"""The versions the compiled search (knights.play.fast) evaluates: EL/v13's sparse network (768
 features a side, accumulators of any width, 128 or 256 so far, a head of three layers), trained on different
 data (a test checks that these are exactly the versions with its layers). Named here, beside the files, so
 that the UCI engine lists their ``+quiesce`` names without importing the compiled code."""
@@ -78,27 +61,16 @@ DEFAULT_EVALUATOR = "democracy+qsearch"
 """The evaluator :mod:`knights.evaluate` loads unless told otherwise (``load_evaluator(None)``, the
 benchmarks), and the one-ply bot's while :data:`ONE_PLY_EVALUATOR`'s network is not here: the shipped
 democracy (the best held-out MAE, ensemble/RESULTS.md) with the captures played out (knights.evaluate.qsearch,
-the ``+qsearch`` suffix), as Stockfish's own depth 1 is a ply and a capture search. One ply
-ahead against Stockfish UCI_Elo 1350 it scored 0.355 over 200 games against 0.240 for the
-democracy alone on the same openings (+0.115, 2.6 standard errors;
-report/results/one_ply_capture_search.json), and its one-ply move is Stockfish's best more
-often (report/results/independent.json). The static capture-threat term (knights.evaluate.threats,
-``+threats``, one capture and its recapture) was part of the default while the democracy was
-weaker; over the current one it no longer earned its place. The ladder rates all three
+the ``+qsearch`` suffix), as Stockfish's own depth 1 is a ply and a capture search. It plays better one ply ahead
+than the democracy alone (report/results/one_ply_capture_search.json); the static capture-threat term
+(knights.evaluate.threats, ``+threats``) no longer earns its place over it. The ladder rates all three
 (``knights strength``). A searching bot plays :data:`SEARCH_NETWORK`."""
 
 SPARSE_DEMOCRACY = ("EL/v19", "EL/v20", "EL/v21", "EL/v22", "EL/v23", "EL/v24")
 """The members of ``sparse+quiesce``, a democracy of the compiled sparse networks at equal weights, each judged
-where the captures end (knights.play.fast.quiesce): the six newest, EL/v19 on more data, EL/v20 and endings, EL/v21
-and the shallow style's games, EL/v22 and the style sets, EL/v23 and the sound games, EL/v24 and more of them.
-They replaced EL/v16 to EL/v21 (the six newest before): the quiet-level errors fell on every independent set and
-one ply ahead against sf-elo:1350 they scored 0.772 against 0.754 over the same 400 openings (0.030 standard
-error; report/results/one_ply_newest.json). Equal weights, not fitted: the democracy's weights are fitted for the
-error, and a lower error has not made a stronger one-ply player here (EL/v19 in :data:`DEMOCRACY_NETWORKS`).
-EL/v25 (EL/v24 continued on data/sound2) is not a member: the six newest with it (EL/v20 to EL/v25) erred less on the
-quiet level positions of every independent set (games 0.650 against 0.665) but chose Stockfish's best move on 43.5% of
-the games set's positions against 44.8% (45.1% with mirrored twins, at twice the capture searches); measured in
-session 18, not yet in a results file."""
+where the captures end (knights.play.fast.quiesce): the six newest that earned it, EL/v19 to EL/v24. They replaced
+EL/v16 to EL/v21 (report/results/one_ply_newest.json). Equal weights, not fitted: a lower error has not made a
+stronger one-ply player here. Why EL/v25 is not a member: its entry's ``notes`` in source_EL/versions.toml."""
 SPARSE_NAME = "sparse"
 """The evaluator name of :data:`SPARSE_DEMOCRACY` (always with ``+quiesce``: ``sparse+quiesce``)."""
 
@@ -106,16 +78,11 @@ ONE_PLY_EVALUATOR = "sparse+quiesce"
 """The evaluator the one-ply bot (depth 1, in every route) plays with unless told otherwise: the democracy of
 :data:`SPARSE_DEMOCRACY`, each network judged where the captures end (knights.play.fast.quiesce: the compiled
 capture search from each position the bot's moves lead to, the network asked at every quiet end, as Stockfish's
-depth 1 does after its ply). One ply ahead against Stockfish UCI_Elo 1350 on the same openings it scored 0.635 over
-400 games with EL/v16 to EL/v21 as members and captures only, where EL/v21 judged so alone scored 0.502 (+0.133, 3.8
-standard errors; report/results/one_ply_sparse.json); with today's members and the checks of
-knights.play.fast.quiesce it scored 0.772 where the old members scored 0.754 (report/results/one_ply_newest.json);
-EL/v21 judged so had scored 0.530 over 200 games where :data:`DEFAULT_EVALUATOR` scored 0.385 (+0.145, 2.9 standard
-errors; report/results/one_ply_quiesce.json) and EL/v21 with the captures' material added (``+qsearch``) 0.307
-(one_ply_quiesce_network.json). The shipped democracy, whose members are not all compiled networks, is not judged
-so; it stays a choice (``democracy+qsearch``), and the ladder rates it beside this one. Only the play layer builds
-it (knights.play.fast.bots); where a member's weights are missing the one-ply bot plays :data:`DEFAULT_EVALUATOR`."""
-
+depth 1 does after its ply). It was chosen one ply ahead against Stockfish UCI_Elo 1350 on the same openings
+(report/results/one_ply_sparse.json, one_ply_quiesce.json, one_ply_quiesce_network.json, one_ply_newest.json).
+The shipped democracy, whose members are not all compiled networks, is not judged so; it stays a choice
+(``democracy+qsearch``), and the ladder rates it beside this one. Only the play layer builds it
+(knights.play.fast.bots); where a member's weights are missing the one-ply bot plays :data:`DEFAULT_EVALUATOR`."""
 THREATS_SUFFIX = "+threats"
 """An evaluator's name with the static capture-threat term added (:mod:`knights.evaluate.threats`)."""
 QSEARCH_SUFFIX = "+qsearch"
@@ -208,10 +175,14 @@ class Version:
         return model
 
     def load(self, models_dir: str | Path | None = None) -> tuple[nn.Module, dict[str, Any]]:
-        """The trained network (eval mode, CPU) and its metadata."""
+        """The trained network (eval mode, CPU) and its metadata. Weights that are not here are a
+        :class:`MissingWeights` in one line: for an archived version, the command that rebuilds them."""
         from knights.learn import modelfile
 
-        model = modelfile.load_into(self.build(), self.weights(models_dir))
+        path = self.weights(models_dir)
+        if not path.is_file():
+            raise MissingWeights(missing_weights(self.name, path))
+        model = modelfile.load_into(self.build(), path)
         meta_file = self.meta_path(models_dir)
         meta = modelfile.read_meta(meta_file) if meta_file.exists() else {}
         return model.eval(), meta
@@ -253,3 +224,162 @@ def all_versions(family: str | None = None) -> list[Version]:
             if digits.isdigit():
                 out.append(Version(fam, int(digits)))
     return sorted(out, key=lambda v: (v.family, v.number))
+
+
+# -- the versions table ---------------------------------------------------------------------------------------------
+SHIPPED, KEPT, ARCHIVED = "shipped", "kept", "archived"
+STATUSES = (SHIPPED, KEPT, ARCHIVED)
+"""shipped: a bot plays it, a notebook teaches with it or the report's story needs it re-measured; kept: its weights
+stay in git only because a test loads them; archived: its weights are not in git (``make version V=...``)."""
+DIFFERENCES = ("network", "inputs", "target", "loss", "training", "data", "start")
+"""The kinds of change from a parent a versions table names (``differs``); see source_EL/versions.toml."""
+BOTS = ("search", "one-ply", "democracy", "fallback")
+"""What ``bot:`` names in ``used_by``: the searching bot (:data:`SEARCH_NETWORK`), the one-ply bot
+(:data:`SPARSE_DEMOCRACY`), the shipped democracy (its manifest's members) and :data:`DEFAULT_NETWORK`."""
+USES = ("bot", "notebook", "report", "test")
+RECIPE_KEYS = ("epochs", "batch_size", "train", "val")
+"""What a recipe may set: :func:`knights.learn.experiment.run_version`'s keywords of the same names."""
+REBUILD = "make version V={name}"
+"""The one command that brings an archived version's weights back (``python -m knights.learn.versions rebuild``)."""
+
+
+class MissingWeights(FileNotFoundError):
+    """A version's weights are not here: the message says why in one line and, for an archived version, the
+    command that rebuilds them."""
+
+
+class VersionTableError(ValueError):
+    """A versions table that does not parse or breaks its own rules (named with the file and the version)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One version's row of its family's versions table (:data:`VERSION_TABLES`)."""
+
+    name: str
+    parent: str | None
+    changed: str
+    differs: tuple[str, ...]
+    status: str
+    used_by: tuple[str, ...]
+    sha256: str
+    recipe: dict[str, Any] = field(default_factory=dict, hash=False)
+    notes: str = ""
+    rebuilt: dict[str, Any] = field(default_factory=dict, hash=False)
+    quick_sha256: str | None = None
+    weights_commit: str | None = None
+
+    @property
+    def in_git(self) -> bool:
+        """Whether the version's weights are committed (shipped or kept)."""
+        return self.status != ARCHIVED
+
+    def uses(self, kind: str) -> list[str]:
+        """What ``used_by`` names of ``kind`` (``"bot"``, ``"notebook"``, ``"report"``, ``"test"``)."""
+        return [ref.partition(":")[2] for ref in self.used_by if ref.partition(":")[0] == kind]
+
+
+ENTRY_KEYS = {"parent", "changed", "differs", "status", "used_by", "sha256", "recipe", "notes", "rebuilt",
+              "quick_sha256", "weights_commit"}
+
+
+def _entry(family: str, key: str, row: dict[str, Any], where: Path) -> Entry:
+    name = f"{family}/{key}"
+
+    def bad(what: str) -> VersionTableError:
+        return VersionTableError(f"{repo_relative(where)}: [{key}] {what}")
+
+    if not re.fullmatch(r"v\d+", key) or not isinstance(row, dict):
+        raise bad("is not a version table ([vN] with keys)")
+    unknown = set(row) - ENTRY_KEYS
+    missing = {"parent", "changed", "differs", "status", "used_by", "sha256", "recipe"} - set(row)
+    if unknown or missing:
+        raise bad(f"unknown keys {sorted(unknown)}" if unknown else f"lacks {sorted(missing)}")
+    if row["status"] not in STATUSES:
+        raise bad(f"status {row['status']!r} is not one of {', '.join(STATUSES)}")
+    odd = [d for d in row["differs"] if d not in DIFFERENCES]
+    if odd:
+        raise bad(f"differs names {odd}, not among {', '.join(DIFFERENCES)}")
+    refs = [r for r in row["used_by"] if r.partition(":")[0] not in USES or not r.partition(":")[2]]
+    if refs:
+        raise bad(f"used_by {refs}: each is kind:what, kind one of {', '.join(USES)}")
+    if set(row["recipe"]) - set(RECIPE_KEYS):
+        raise bad(f"recipe sets {sorted(set(row['recipe']) - set(RECIPE_KEYS))}; it may set {', '.join(RECIPE_KEYS)}")
+    for digest in (row["sha256"], row.get("quick_sha256", "0" * 64)):
+        if not re.fullmatch(r"[0-9a-f]{64}", str(digest)):
+            raise bad(f"{digest!r} is not a SHA-256 (64 hex digits)")
+    return Entry(name=name, parent=row["parent"] or None, changed=row["changed"], differs=tuple(row["differs"]),
+                 status=row["status"], used_by=tuple(row["used_by"]), sha256=row["sha256"], recipe=dict(row["recipe"]),
+                 notes=row.get("notes", "").strip(), rebuilt=dict(row.get("rebuilt", {})),
+                 quick_sha256=row.get("quick_sha256"), weights_commit=row.get("weights_commit"))
+
+
+@cache
+def _table(family: str) -> dict[str, Entry]:
+    where = VERSION_TABLES[family]
+    try:
+        doc = tomllib.loads(where.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise VersionTableError(f"{repo_relative(where)}: {exc}") from None
+    entries = {f"{family}/{key}": _entry(family, key, row, where) for key, row in doc.items()}
+    return dict(sorted(entries.items(), key=lambda kv: int(kv[0].rpartition("/v")[2])))
+
+
+def table(family: str | None = None) -> dict[str, Entry]:
+    """Every version's :class:`Entry` by name (``"EL/v8"``), EL then SL, by number: the versions tables
+    (:data:`VERSION_TABLES`; docs/versions.md). Reading them imports no torch."""
+    out: dict[str, Entry] = {}
+    for fam in FAMILIES:
+        if family is None or fam == family.upper():
+            out.update(_table(fam))
+    return out
+
+
+def entry(name: str) -> Entry:
+    """The versions-table row of version ``name`` (any spelling :func:`get` takes)."""
+    version = get(name)
+    row = table(version.family).get(version.name)
+    if row is None:
+        raise VersionTableError(f"{version.name} has a library but no row in "
+                                f"{repo_relative(VERSION_TABLES[version.family])}")
+    return row
+
+
+def recipe(name: str) -> dict[str, Any]:
+    """The shipped run's settings of version ``name`` as keywords of
+    :func:`knights.learn.experiment.run_version` (``epochs``, and ``batch_size``, ``train``, ``val`` where they are
+    not the library's): what ``knights ship-models``, the notebook's full run and ``make version`` train with."""
+    return dict(entry(name).recipe)
+
+
+def shipped(family: str | None = None) -> list[str]:
+    """The versions whose weights are committed (status shipped or kept)."""
+    return [name for name, row in table(family).items() if row.in_git]
+
+
+def archived(family: str | None = None) -> list[str]:
+    """The versions whose weights are not in git: ``make version V=<name>`` rebuilds them."""
+    return [name for name, row in table(family).items() if not row.in_git]
+
+
+def rebuild_command(name: str) -> str:
+    """The one command that rebuilds version ``name``'s weights from its recipe and checks their checksum."""
+    return REBUILD.format(name=get(name).name)
+
+
+def missing_weights(name: str, path: Path | None = None) -> str:
+    """One line on why version ``name``'s weights are not here (at ``path``, default its models folder): for an
+    archived version the command that rebuilds them; for a committed one, that git should have them."""
+    version = get(name)
+    where = path or version.weights()
+    if where != version.weights():
+        return f"{version.name} has no weights in {repo_relative(where.parent)} ({where.name} not found)"
+    try:
+        row = entry(version.name)
+    except VersionTableError:
+        row = None
+    if row is not None and not row.in_git:
+        return (f"{version.name} is archived, its weights are not in git: `{rebuild_command(version.name)}` rebuilds "
+                "them from the recipe and checks their checksum")
+    return (f"{version.name}'s weights {repo_relative(where)} are missing: they are committed, so "
+            f"`git checkout -- {repo_relative(where)}` restores them")

@@ -76,11 +76,11 @@ def build_notebook(title: str, intro: str, parameters: str, cells: Sequence[tupl
 # -- version notebooks --------------------------------------------------------------------
 PARAMETERS = '''version = "{name}"
 data_dir = None        # chunk folder; None: data/full (data/sample when quick)
-train_letters = None   # None: the version's own letters (library.py DATA); "{q_train}" when quick
-val_letters = None     # None: the version's own; "{q_val}" when quick
+train_letters = None   # None: the recipe's (source_{family}/versions.toml) or library.py's; "{q_train}" when quick
+val_letters = None     # None: the recipe's, else library.py's DATA; "{q_val}" when quick
 test_letters = None    # None: "j", held out of every full run; "{q_test}" when quick
-epochs = None          # None: the version's epoch count (library.py TRAIN); {epochs} when quick
-batch_size = None
+epochs = None          # None: the recipe's, the shipped run's (source_{family}/versions.toml); {epochs} when quick
+batch_size = None      # None: the recipe's, else library.py's TRAIN
 quick = False          # True: the committed sample (data/sample), {epochs} epochs, written to runs/quick/{run}/
 out_dir = None         # None: {models}/ (runs/quick/{run}/ when quick)
 device = None          # None: CUDA, then Apple MPS, then CPU
@@ -114,9 +114,14 @@ MODEL = '''net = teach.fresh_model(version)
 print(teach.describe_model(version, net))
 teach.parameter_table(net)'''
 
-RUN = '''result = run_version(version, data_dir=data_dir, train=train_letters, val=val_letters, test=test_letters,
-                     epochs=epochs or (teach.QUICK_EPOCHS if quick else None), batch_size=batch_size,
-                     quick=quick, out_dir=out_dir, device=device, progress=progress)
+RUN = '''from knights.learn import registry
+
+recipe = {} if quick else registry.recipe(version)   # the shipped run's settings, from the versions table
+result = run_version(version, data_dir=data_dir, train=train_letters or recipe.get("train"),
+                     val=val_letters or recipe.get("val"), test=test_letters,
+                     epochs=epochs or (teach.QUICK_EPOCHS if quick else recipe.get("epochs")),
+                     batch_size=batch_size or recipe.get("batch_size"), quick=quick, out_dir=out_dir, device=device,
+                     progress=progress)
 teach.history_table(result.history)'''
 
 PLOT = '''fig = teach.plot_history(result)'''
@@ -215,8 +220,9 @@ def version_notebook(version: registry.Version) -> NotebookNode:
     for heading, code in SL_STEPS if sl else EL_STEPS:
         cells += [("markdown", heading)] if heading else []
         cells += [("code", code)]
-    parameters = PARAMETERS.format(name=version.name, models=models, run=run, epochs=QUICK_EPOCHS,
-                                   q_train=QUICK["train"], q_val=QUICK["val"], q_test=QUICK["test"])
+    parameters = PARAMETERS.format(name=version.name, family=version.family, models=models, run=run,
+                                   epochs=QUICK_EPOCHS, q_train=QUICK["train"], q_val=QUICK["val"],
+                                   q_test=QUICK["test"])
     return build_notebook(title, intro, parameters, cells)
 
 
