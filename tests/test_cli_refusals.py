@@ -120,3 +120,38 @@ def test_a_5000_character_value_is_quoted_by_a_short_prefix(capsys: pytest.Captu
     line = refused(capsys, [*argv, "e2e4" + "x" * 5000])
     assert line.endswith(f"\u2026 is too long for {what} (5,004 characters; at most {100 if 'FEN' in what else 64})")
     assert len(line) < 160, line
+
+
+class _Runs:
+    """Unpickled, it makes the folder ``marker``: what a hostile checkpoint would do."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        import os
+
+        return (os.mkdir, (str(self.marker),))
+
+
+def test_train_refuses_a_pickled_checkpoint_in_our_words(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Before: the refusal passed on torch's advice to re-run ``torch.load`` with ``weights_only=False``."""
+    import warnings
+
+    import torch
+
+    marker = tmp_path / "ran"
+    ckpt = tmp_path / "EL_v1.ckpt"
+    torch.save({"model": {}, "history": {}, "optimizer": {}, "key": "k", "best": _Runs(marker)}, ckpt)
+    before = ckpt.read_bytes()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert cli.main(["train", "EL/v1", "--quick", "--epochs", "1", "--out-dir", str(tmp_path)]) == 2
+    assert not [w for w in caught if "torch" in str(w.filename)], [str(w.message) for w in caught]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (f"knights train: error: {ckpt}: not a training checkpoint (it holds a pickled reference to "
+                       "posix.mkdir; not loaded, since loading it could run code); delete it (or move it away) to "
+                       "start this run afresh"), err
+    assert "Traceback" not in "\n".join(err) and not marker.exists() and ckpt.read_bytes() == before
+    assert not (tmp_path / "v1.pt").exists()
+

@@ -33,6 +33,7 @@ import platform
 import random
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import asdict, dataclass, field
@@ -48,6 +49,7 @@ from knights.data.cache import iter_batches
 from knights.data.chunks import Encoded
 from knights.features.inputs import Inputs
 from knights.learn.buckets import WinBuckets
+from knights.learn.modelfile import _load_failure as load_failure  # a model file's words, for the same refusal
 from knights.learn.targets import PAWN_LOGIT
 
 T = TypeVar("T")
@@ -286,13 +288,15 @@ def save_checkpoint(path: Path, model: nn.Module, opt: torch.optim.Optimizer, hi
 
 def _read_checkpoint(path: Path) -> dict[str, Any]:
     """The checkpoint at ``path`` as saved by :func:`save_checkpoint`; anything else (random bytes,
-    another pickle, a list) is a :class:`TrainingError` naming the file, never a traceback."""
+    a list, a pickle of other Python objects, said as a model file's refusal says it: never loaded)
+    is a :class:`TrainingError` naming the file, never a traceback."""
     advice = "delete it (or move it away) to start this run afresh"
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():   # torch's notes on a foreign pickle's protocol: the refusal says it all
+            warnings.simplefilter("ignore")
+            state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - whatever a damaged file makes torch.load raise
-        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
-        raise TrainingError(f"{path}: not a training checkpoint ({first}); {advice}") from None
+        raise TrainingError(f"{path}: not a training checkpoint ({load_failure(exc)}); {advice}") from None
     if not (isinstance(state, dict) and isinstance(state.get("model"), dict) and isinstance(state.get("history"), dict)
             and "optimizer" in state and isinstance(state.get("key"), str)):
         raise TrainingError(f"{path}: not a training checkpoint (a {type(state).__name__} without the model, "
