@@ -50,12 +50,19 @@ setup: $(STAMP) stockfish
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || { $(PYTHON) -c '$(PYTHON_OK)' >/dev/null 2>&1 || { $(NEED_PYTHON); }; $(PYTHON) -m venv $(VENV); }
+	@echo "Installing the project and its dependencies into $(VENV) (minutes the first time)..."
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,notebooks]'
 	@# sunfish, the search's peer (arena, bench): it pins python-chess 1.9.4 for its own UI only, which
 	@# conflicts with ours, so it cannot be an extra; sunfish-uci needs the standard library alone
 	$(PY) -m pip install -q --no-deps 'sunfish==2026.1'
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@# numba compiles the bot's search on its first use and caches it beside the sources (__pycache__): once
+	@# here, so that the first make play or knights uci starts in seconds (the searching bot, then the one-ply one)
+	@echo "Compiling the bot's search once (numba; a few minutes on 2 cores)..."
+	@$(PY) -c 'import time, chess; t = time.perf_counter(); from knights.play.fast.bots import bot_for; \
+		[bot_for(None, depth=d, movetime=0.2).choose(chess.Board()) for d in (64, 1)]; \
+		print(f"compiled in {time.perf_counter() - t:.0f} s")'
 	@touch $(STAMP)
 
 stockfish:
