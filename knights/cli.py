@@ -18,10 +18,11 @@ Handler = Callable[[argparse.Namespace], int]
 
 def _data_generate(args: argparse.Namespace) -> int:
     from knights.data.generate import Recipe, generate
+    from knights.learn.training import check_output
 
     if args.shard is None:
-        _output_path(args.out, "--out")
-    _output_path(args.report, "--report")
+        check_output(args.out, "--out")
+    check_output(args.report, "--report")
     recipe = Recipe(seed=args.seed, depth=args.depth, max_plies=args.max_plies,
                     games_per_part=args.games_per_part)
     report = generate(args.out, args.positions, recipe, workers=args.workers, dedup=args.dedup,
@@ -39,29 +40,6 @@ def _data_generate(args: argparse.Namespace) -> int:
             "duplicates_dropped": report.duplicates_dropped, "recipe": recipe.key(report.stockfish),
             "cpu_count": os.cpu_count()})
     return 0
-
-
-def _output_path(text: str | None, option: str, *, folder: bool = False) -> None:
-    """Refuse, before any work, an output that could never be written: ``text`` (a file, or a
-    folder when ``folder``) that exists as the other kind, or whose path runs through a file.
-    A ValueError naming the option and the path; ``None`` (not given) passes."""
-    import os
-    from pathlib import Path
-
-    if text is None:
-        return
-    path = Path(text)
-    if folder and path.exists() and not path.is_dir():
-        raise ValueError(f"{option} {text} is a file, not a folder: name a folder (it is made when missing)")
-    if not folder and path.is_dir():
-        raise ValueError(f"{option} {text} is a folder: name the file to write")
-    for parent in path.absolute().parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise ValueError(f"{option} {text}: {parent} is a file, not a folder")
-            if not os.access(parent, os.W_OK | os.X_OK):
-                raise ValueError(f"{option} {text}: cannot write in {parent} (permission denied)")
-            return
 
 
 def _shard_flag(text: str) -> Shard:
@@ -173,9 +151,10 @@ def _data_grow(args: argparse.Namespace) -> int:
     from knights.common import write_json
     from knights.data.generate import Recipe
     from knights.data.grow import grow
+    from knights.learn.training import check_output
 
-    _output_path(args.work, "--work", folder=True)
-    _output_path(args.report, "--report")
+    check_output(args.work, "--work", folder=True)
+    check_output(args.report, "--report")
     report = grow(args.positions, depth=args.depth, rounds=args.rounds, workers=args.workers, work=args.work,
                   progress=not args.quiet, grown=args.set)
     print(report.summary())
@@ -304,21 +283,11 @@ def _notebook(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     import os
 
-    for option, value in (("--epochs", args.epochs), ("--batch-size", args.batch_size)):
-        if value is not None and value < 1:
-            raise ValueError(f"{option} must be at least 1, not {value}")
-    _output_path(args.out_dir, "--out-dir", folder=True)
-    if args.device is not None:
-        import torch
+    from knights.learn import distributed
 
-        try:
-            torch.device(args.device)
-        except RuntimeError:
-            raise ValueError(f"--device {_clip(args.device)} is not a device such as cpu, cuda or cuda:1") from None
     if args.distributed:
-        from knights.learn.distributed import run
-
-        return run(args)
+        return distributed.run(args)
+    distributed.check_options(args)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise RuntimeError(f"{os.environ['WORLD_SIZE']} processes were started (torchrun): add --distributed, "
                            "or every process trains alone and writes the same files")

@@ -155,3 +155,29 @@ def test_train_refuses_a_pickled_checkpoint_in_our_words(capsys: pytest.CaptureF
     assert "Traceback" not in "\n".join(err) and not marker.exists() and ckpt.read_bytes() == before
     assert not (tmp_path / "v1.pt").exists()
 
+
+
+def test_distributed_refuses_an_out_dir_that_is_a_file_before_any_work(capsys: pytest.CaptureFixture[str],
+                                                                       monkeypatch: pytest.MonkeyPatch,
+                                                                       a_file: Path) -> None:
+    """Before: ``python -m knights.learn.distributed --out-dir F`` joined the group, trained the epoch and
+    then failed with a FileExistsError traceback; now the check ``knights train`` makes, shared."""
+    import socket
+
+    import torch.distributed as dist
+
+    from knights.learn import distributed
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for name, value in {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1",
+                        "MASTER_PORT": str(port)}.items():
+        monkeypatch.setenv(name, value)
+    code = distributed.main(["EL/v1", "--quick", "--device", "cpu", "--out-dir", str(a_file)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and not dist.is_initialized()
+    assert err.strip() == (f"knights.learn.distributed (rank 0): error: --out-dir {a_file} is a file, not a folder: "
+                           "name a folder (it is made when missing)")
+    assert a_file.read_text() == "not a folder\n"
+

@@ -69,7 +69,15 @@ from knights.learn.experiment import (
     version_task,
     warm_start,
 )
-from knights.learn.training import TrainConfig, choose_device, fit, seed_everything
+from knights.learn.training import (
+    TrainConfig,
+    check_at_least,
+    check_device,
+    check_output,
+    choose_device,
+    fit,
+    seed_everything,
+)
 
 PRECISIONS = ("auto", "float32", "bf16", "fp16")
 """``--precision``: auto is bfloat16 (else float16) on CUDA, float32 on the CPU."""
@@ -341,6 +349,14 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--epochs", type=int, default=None)
 
 
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse, before any work and in one line naming the option, what :func:`add_run_options` and
+    ``--batch-size`` were given that no run could use (``knights train`` checks the same)."""
+    check_at_least(1, ("--epochs", args.epochs), ("--batch-size", args.batch_size))
+    check_output(args.out_dir, "--out-dir", folder=True)
+    check_device(args.device)
+
+
 def add_options(parser: argparse.ArgumentParser) -> None:
     """The options only a distributed run has (``knights train --distributed`` has them too)."""
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
@@ -350,7 +366,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Train ``args.name`` as one process of the group torchrun started."""
+    """Train ``args.name`` as one process of the group torchrun started (its options checked first)."""
+    check_options(args)
     replicas = Replicas.join(args.device, args.backend, args.precision)
     try:
         train_version(args.name, replicas, data_dir=args.data_dir, more=args.more or (), train=args.train,

@@ -112,6 +112,45 @@ def choose_device(override: str | None = None) -> torch.device:
     return torch.device("cpu")
 
 
+# -- a command's options, checked before any work ---------------------------------------
+def check_device(text: str | None, option: str = "--device") -> None:
+    """Refuse a device torch does not know (``None``: not given), naming ``option``."""
+    if text is None:
+        return
+    try:
+        torch.device(text)
+    except RuntimeError:
+        shown = repr(text) if len(text) <= 40 else repr(text[:37]) + "\u2026"
+        raise ValueError(f"{option} {shown} is not a device such as cpu, cuda or cuda:1") from None
+
+
+def check_at_least(low: float, *options: tuple[str, float | None]) -> None:
+    """Refuse the first ``(option, value)`` whose value is below ``low`` (``None``: not given)."""
+    for option, value in options:
+        if value is not None and value < low:
+            raise ValueError(f"{option} must be at least {low}, not {value}")
+
+
+def check_output(text: str | Path | None, option: str, *, folder: bool = False) -> None:
+    """Refuse an output that could never be written: ``text`` (a file, or a folder when ``folder``)
+    that exists as the other kind, or whose path runs through a file or an unwritable folder.
+    A ValueError naming the option and the path; ``None`` (not given) passes."""
+    if text is None:
+        return
+    path = Path(text)
+    if folder and path.exists() and not path.is_dir():
+        raise ValueError(f"{option} {text} is a file, not a folder: name a folder (it is made when missing)")
+    if not folder and path.is_dir():
+        raise ValueError(f"{option} {text} is a folder: name the file to write")
+    for parent in path.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"{option} {text}: {parent} is a file, not a folder")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise ValueError(f"{option} {text}: cannot write in {parent} (permission denied)")
+            return
+
+
 def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
     if cfg.optimizer == "adam":
         return torch.optim.Adam(model.parameters(), lr=cfg.lr)
