@@ -181,3 +181,9 @@ def test_distributed_refuses_an_out_dir_that_is_a_file_before_any_work(capsys: p
                            "name a folder (it is made when missing)")
     assert a_file.read_text() == "not a folder\n"
 
+
+
+def test_data_check_says_a_file_is_not_a_folder(capsys: pytest.CaptureFixture[str], a_file: Path) -> None:
+    """Before: 'chunk folder not found: F' for a file that is there."""
+    line = refused(capsys, ["data", "check", str(a_file), "all"])
+    assert line == f"knights data check: error: {a_file} is a file, not a chunk folder"

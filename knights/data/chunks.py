@@ -62,7 +62,8 @@ def chunk_files(folder: str | Path, prefix: str | None = None) -> list[Path]:
     """
     folder = Path(folder)
     if not folder.is_dir():
-        raise FileNotFoundError(f"chunk folder not found: {folder}")
+        raise FileNotFoundError(f"{folder} is a file, not a chunk folder" if folder.exists()
+                                else f"chunk folder not found: {folder}")
     found: dict[str, list[Path]] = {}
     for path in folder.iterdir():
         name = path.name
