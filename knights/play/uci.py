@@ -222,13 +222,14 @@ class UciSession:
             return False
         if command not in AT_ONCE and (self.blocked or self.deferred):
             self.deferred.append(line)
-            return True
-        return self._execute(line)
+        else:
+            self._execute(line)
+        return True
 
-    def _execute(self, line: str) -> bool:
+    def _execute(self, line: str) -> None:
         tokens = line.split()
         if not tokens:
-            return True
+            return
         command, args = tokens[0], tokens[1:]
         try:
             handlers: dict[str, Callable[[list[str]], None]] = {
@@ -244,7 +245,6 @@ class UciSession:
                 handler(args)
         except Exception as exc:  # noqa: BLE001 - never crash on input
             self.info(f"error in {command!r}: {type(exc).__name__}: {exc}")
-        return True
 
     def cmd_uci(self, _args: list[str]) -> None:
         if self.link.engine_process:    # the files on disk: no torch in this process
