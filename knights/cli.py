@@ -349,6 +349,8 @@ def _ensemble_command(sub: Subcommands) -> None:
 def _models_commands(sub: Subcommands) -> None:
     """``knights ship-models`` (train every shipped version), ``knights results`` (its table) and
     ``knights settings`` (the settings the report quotes, as JSON)."""
+    from knights.evaluate import independent_results
+
     def ship(args: argparse.Namespace) -> int:
         from knights.learn import registry
         from knights.notebooks.ship import RUNS
@@ -363,22 +365,18 @@ def _models_commands(sub: Subcommands) -> None:
 
     def results(args: argparse.Namespace) -> int:
         from knights.arena.move_choice import measure
-        from knights.evaluate.independent_results import main_args
         from knights.play.fast.quiesce import judged_evaluators
 
-        return main_args(args, move_quality=lambda data, measured: measure(data, measured, progress=not args.quiet),
-                         played=judged_evaluators())
+        independent_results.check_arguments(args)   # before the searched players are built (seconds)
+        return independent_results.main_args(
+            args, move_quality=lambda data, measured: measure(data, measured, progress=not args.quiet),
+            played=judged_evaluators())
 
     sp = sub.add_parser("ship-models", help="train the shipped versions through their notebooks (the recorded recipe)")
     sp.add_argument("names", nargs="*", help="versions (default: all, in order)")
     sp.set_defaults(func=ship)
     rp = sub.add_parser("results", help="held-out table of every trained network with the baselines")
-    rp.add_argument("--data-dir", default="data/full")
-    rp.add_argument("--test", default="j", help="test letters (never trained on)")
-    rp.add_argument("--max-rows", type=int, default=None)
-    rp.add_argument("--no-stockfish", action="store_true", help="skip the Stockfish depth-1 baseline")
-    rp.add_argument("--independent-dir", default="data/independent", help="folder of the independent test sets")
-    rp.add_argument("--quiet", action="store_true")
+    independent_results.add_arguments(rp)
     rp.set_defaults(func=results)
 
     def label_floor(args: argparse.Namespace) -> int:

@@ -182,8 +182,48 @@ def test_distributed_refuses_an_out_dir_that_is_a_file_before_any_work(capsys: p
     assert a_file.read_text() == "not a folder\n"
 
 
-
 def test_data_check_says_a_file_is_not_a_folder(capsys: pytest.CaptureFixture[str], a_file: Path) -> None:
     """Before: 'chunk folder not found: F' for a file that is there."""
     line = refused(capsys, ["data", "check", str(a_file), "all"])
     assert line == f"knights data check: error: {a_file} is a file, not a chunk folder"
+
+
+def test_results_refuses_a_data_dir_that_is_not_a_chunk_folder_before_any_work(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, a_file: Path) -> None:
+    """Before: ``knights results --data-dir /nonexistent`` fell back to the earlier table and ran Stockfish
+    and every network over the independent sets for minutes. The measuring is a tripwire here: a
+    refusal must come before it (and the repository's results are never rewritten by this test)."""
+    from knights.evaluate import independent_results
+
+    def work_started(*_args: object, **_kwargs: object) -> list[Path]:
+        raise AssertionError("knights results started measuring")
+
+    monkeypatch.setattr(independent_results, "run", work_started)
+    missing = tmp_path / "nonexistent"
+    for data_dir, says in ((missing, f"chunk folder not found: {missing}"),
+                           (a_file, f"{a_file} is a file, not a chunk folder")):
+        line = refused(capsys, ["results", "--data-dir", str(data_dir)])
+        assert line == f"knights results: error: --data-dir: {says}"
+    assert independent_results.main(["--data-dir", str(missing)]) == 2    # its python -m route: the same check
+    assert capsys.readouterr().err == (f"python -m knights.evaluate.independent_results: error: --data-dir: "
+                                       f"chunk folder not found: {missing}\n")
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--max-rows", "-1"], "--max-rows must be at least 1, not -1"),   # numpy's 'negative dimensions' after reading
+    (["--test", "zz"], "--test: bad chunk selection term 'zz' in 'zz': use letters"),
+    (["--independent-dir", "{missing}"], "--independent-dir {missing}: no such folder"),   # no set, no word
+    (["--independent-dir", "{a_file}"], "--independent-dir {a_file} is a file, not a folder")])
+def test_results_names_any_other_option_no_run_could_use(capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                        a_file: Path, argv: list[str], says: str) -> None:
+    from knights.evaluate import independent_results
+
+    def work_started(*_args: object, **_kwargs: object) -> list[Path]:
+        raise AssertionError("knights results started measuring")
+
+    monkeypatch.setattr(independent_results, "run", work_started)
+    sample = Path(__file__).resolve().parent.parent / "data" / "sample"   # a chunk folder with the letter j
+    paths = {"missing": tmp_path / "nope", "a_file": a_file}
+    line = refused(capsys, ["results", "--data-dir", str(sample), *(a.format(**paths) for a in argv)])
+    assert line.startswith(f"knights results: error: {says.format(**paths)}"), line

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from knights.common import module_main, write_json
-from knights.data.chunks import Encoded, ReadReport, read_chunk
+from knights.data.chunks import Encoded, ReadReport, read_chunk, select_chunks
 from knights.evaluate import democracy
 from knights.evaluate.base import Evaluator, network_evaluator
 from knights.evaluate.learner import LearnerEvaluator
@@ -67,6 +67,7 @@ from knights.learn.results import (
     paired_difference,
     quiet_rows,
 )
+from knights.learn.training import check_at_least, check_folder
 
 INDEPENDENT_DIR = registry.REPO_ROOT / "data" / "independent"
 INDEPENDENT_JSON = RESULTS_DIR / "independent.json"
@@ -417,19 +418,40 @@ DESCRIPTION = ("Held-out tables: every network and shipped evaluator on the test
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``knights results`` (the same as the module's own command line)."""
-    p.add_argument("--data-dir", default=FULL_DATA)
+    p.add_argument("--data-dir", default=None, help=f"chunk folder of the test letters (default {FULL_DATA}; "
+                                                    "while it is not here, the table measured earlier)")
     p.add_argument("--test", default=TEST_LETTERS, help="test letters (never trained on)")
     p.add_argument("--max-rows", type=int, default=None)
     p.add_argument("--no-stockfish", action="store_true", help="skip the Stockfish depth-1 baseline")
-    p.add_argument("--independent-dir", default=str(INDEPENDENT_DIR), help="folder of the independent sets")
+    p.add_argument("--independent-dir", default=None,
+                   help=f"folder of the independent sets (default {registry.repo_relative(INDEPENDENT_DIR)})")
     p.add_argument("--quiet", action="store_true")
+
+
+def check_arguments(a: argparse.Namespace) -> None:
+    """Refuse, before any work, options no run could use: a ``--data-dir`` given that holds no chunks
+    of the ``--test`` letters (the default's folder may be missing: the table measured earlier is
+    used), an ``--independent-dir`` given that is not a folder, ``--max-rows`` below 1."""
+    check_at_least(1, ("--max-rows", a.max_rows))
+    folder = registry.repo_path(a.data_dir or FULL_DATA)
+    if a.data_dir is not None or folder.is_dir():
+        try:
+            select_chunks(folder, a.test)
+        except FileNotFoundError as exc:
+            raise ValueError(f"--data-dir: {exc}") from None
+        except ValueError as exc:
+            raise ValueError(f"--test: {exc}") from None
+    if a.independent_dir is not None:
+        check_folder(registry.repo_path(a.independent_dir), "--independent-dir")
 
 
 def main_args(a: argparse.Namespace, move_quality: MoveQuality | None = None,
               played: Sequence[tuple[str, Evaluator]] = ()) -> int:
-    """Run as the parsed options of :func:`add_arguments` say (``move_quality``, ``played``: see :func:`run`)."""
-    for path in run(a.data_dir, a.test, max_rows=a.max_rows, with_stockfish=not a.no_stockfish,
-                    independent_dir=registry.repo_path(a.independent_dir), progress=not a.quiet,
+    """Run as the parsed options of :func:`add_arguments` say (``move_quality``, ``played``: see :func:`run`),
+    once :func:`check_arguments` passes them."""
+    check_arguments(a)
+    for path in run(a.data_dir or FULL_DATA, a.test, max_rows=a.max_rows, with_stockfish=not a.no_stockfish,
+                    independent_dir=registry.repo_path(a.independent_dir or INDEPENDENT_DIR), progress=not a.quiet,
                     move_quality=move_quality, played=played):
         print(f"wrote {registry.repo_relative(path)}")
     return 0

@@ -151,6 +151,13 @@ def check_output(text: str | Path | None, option: str, *, folder: bool = False) 
             return
 
 
+def check_folder(text: str | Path | None, option: str) -> None:
+    """Refuse an input folder that is not there or is a file (``None``: not given)."""
+    if text is not None and not Path(text).is_dir():
+        raise ValueError(f"{option} {text} is a file, not a folder" if Path(text).exists()
+                         else f"{option} {text}: no such folder")
+
+
 def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
     if cfg.optimizer == "adam":
         return torch.optim.Adam(model.parameters(), lr=cfg.lr)
