@@ -349,7 +349,7 @@ def _ensemble_command(sub: Subcommands) -> None:
 def _models_commands(sub: Subcommands) -> None:
     """``knights ship-models`` (train every shipped version), ``knights results`` (its table) and
     ``knights settings`` (the settings the report quotes, as JSON)."""
-    from knights.evaluate import independent_results
+    from knights.evaluate import error_sources, independent_results, label_floor
 
     def ship(args: argparse.Namespace) -> int:
         from knights.learn import registry
@@ -379,36 +379,22 @@ def _models_commands(sub: Subcommands) -> None:
     independent_results.add_arguments(rp)
     rp.set_defaults(func=results)
 
-    def label_floor(args: argparse.Namespace) -> int:
-        from knights.evaluate.label_floor import main_args
-
-        return main_args(args)
-
     lf = sub.add_parser("label-floor", help="how far the training labels' depth is from the independent sets' "
-                        "labels (report/results/label_floor.json)")
-    lf.add_argument("--depth", type=int, action="append",
-                    help="a Stockfish depth to score (repeatable; default: the training data's label depth)")
-    lf.add_argument("--independent-dir", default="data/independent", help="folder of the independent sets")
-    lf.add_argument("--max-rows", type=int, default=None, help="only the first rows of each set (a quick look)")
-    lf.add_argument("--out", default="report/results/label_floor.json")
-    lf.add_argument("--quiet", action="store_true")
-    lf.set_defaults(func=label_floor)
-
-    def error_sources(args: argparse.Namespace) -> int:
-        from knights.evaluate.error_sources import main_args
-
-        return main_args(args)
-
+                        "labels (report/results/label_floor.json)", description=label_floor.DESCRIPTION)
+    label_floor.add_arguments(lf)
+    lf.set_defaults(func=label_floor.main_args)
     es = sub.add_parser("error-sources", help="where the evaluators err on the independent games set's level "
-                        "positions, by players, material and men (report/results/error_sources.json)")
-    es.add_argument("--independent-dir", default="data/independent", help="folder of the independent sets")
-    es.add_argument("--out", default="report/results/error_sources.json")
-    es.add_argument("--quiet", action="store_true")
-    es.set_defaults(func=error_sources)
+                        "positions, by players, material and men (report/results/error_sources.json)",
+                        description=error_sources.DESCRIPTION)
+    error_sources.add_arguments(es)
+    es.set_defaults(func=error_sources.main_args)
 
     def ablation(args: argparse.Namespace) -> int:
         from knights.learn.ablation import run
+        from knights.learn.training import check_at_least, check_device
 
+        check_at_least(1, ("--epochs", args.epochs))
+        check_device(args.device)
         run(args.only or None, device=args.device, progress=not args.quiet, epochs=args.epochs)
         return 0
 

@@ -10,6 +10,11 @@ and the path (issue 51), where each of these used to print a traceback, often af
 * ``data generate --depth 0``: a run that never ended; ``--workers 0``: torch's words;
 * ``train --epochs 0`` or ``--batch-size 0``: a model written with nothing learned.
 
+The lab commands too (``results``, ``label-floor``, ``error-sources``, ``ablation``, ``ensemble``,
+``match``, ``strength``, ``python -m knights.learn.seeds`` and ``knights.learn.distributed``): each
+test says what its input did before. Where a regression would start minutes of work, that work is
+replaced by a tripwire (:func:`no_work`), so the test fails at once and writes nothing.
+
 Everything runs through :func:`knights.cli.main` in this process, real modules and files.
 """
 
@@ -188,17 +193,34 @@ def test_data_check_says_a_file_is_not_a_folder(capsys: pytest.CaptureFixture[st
     assert line == f"knights data check: error: {a_file} is a file, not a chunk folder"
 
 
+def _tripwire(where: str) -> object:
+    def work_started(*_args: object, **_kwargs: object) -> object:
+        raise AssertionError(f"{where} started: the refusal came after the work began")
+
+    return work_started
+
+
+@pytest.fixture
+def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lab commands' work replaced by tripwires: a refusal must come before it, and a regression
+    fails at once instead of playing or training for minutes (or rewriting the repository's results)."""
+    from knights.arena import commands, search_strength
+    from knights.evaluate import error_sources, independent_results, label_floor, train_democracy
+    from knights.learn import ablation, seeds
+
+    for module, name in ((independent_results, "run"), (label_floor, "run"), (error_sources, "run"),
+                         (seeds, "run"), (ablation, "run"), (train_democracy, "train_all"),
+                         (commands, "run_games"), (commands, "run_strength"), (search_strength, "run_search_strength")):
+        monkeypatch.setattr(module, name, _tripwire(f"{module.__name__}.{name}"))
+
+
+@pytest.mark.usefixtures("no_work")
 def test_results_refuses_a_data_dir_that_is_not_a_chunk_folder_before_any_work(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, a_file: Path) -> None:
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, a_file: Path) -> None:
     """Before: ``knights results --data-dir /nonexistent`` fell back to the earlier table and ran Stockfish
-    and every network over the independent sets for minutes. The measuring is a tripwire here: a
-    refusal must come before it (and the repository's results are never rewritten by this test)."""
+    and every network over the independent sets for minutes (never rewritten here: :func:`no_work`)."""
     from knights.evaluate import independent_results
 
-    def work_started(*_args: object, **_kwargs: object) -> list[Path]:
-        raise AssertionError("knights results started measuring")
-
-    monkeypatch.setattr(independent_results, "run", work_started)
     missing = tmp_path / "nonexistent"
     for data_dir, says in ((missing, f"chunk folder not found: {missing}"),
                            (a_file, f"{a_file} is a file, not a chunk folder")):
@@ -214,16 +236,77 @@ def test_results_refuses_a_data_dir_that_is_not_a_chunk_folder_before_any_work(
     (["--test", "zz"], "--test: bad chunk selection term 'zz' in 'zz': use letters"),
     (["--independent-dir", "{missing}"], "--independent-dir {missing}: no such folder"),   # no set, no word
     (["--independent-dir", "{a_file}"], "--independent-dir {a_file} is a file, not a folder")])
-def test_results_names_any_other_option_no_run_could_use(capsys: pytest.CaptureFixture[str],
-                                                        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+@pytest.mark.usefixtures("no_work")
+def test_results_names_any_other_option_no_run_could_use(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                         a_file: Path, argv: list[str], says: str) -> None:
-    from knights.evaluate import independent_results
-
-    def work_started(*_args: object, **_kwargs: object) -> list[Path]:
-        raise AssertionError("knights results started measuring")
-
-    monkeypatch.setattr(independent_results, "run", work_started)
     sample = Path(__file__).resolve().parent.parent / "data" / "sample"   # a chunk folder with the letter j
     paths = {"missing": tmp_path / "nope", "a_file": a_file}
     line = refused(capsys, ["results", "--data-dir", str(sample), *(a.format(**paths) for a in argv)])
     assert line.startswith(f"knights results: error: {says.format(**paths)}"), line
+
+
+@pytest.mark.usefixtures("no_work")
+@pytest.mark.parametrize(("argv", "says"), [
+    # label-floor: --depth 0 was a SystemExit (exit 1, no 'error:'); -5 rows measured nothing and wrote the
+    # file; an --out it could not write failed after Stockfish had labelled every set
+    (["label-floor", "--depth", "0"], "--depth must be at least 1, not 0"),
+    (["label-floor", "--max-rows", "-5"], "--max-rows must be at least 1, not -5"),
+    (["label-floor", "--out", "{a_file}/lf.json"], "--out {a_file}/lf.json: {a_file} is a file, not a folder"),
+    (["label-floor", "--out", "{tmp}"], "--out {tmp} is a folder: name the file to write"),
+    (["label-floor", "--independent-dir", "{a_file}"], "--independent-dir {a_file} is a file, not a folder"),
+    # error-sources: a missing folder was a SystemExit; an --out it could not write failed after minutes
+    (["error-sources", "--independent-dir", "{tmp}/nope"], "--independent-dir {tmp}/nope: no such folder"),
+    (["error-sources", "--out", "{a_file}/es.json"], "--out {a_file}/es.json: {a_file} is a file, not a folder"),
+    # ablation: --epochs 0 ran as the default, -1 trained nothing; --device in torch's words, after the sets
+    (["ablation", "--epochs", "0"], "--epochs must be at least 1, not 0"),
+    (["ablation", "--epochs", "-1"], "--epochs must be at least 1, not -1"),
+    (["ablation", "--device", "nope"], "--device 'nope' is not a device such as cpu, cuda or cuda:1"),
+    # ensemble: scikit-learn's words for -1 rows; a missing --models-dir trained without networks; an --out it
+    # could not write failed when the blend was shipped, after every learner was trained
+    (["ensemble", "--quick", "--knn-rows", "-1"], "--knn-rows must be at least 1, not -1"),
+    (["ensemble", "--quick", "--rf-max-leaf-nodes", "1"], "--rf-max-leaf-nodes must be at least 2, not 1"),
+    (["ensemble", "--quick", "--quick-network", "nope"], "not a version name: 'nope'"),
+    (["ensemble", "--quick", "--models-dir", "{tmp}/nope"], "--models-dir {tmp}/nope: no such folder"),
+    (["ensemble", "--quick", "--out", "{a_file}"], "--out {a_file} is a file, not a folder"),
+    (["ensemble", "--quick", "--results-md", "{a_file}/r.md"], "--results-md {a_file}/r.md: {a_file} is a file"),
+    # match: 0 or -1 games played nothing and exited 0; a negative --movetime or --nodes was played
+    (["match", "ours:material", "random", "--games", "0"], "--games must be at least 1, not 0"),
+    (["match", "ours:material", "random", "--workers", "0"], "--workers must be at least 1, not 0"),
+    (["match", "ours:material", "sf-elo:1500", "--movetime", "-5"], "--movetime must be at least 1, not -5"),
+    (["match", "ours:material", "sf-elo:1500", "--nodes", "0"], "--nodes must be at least 1, not 0"),
+    (["match", "ours:material", "random", "--max-plies", "0"], "--max-plies must be at least 1, not 0"),
+    (["match", "ours:material", "random", "--out", "{a_file}"], "--out {a_file} is a file, not a folder"),
+    # strength: an output folder that is a file failed once every game was played
+    (["strength", "--quick", "--workers", "0"], "--workers must be at least 1, not 0"),
+    (["strength", "--quick", "--results-dir", "{a_file}"], "--results-dir {a_file} is a file, not a folder"),
+    (["strength", "--search", "--pgn-dir", "{a_file}/p"], "--pgn-dir {a_file}/p: {a_file} is a file, not a folder")])
+def test_lab_commands_refuse_bad_options_before_any_work(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                         a_file: Path, argv: list[str], says: str) -> None:
+    paths = {"a_file": a_file, "tmp": tmp_path}
+    line = refused(capsys, [a.format(**paths) for a in argv])
+    assert line.startswith(f"knights {argv[0]}: error: {says.format(**paths)}"), line
+    assert a_file.read_text() == "not a folder\n" and sorted(p.name for p in tmp_path.iterdir()) == ["F"]
+
+
+@pytest.mark.usefixtures("no_work")
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--seeds", "x"], "--seeds 'x' is not whole numbers separated by commas"),   # int()'s words
+    (["--seeds", "-1"], "--seeds must be at least 0, not -1"),        # numpy's, after the data was read
+    (["--versions", "EL/v1,nope"], "not a version name: 'nope'"),    # after --out was rewritten
+    (["--epochs", "0"], "--epochs must be at least 1, not 0"),
+    (["--device", "nope"], "--device 'nope' is not a device such as cpu, cuda or cuda:1"),
+    (["--out", "{a_file}/s.json"], "--out {a_file}/s.json: {a_file} is a file, not a folder"),   # tracebacks
+    (["--out", "{tmp}"], "--out {tmp} is a folder: name the file to write"),
+    (["--runs-dir", "{a_file}"], "--runs-dir {a_file} is a file, not a folder")])
+def test_seeds_refuses_bad_options_before_writing(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                  a_file: Path, argv: list[str], says: str) -> None:
+    from knights.learn import seeds
+
+    paths = {"a_file": a_file, "tmp": tmp_path}
+    options = {"--out": str(tmp_path / "seeds.json"), "--runs-dir": str(tmp_path / "runs")}
+    options |= dict(zip(argv[::2], (a.format(**paths) for a in argv[1::2]), strict=True))
+    code = seeds.main([*(x for pair in options.items() for x in pair), "--no-progress"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"python -m knights.learn.seeds: error: {says.format(**paths)}"), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["F"]

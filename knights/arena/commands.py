@@ -22,6 +22,7 @@ from knights.arena.matches import run_games, safe_name, schedule
 from knights.arena.report import format_rating, rating_report
 from knights.arena.scores import format_scores
 from knights.arena.specs import SPEC_HELP, check_spec
+from knights.learn.training import check_at_least, check_output
 from knights.play.game import Settings
 
 
@@ -31,6 +32,9 @@ def default_workers() -> int:
 
 def match_main(args) -> int:
     """``knights match A B [C ...]``: A against each of B, C, ..."""
+    check_at_least(1, ("--games", args.games), ("--workers", args.workers), ("--movetime", args.movetime),
+                   ("--nodes", args.nodes), ("--max-plies", args.max_plies))
+    check_output(args.out, "--out", folder=True)
     settings = Settings(max_plies=args.max_plies, nodes=args.nodes, movetime_ms=args.movetime, seed=args.seed)
     specs = [check_spec(s) for s in args.players]
     if len(specs) < 2:
@@ -55,6 +59,10 @@ def match_main(args) -> int:
 
 def strength_main(args) -> int:
     """``knights strength [--quick]``; ``knights strength --search`` rates the searching bot."""
+    check_at_least(1, ("--workers", args.workers))
+    for option, folder in (("--results-dir", args.results_dir), ("--figures-dir", args.figures_dir),
+                           ("--pgn-dir", args.pgn_dir)):   # written once every game is played
+        check_output(folder, option, folder=True)
     if args.search:
         return search_strength_main(args)
     plan = strength_plan(quick=args.quick, engines=args.engines or None, games=args.games,

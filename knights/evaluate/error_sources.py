@@ -77,6 +77,7 @@ from knights.learn.results import (
     quiet_rows,
     stockfish_depth1,
 )
+from knights.learn.training import check_folder, check_output
 
 ERROR_SOURCES_JSON = RESULTS_DIR / "error_sources.json"
 GAMES_SET = "games"
@@ -258,6 +259,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main_args(a: argparse.Namespace) -> int:
     out = registry.repo_path(a.out)
+    check_folder(registry.repo_path(a.independent_dir), "--independent-dir")
+    check_output(out, "--out")
     doc = run(independent_dir=registry.repo_path(a.independent_dir), out=out, progress=not a.quiet)
     names = doc["evaluators"]
     for set_name, st in doc["sets"].items():

@@ -52,6 +52,7 @@ from knights.common import module_main, write_json
 from knights.evaluate.independent_results import INDEPENDENT_DIR, load_set, set_files
 from knights.learn import registry
 from knights.learn.results import RESULTS_DIR, calibration_slope, headline_metrics, quiet_rows, stockfish_values
+from knights.learn.training import check_at_least, check_folder, check_output
 
 LABEL_FLOOR_JSON = RESULTS_DIR / "label_floor.json"
 DATASET_JSON = RESULTS_DIR / "dataset.json"
@@ -105,8 +106,6 @@ def run(depths: Sequence[int] | None = None, *, independent_dir: Path = INDEPEND
     started = time.perf_counter()
     train_depth = training_label_depth()
     depths = list(depths or [train_depth])
-    if any(d < 1 for d in depths):
-        raise SystemExit(f"knights label-floor: --depth must be at least 1 (got {depths})")
     files = set_files(independent_dir)
     if not files:
         raise SystemExit(f"knights label-floor: no independent set in {registry.repo_relative(independent_dir)} "
@@ -134,6 +133,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main_args(a: argparse.Namespace) -> int:
     out = registry.repo_path(a.out)
+    check_at_least(1, *(("--depth", d) for d in a.depth or ()), ("--max-rows", a.max_rows))
+    check_folder(registry.repo_path(a.independent_dir), "--independent-dir")
+    check_output(out, "--out")
     doc = run(a.depth, independent_dir=registry.repo_path(a.independent_dir), out=out, max_rows=a.max_rows,
               progress=not a.quiet)
     for name, st in doc["sets"].items():

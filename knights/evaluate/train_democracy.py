@@ -75,6 +75,7 @@ from knights.features.attacks import quiet
 from knights.learn import learners as L
 from knights.learn import registry, store
 from knights.learn.metrics import regression_metrics, win_probability_error
+from knights.learn.training import check_at_least, check_folder, check_output
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -390,6 +391,13 @@ def _rows_or_auto(text: str) -> int | str:
     return text if text == "auto" else int(text)
 
 
+_TYPED: tuple[tuple[str, Callable[[str], object]], ...] = (
+    ("knn-rows", int), ("rf-rows", int), ("rf-max-leaf-nodes", int), ("svr-rows", _rows_or_auto),
+    ("svr-budget-s", float), ("linear-svr-rows", int), ("linear-rows", int),
+    ("sweep-train-rows", int), ("sweep-val-rows", int))
+"""The plan's numbers the command line sets (``None``: the plan's own)."""
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``knights ensemble`` (the same as the module's own command line)."""
     p.add_argument("--quick", action="store_true", help="committed sample, small subsets, output to a temp folder")
@@ -406,16 +414,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", help="folder for the shipped models (default ensemble/models; quick: temp)")
     p.add_argument("--results-md")
     p.add_argument("--results-json")
-    typed: tuple[tuple[str, Callable[[str], object]], ...] = (
-        ("knn-rows", int), ("rf-rows", int), ("rf-max-leaf-nodes", int), ("svr-rows", _rows_or_auto),
-        ("svr-budget-s", float), ("linear-svr-rows", int), ("linear-rows", int),
-        ("sweep-train-rows", int), ("sweep-val-rows", int))
-    for name, typ in typed:
+    for name, typ in _TYPED:
         p.add_argument(f"--{name}", type=typ)
 
 
+def check_arguments(a: argparse.Namespace) -> None:
+    """Refuse, before any work, options no run could use: a row count below 1 (a forest's leaves below
+    2, an SVR budget below a second), a network name that is none, a ``--models-dir`` that is not a
+    folder, outputs that could not be written (they were written last, after the training)."""
+    numbers = [(f"--{name}", getattr(a, name.replace("-", "_"))) for name, _ in _TYPED]
+    check_at_least(1, *((option, v) for option, v in numbers if isinstance(v, int | float)))   # not None, "auto"
+    check_at_least(2, ("--rf-max-leaf-nodes", a.rf_max_leaf_nodes))
+    for name in [*(a.networks or "").split(","), a.quick_network or ""]:
+        if name.strip():
+            registry.get(name.strip())
+    if a.models_dir is not None:
+        check_folder(a.models_dir, "--models-dir")
+    check_output(a.out, "--out", folder=True)
+    check_output(a.results_md, "--results-md")
+    check_output(a.results_json, "--results-json")
+
+
 def run(a: argparse.Namespace) -> int:
-    """Train and ship as the parsed options of :func:`add_arguments` say."""
+    """Train and ship as the parsed options of :func:`add_arguments` say, once :func:`check_arguments` passes."""
+    check_arguments(a)
     plan = make_plan(a.quick, **{k: getattr(a, k) for k in _PLAN_OPTIONS})
     networks = None if a.networks is None else [n.strip() for n in a.networks.split(",") if n.strip()]
     train_all(plan, networks=networks, models_dir=a.models_dir, quick_network=a.quick_network, out_dir=a.out,

@@ -43,6 +43,7 @@ import numpy as np
 from knights.common import module_main, write_json
 from knights.data.chunks import Encoded, read_chunk
 from knights.learn import registry
+from knights.learn.training import check_at_least, check_device, check_output
 
 SEEDS_DIR = registry.REPO_ROOT / "runs" / "seeds"
 """Where the seed runs write (``runs/`` is ignored by git)."""
@@ -383,10 +384,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main_args(a: argparse.Namespace) -> int:
     versions = [] if a.compare_only else [v.strip() for v in a.versions.split(",") if v.strip()]
-    seeds = [int(s) for s in a.seeds.split(",") if s.strip()]
+    try:
+        seeds = [int(s) for s in a.seeds.split(",") if s.strip()]
+    except ValueError:
+        raise ValueError(f"--seeds {a.seeds[:40]!r} is not whole numbers separated by commas") from None
     if SHIPPED_SEED in seeds and not a.quick:
         raise ValueError(f"seed {SHIPPED_SEED} is the shipped network's: choose other seeds")
+    for name in versions:   # before --out is rewritten: an unknown name was refused after that
+        registry.get(name)
+    check_at_least(0, *(("--seeds", seed) for seed in seeds))
+    check_at_least(1, ("--epochs", a.epochs))
+    check_device(a.device)
     out = registry.repo_path(a.out)
+    check_output(out, "--out")
+    check_output(registry.repo_path(a.runs_dir), "--runs-dir", folder=True)
     result = run(versions, seeds, out=out, root=registry.repo_path(a.runs_dir), data_dir=a.data_dir,
                  epochs=a.epochs, quick=a.quick, device=a.device, progress=not a.no_progress)
     for name, m in result["seeds"].items():
