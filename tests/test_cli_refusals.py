@@ -261,12 +261,14 @@ def test_results_names_any_other_option_no_run_could_use(capsys: pytest.CaptureF
     (["ablation", "--epochs", "0"], "--epochs must be at least 1, not 0"),
     (["ablation", "--epochs", "-1"], "--epochs must be at least 1, not -1"),
     (["ablation", "--device", "nope"], "--device 'nope' is not a device such as cpu, cuda or cuda:1"),
-    # ensemble: scikit-learn's words for -1 rows; a missing --models-dir trained without networks; an --out it
+    # ensemble: scikit-learn's words for -1 rows; a missing --models-dir trained without networks; a bad
+    # --data-dir (or --quick-network) came after a quick run had emptied runs/quick/ensemble; an --out it
     # could not write failed when the blend was shipped, after every learner was trained
     (["ensemble", "--quick", "--knn-rows", "-1"], "--knn-rows must be at least 1, not -1"),
     (["ensemble", "--quick", "--rf-max-leaf-nodes", "1"], "--rf-max-leaf-nodes must be at least 2, not 1"),
     (["ensemble", "--quick", "--quick-network", "nope"], "not a version name: 'nope'"),
     (["ensemble", "--quick", "--models-dir", "{tmp}/nope"], "--models-dir {tmp}/nope: no such folder"),
+    (["ensemble", "--quick", "--data-dir", "{a_file}"], "--data-dir: {a_file} is a file, not a chunk folder"),
     (["ensemble", "--quick", "--out", "{a_file}"], "--out {a_file} is a file, not a folder"),
     (["ensemble", "--quick", "--results-md", "{a_file}/r.md"], "--results-md {a_file}/r.md: {a_file} is a file"),
     # match: 0 or -1 games played nothing and exited 0; a negative --movetime or --nodes was played

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from knights.common import module_main, write_json
+from knights.data.chunks import chunk_files
 from knights.evaluate.democracy import (
     MANIFEST,
     MODELS_DIR,
@@ -421,7 +422,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def check_arguments(a: argparse.Namespace) -> None:
     """Refuse, before any work, options no run could use: a row count below 1 (a forest's leaves below
     2, an SVR budget below a second), a network name that is none, a ``--models-dir`` that is not a
-    folder, outputs that could not be written (they were written last, after the training)."""
+    folder, a ``--data-dir`` with no chunks, outputs that could not be written (they were written last,
+    after the training)."""
     numbers = [(f"--{name}", getattr(a, name.replace("-", "_"))) for name, _ in _TYPED]
     check_at_least(1, *((option, v) for option, v in numbers if isinstance(v, int | float)))   # not None, "auto"
     check_at_least(2, ("--rf-max-leaf-nodes", a.rf_max_leaf_nodes))
@@ -430,6 +432,11 @@ def check_arguments(a: argparse.Namespace) -> None:
             registry.get(name.strip())
     if a.models_dir is not None:
         check_folder(a.models_dir, "--models-dir")
+    if a.data_dir is not None:   # before a quick run empties the last one's folder
+        try:
+            chunk_files(registry.repo_path(a.data_dir))
+        except FileNotFoundError as exc:
+            raise ValueError(f"--data-dir: {exc}") from None
     check_output(a.out, "--out", folder=True)
     check_output(a.results_md, "--results-md")
     check_output(a.results_json, "--results-json")
