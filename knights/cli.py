@@ -176,6 +176,19 @@ def _data_independent(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _data_final(args: argparse.Namespace) -> int:
+    from knights.arena.testsets import FINAL_DIR, build_final
+    from knights.learn.registry import REPO_ROOT
+
+    if (REPO_ROOT / FINAL_DIR / "final.csv").exists() and not args.force:
+        print(f"knights data final: error: {FINAL_DIR}/final.csv exists and is frozen by its checksum; it is made "
+              "once (--force to make it again, which changes every final-test figure)", file=sys.stderr)
+        return 2
+    for path in build_final(args.rows, depth=args.depth, seed=args.seed, progress=not args.quiet):
+        print(f"wrote {path}")
+    return 0
+
+
 def _data_convert(args: argparse.Namespace) -> int:
     from knights.data.convert import convert_file
 
@@ -485,6 +498,15 @@ def build_parser() -> argparse.ArgumentParser:
     ind = data.add_parser("independent", help="build the independent test sets (data/independent/) with real Stockfish")
     testsets.add_arguments(ind)
     ind.set_defaults(func=_data_independent)
+
+    fin = data.add_parser("final", help="build the final test set (data/final/, made once: games of Stockfish at "
+                          "random Skill Levels, labelled at depth 12; read only by knights final-test)")
+    fin.add_argument("--rows", type=_at_least(1, "--rows"), default=5000)
+    fin.add_argument("--depth", type=_at_least(1, "--depth"), default=12)
+    fin.add_argument("--seed", type=int, default=4242)
+    fin.add_argument("--force", action="store_true", help="make it again over the frozen set")
+    fin.add_argument("--quiet", action="store_true")
+    fin.set_defaults(func=_data_final)
 
     conv = data.add_parser("convert", help="convert Lichess JSONL(.zst), Kaggle CSV or PGN to CSSLab CSV")
     conv.add_argument("src", help="input file (.jsonl, .jsonl.zst, .csv, .pgn, .pgn.zst)")

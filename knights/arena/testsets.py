@@ -38,6 +38,7 @@ hash, so the same seed gives the same games.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import sys
@@ -47,7 +48,7 @@ from pathlib import Path
 
 import chess
 
-from knights.common import module_main
+from knights.common import module_main, write_json
 from knights.data import independent
 from knights.data.independent import Candidate, EndgameSource, Source
 from knights.data.stockfish import find_stockfish
@@ -236,6 +237,120 @@ class GamesSource:
         for index in range(part * self.games_per_part, (part + 1) * self.games_per_part):
             out += self.play(index)[0]
         return out
+
+
+class SkillStockfish:
+    """Stockfish (one thread) at ``Skill Level`` ``level`` (0-20), ``nodes`` nodes a move: Stockfish's own
+    weakening (it searches several lines and picks a weaker one at random; its random stream is seeded by
+    the clock, so these games are not reproducible move for move: the final set is frozen by its checksum)."""
+
+    def __init__(self, level: int, nodes: int, *, path: str | None = None) -> None:
+        import chess.engine
+
+        self.level, self.nodes = level, nodes
+        self.name = f"sf-skill:{level}"
+        self._engine = chess.engine.SimpleEngine.popen_uci(path or find_stockfish())
+        self._engine.configure({"Threads": 1, "Hash": 16, "Skill Level": level})
+
+    def new_game(self) -> None:
+        pass
+
+    def choose_move(self, board: chess.Board) -> chess.Move:
+        import chess.engine
+
+        move = self._engine.play(board, chess.engine.Limit(nodes=self.nodes)).move
+        if move is None:
+            raise RuntimeError(f"{self.name} found no move in {board.fen()}")
+        return move
+
+    def close(self) -> None:
+        self._engine.quit()
+
+
+@dataclass
+class SkillGamesSource:
+    """The final test set's generator: games between two Stockfish players at Skill Levels drawn
+    independently and uniformly from 0-20, from the standard start (no book, no random plies: the
+    skill's own choices vary the games); each position from ply ``min_ply`` on goes to the set
+    with probability ``p_take``. No training or selection set was made this way."""
+
+    seed: int = 4242
+    games_per_part: int = 4
+    p_take: float = 0.06
+    min_ply: int = 16
+    nodes: int = 10_000
+    stockfish_path: str | None = None
+    name: str = "final"
+
+    @property
+    def sets(self) -> tuple[str, ...]:
+        return ("final",)
+
+    def recipe(self) -> dict[str, object]:
+        return {"generator": "stockfish-skill-games", "seed": self.seed, "games_per_part": self.games_per_part,
+                "p_take": self.p_take, "min_ply": self.min_ply, "nodes": self.nodes, "skill_levels": [0, 20],
+                "settings": {"max_plies": SETTINGS.max_plies, "adjudicate_cp": SETTINGS.adjudicate_cp,
+                             "adjudicate_plies": SETTINGS.adjudicate_plies}}
+
+    def describe(self) -> str:
+        return (f"games between two Stockfish players at Skill Levels drawn uniformly from 0-20 ({self.nodes:,} "
+                f"nodes a move), from the standard start; each position from ply {self.min_ply} on taken with "
+                f"probability {self.p_take}")
+
+    def candidates(self, part: int) -> list[Candidate]:
+        out: list[Candidate] = []
+        for index in range(part * self.games_per_part, (part + 1) * self.games_per_part):
+            rng = random.Random(f"knights-final-games-{self.seed}-{index}")
+            levels = rng.randint(0, 20), rng.randint(0, 20)
+            white = SkillStockfish(levels[0], self.nodes, path=self.stockfish_path)
+            black = SkillStockfish(levels[1], self.nodes, path=self.stockfish_path)
+            try:
+                record = play_game(white, black, None, SETTINGS)
+            finally:
+                white.close()
+                black.close()
+            common = {"game_id": f"fin{self.seed}-{index:06d}", "white_player": white.name,
+                      "black_player": black.name, "result": record.result, "termination": record.termination,
+                      "num_ply": str(record.plies), "time_control": "-"}
+            board = chess.Board()
+            for ply, move in enumerate(record.board.move_stack):
+                if ply >= self.min_ply and rng.random() < self.p_take:
+                    out.append(Candidate("final", board.copy(stack=False), {
+                        **common, "move_ply": str(ply), "move": move.uci(),
+                        "is_capture": "True" if board.is_capture(move) else "False"}))
+                board.push(move)
+        return out
+
+
+FINAL_DIR = "data/final"
+"""The final test set (committed, frozen by its checksum): read only by ``knights final-test``."""
+
+
+def build_final(rows: int = 5000, *, depth: int = independent.DEPTH, seed: int = 4242, progress: bool = True,
+                work_dir: str | Path = independent.WORK_DIR) -> list[Path]:
+    """Build the final test set: :class:`SkillGamesSource`, de-duplicated against the training data, the
+    positions near the start and every selection set (``data/independent``)."""
+    training = independent.training_keys(independent.TRAINING_SOURCES, progress=progress)
+    start = independent.start_keys(independent.START_PLIES)
+    before = earlier_keys(list(SET_ORDER), independent.OUT_DIR)
+    source = SkillGamesSource(seed=seed)
+    report = independent.build_source(source, {"final": rows}, depth=depth, training=training, start=start,
+                                      earlier=before, work_dir=work_dir, progress=progress)
+    csv_path, json_path = independent.write_set(
+        "final", report, source, depth=depth, training=training, stockfish=independent.stockfish_name(),
+        out_dir=FINAL_DIR, command=f"knights data final --rows {rows} --depth {depth} --seed {seed}")
+    freeze(csv_path, json_path)
+    return [csv_path, json_path]
+
+
+def freeze(csv_path: Path, json_path: Path) -> str:
+    """Record the final set's checksum in its sidecar (``sha256``): its one reader refuses a set that differs."""
+    import hashlib
+
+    digest = hashlib.sha256(csv_path.read_bytes()).hexdigest()
+    side = json.loads(json_path.read_text())
+    write_json(json_path, {**side, "sha256": digest})
+    return digest
 
 
 # -- building ----------------------------------------------------------------------------------
