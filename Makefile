@@ -325,3 +325,22 @@ seeds: setup
 
 clean:
 	rm -rf $(VENV) data/cache .pytest_cache .mypy_cache .ruff_cache
+
+# ---- issue 55: the versions tables (source_EL/versions.toml, source_SL/versions.toml; docs/versions.md) -----------
+# make version V=EL/v5  rebuild a version's weights from its recipe (one thread, AVX2 kernels: the command sets
+#                       the environment), check their SHA-256 against its table's and, on a match, put them in
+#                       models_EL/ (a parent whose weights are missing is rebuilt first; the data is checked first).
+#                       V=archived: every archived version not here. ARGS=--quick: the quick run on the committed
+#                       sample against quick_sha256 (what CI can rebuild without data/full)
+# make versions         every version at a glance: parent, what it differs by, status, who uses it
+# make tree-size        the tracked files' bytes by folder; fails above 48 MiB (tests/test_versions.py too)
+.PHONY: version versions tree-size
+version: $(STAMP)
+	@test -n "$(V)" || { echo "make version: name one, e.g. make version V=EL/v5 (V=archived: every archived one)" >&2; exit 2; }
+	$(PY) -m knights.learn.versions rebuild $(if $(filter archived,$(V)),--archived,$(V)) $(ARGS)
+
+versions: $(STAMP)
+	@$(PY) -m knights.learn.versions table
+
+tree-size: $(STAMP)
+	@$(PY) -m knights.learn.versions size

@@ -435,8 +435,9 @@ def run(args: argparse.Namespace) -> int:
                        progress=not args.no_progress) for n in names]
     bad = [r for r in results if not r.matches]
     for r in bad:
-        print(f"{r.name}: the rebuilt weights (kept in {registry.repo_relative(r.weights)}) are not the recorded "
-              f"ones: see docs/versions.md, 'When a rebuild differs'", file=sys.stderr)
+        what = "no checksum is recorded for them" if r.expected is None else "they are not the recorded ones"
+        print(f"{r.name}: the rebuilt weights are kept in {registry.repo_relative(r.weights)}; {what}: see "
+              "docs/versions.md, 'When a rebuild differs'", file=sys.stderr)
     return 1 if bad else 0
 
 
