@@ -60,7 +60,7 @@ $(STAMP): pyproject.toml
 	@# numba compiles the bot's search on its first use and caches it beside the sources (__pycache__): once
 	@# here, so that the first make play or knights uci starts in seconds (the searching bot, then the one-ply one)
 	@echo "Compiling the bot's search once (numba; a few minutes on 2 cores)..."
-	@$(PY) -c 'import time, chess; t = time.perf_counter(); from knights.play.fast.bots import bot_for; \
+	@$(PY) -c 'import time, chess; t = time.perf_counter(); from knights.engine.build import bot_for; \
 		[bot_for(None, depth=d, movetime=0.2).choose(chess.Board()) for d in (64, 1)]; \
 		print(f"compiled in {time.perf_counter() - t:.0f} s")'
 	@touch $(STAMP)
@@ -77,9 +77,9 @@ stockfish:
 play: setup
 	$(KNIGHTS) play $(ARGS)
 
-# The web page (knights/web): the board library comes from npm, pinned by
-# knights/web/frontend/package-lock.json, into knights/web/frontend/node_modules.
-FRONTEND := knights/web/frontend
+# The web page (knights/frontends/web): the board library comes from npm, pinned by
+# knights/frontends/web/frontend/package-lock.json, into knights/frontends/web/frontend/node_modules.
+FRONTEND := knights/frontends/web/frontend
 BOARD_LIBRARY := $(FRONTEND)/node_modules/cm-chessboard/package.json
 CHROMIUM ?= /usr/bin/chromium
 
@@ -302,7 +302,7 @@ report: $(STAMP)
 	cp report/build/report.pdf report/report.pdf
 	@echo "report/report.pdf"
 
-# Train every shipped version through its notebook (the recipe in knights/notebooks/ship.py),
+# Train every shipped version through its notebook (the recipe in knights/lab/notebooks/ship.py),
 # then write the held-out results table (models_EL/RESULTS.md).
 models: setup
 	$(KNIGHTS) ship-models
@@ -320,8 +320,8 @@ NNUE_SEED_VERSIONS ?= EL/v16,EL/v17
 NNUE_SEEDS ?= 1
 .PHONY: seeds
 seeds: setup
-	nice -n 10 $(PY) -m knights.learn.seeds --versions $(SEED_VERSIONS) --seeds $(SEEDS) $(ARGS)
-	nice -n 10 $(PY) -m knights.learn.seeds --versions $(NNUE_SEED_VERSIONS) --seeds $(NNUE_SEEDS) $(ARGS)
+	nice -n 10 $(PY) -m knights.lab.seeds --versions $(SEED_VERSIONS) --seeds $(SEEDS) $(ARGS)
+	nice -n 10 $(PY) -m knights.lab.seeds --versions $(NNUE_SEED_VERSIONS) --seeds $(NNUE_SEEDS) $(ARGS)
 
 clean:
 	rm -rf $(VENV) data/cache .pytest_cache .mypy_cache .ruff_cache

@@ -87,7 +87,7 @@ def _at_least(low: int, what: str) -> Callable[[str], int]:
 
 def _seed(text: str) -> int:
     """``--seed``: a whole number from 0 to the UCI Seed option's most (leave it out for fresh entropy)."""
-    from knights.play.uci import SEED_MAX
+    from knights.frontends.uci import SEED_MAX
 
     try:
         value = int(text)
@@ -129,7 +129,7 @@ def _seconds(text: str) -> float:
 
 def _depth(text: str) -> int:
     """``--depth``: a whole number of plies from 1 (the one-ply bot) to the UCI Depth option's most."""
-    from knights.play.uci import MAX_DEPTH
+    from knights.frontends.uci import MAX_DEPTH
 
     try:
         value = int(text)
@@ -171,13 +171,13 @@ def _data_merge(args: argparse.Namespace) -> int:
 
 
 def _data_independent(args: argparse.Namespace) -> int:
-    from knights.arena.testsets import run
+    from knights.lab.arena.testsets import run
 
     return run(args)
 
 
 def _data_final(args: argparse.Namespace) -> int:
-    from knights.arena.testsets import FINAL_DIR, build_final
+    from knights.lab.arena.testsets import FINAL_DIR, build_final
     from knights.learn.registry import REPO_ROOT
 
     if (REPO_ROOT / FINAL_DIR / "final.csv").exists() and not args.force:
@@ -231,13 +231,13 @@ def _data_check(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from knights.play.terminal import main as play_main
+    from knights.frontends.terminal import main as play_main
 
     return play_main(args)
 
 
 def _uci(args: argparse.Namespace) -> int:
-    from knights.play.uci import main as uci_main
+    from knights.frontends.uci import main as uci_main
 
     return uci_main(args)
 
@@ -266,8 +266,8 @@ def _fast_uci_args(argv: Sequence[str]) -> argparse.Namespace | None:
 def _notebook(args: argparse.Namespace) -> int:
     import time
 
+    from knights.lab.notebooks.build import parse_value, run_named, write_notebooks
     from knights.learn import registry
-    from knights.notebooks.build import parse_value, run_named, write_notebooks
 
     if args.write:
         if args.param or args.quick:
@@ -304,8 +304,8 @@ def _train(args: argparse.Namespace) -> int:
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise RuntimeError(f"{os.environ['WORLD_SIZE']} processes were started (torchrun): add --distributed, "
                            "or every process trains alone and writes the same files")
+    from knights.lab.notebooks.teach import plot_history
     from knights.learn.experiment import run_version
-    from knights.notebooks.teach import plot_history
 
     result = run_version(args.name, data_dir=args.data_dir, more=args.more or (), train=args.train, val=args.val,
                          test=args.test, epochs=args.epochs, batch_size=args.batch_size,
@@ -315,13 +315,13 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from knights.bench.core import main as bench_main
+    from knights.lab.bench.core import main as bench_main
 
     return bench_main(args)
 
 
 def _ensemble(args: argparse.Namespace) -> int:
-    from knights.evaluate.train_democracy import run
+    from knights.lab.ensemble.train import run
 
     return run(args)
 
@@ -333,16 +333,16 @@ if TYPE_CHECKING:
 
 
 def _arena_commands(sub: Subcommands) -> None:
-    """``knights match``, ``knights strength`` and ``knights quality`` (knights.arena.commands)."""
-    from knights.arena.commands import add_arguments
+    """``knights match``, ``knights strength`` and ``knights quality`` (knights.lab.arena.commands)."""
+    from knights.lab.arena.commands import add_arguments
 
     add_arguments(sub)
 
 
 def _serve_command(sub: Subcommands) -> None:
-    """``knights serve``: play the bot in a browser (knights.web.server)."""
-    from knights.web.server import add_arguments
-    from knights.web.server import main as serve_main
+    """``knights serve``: play the bot in a browser (knights.frontends.web.server)."""
+    from knights.frontends.web.server import add_arguments
+    from knights.frontends.web.server import main as serve_main
 
     serve = sub.add_parser("serve", help="play the bot in a browser: a local web page (127.0.0.1:8000)")
     add_arguments(serve)
@@ -350,8 +350,8 @@ def _serve_command(sub: Subcommands) -> None:
 
 
 def _ensemble_command(sub: Subcommands) -> None:
-    """``knights ensemble``: what ``python -m knights.evaluate.train_democracy`` runs, same options."""
-    from knights.evaluate import train_democracy
+    """``knights ensemble``: what ``python -m knights.lab.ensemble.train`` runs, same options."""
+    from knights.lab.ensemble import train as train_democracy
 
     ens = sub.add_parser("ensemble", help="train the classical learners, fit the democracy's weights, ship the best "
                                           "blend (ensemble/models/)", description=train_democracy.DESCRIPTION)
@@ -362,12 +362,13 @@ def _ensemble_command(sub: Subcommands) -> None:
 def _models_commands(sub: Subcommands) -> None:
     """``knights ship-models`` (train every shipped version), ``knights results`` (its table) and
     ``knights settings`` (the settings the report quotes, as JSON)."""
-    from knights.evaluate import error_sources, independent_results, label_floor
+    from knights.lab.results import error_sources, label_floor
+    from knights.lab.results import independent as independent_results
 
     def ship(args: argparse.Namespace) -> int:
+        from knights.lab.notebooks.ship import RUNS
+        from knights.lab.notebooks.ship import ship as run
         from knights.learn import registry
-        from knights.notebooks.ship import RUNS
-        from knights.notebooks.ship import ship as run
 
         names = [registry.get(name).name for name in args.names]
         unknown = [name for name in names if name not in RUNS]
@@ -377,8 +378,8 @@ def _models_commands(sub: Subcommands) -> None:
         return 0
 
     def results(args: argparse.Namespace) -> int:
-        from knights.arena.move_choice import measure
-        from knights.play.fast.quiesce import judged_evaluators
+        from knights.lab.results.depth_one import judged_evaluators
+        from knights.lab.results.move_choice import measure
 
         independent_results.check_arguments(args)   # before the searched players are built (seconds)
         return independent_results.main_args(
@@ -403,7 +404,7 @@ def _models_commands(sub: Subcommands) -> None:
     es.set_defaults(func=error_sources.main_args)
 
     def ablation(args: argparse.Namespace) -> int:
-        from knights.learn.ablation import run
+        from knights.lab.ablation import run
         from knights.learn.training import check_at_least, check_device
 
         check_at_least(1, ("--epochs", args.epochs))
@@ -419,7 +420,7 @@ def _models_commands(sub: Subcommands) -> None:
     ab.set_defaults(func=ablation)
 
     def settings(args: argparse.Namespace) -> int:
-        from knights.settings import write
+        from knights.lab.settings import write
 
         print(f"wrote {write()}")
         return 0
@@ -493,7 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
     mrg.add_argument("--dedup", action="store_true", help="drop repeated positions")
     mrg.set_defaults(func=_data_merge)
 
-    from knights.arena import testsets
+    from knights.lab.arena import testsets
 
     ind = data.add_parser("independent", help="build the independent test sets (data/independent/) with real Stockfish")
     testsets.add_arguments(ind)

@@ -23,15 +23,15 @@ checkout with the package's dependencies installed). In ``config.yml``::
         CaptureBonus: 0        # centipawns added to captures (the original: 15)
         Depth: 64              # the deepest search; 1: the paper's one-ply bot
 
-The class is thin: every decision is :meth:`knights.play.search.SearchEngine.choose`
-(with ``Depth: 1``, exactly :meth:`knights.play.engine.OnePlyEngine.choose`), built by
-:func:`knights.play.fast.bots.searcher_for` as ``knights uci`` builds it: EL/v24 by default,
+The class is thin: every decision is :meth:`knights.engine.search.SearchEngine.choose`
+(with ``Depth: 1``, exactly :meth:`knights.engine.one_ply.OnePlyEngine.choose`), built by
+:func:`knights.engine.build.searcher_for` as ``knights uci`` builds it: EL/v24 by default,
 searched by the compiled search (no torch call per move). The
 search takes its time from lichess-bot's ``time_limit`` as ``knights uci`` takes it from
-``go`` (:func:`knights.play.clock.move_budget`: a share of the clock plus most of the
+``go`` (:func:`knights.engine.clock.move_budget`: a share of the clock plus most of the
 increment); when that share is less than a one-ply decision costs (timed when the engine is built, then the
-median of the last few decisions, :class:`knights.play.clock.DecisionCost`, as ``knights uci`` keeps it), the move is
-:func:`knights.play.clock.quick_move`'s static choice (``info["depth"]`` 0), as ``knights
+median of the last few decisions, :class:`knights.engine.clock.DecisionCost`, as ``knights uci`` keeps it), the move is
+:func:`knights.engine.clock.quick_move`'s static choice (``info["depth"]`` 0), as ``knights
 uci`` answers; ``ponder`` is ignored; a non-empty ``root_moves`` list (moves suggested by
 lichess-bot's endgame tablebase sources) restricts the candidates.
 Draws and resignation are lichess-bot's: every move returns its score (``info["score"]``),
@@ -56,9 +56,9 @@ if _HOME and _HOME not in sys.path:
     sys.path.insert(0, _HOME)
 
 try:
-    from knights.play.clock import ONE_PLY_FLOOR, DecisionCost, GoLimits, move_budget, quick_move, search_deadlines
-    from knights.play.fast.bots import searcher_for
-    from knights.play.search import PLAY_DEPTH, SearchLimits
+    from knights.engine.clock import ONE_PLY_FLOOR, DecisionCost, GoLimits, move_budget, quick_move, search_deadlines
+    from knights.engine.build import searcher_for
+    from knights.engine.search import PLAY_DEPTH, SearchLimits
 except ImportError as exc:  # a setup problem, said clearly (with the import that failed)
     if exc.name is not None and exc.name.split(".")[0] == "knights":
         where = (f"KNIGHTS_HOME={_HOME} holds no knights/ package" if _HOME else
@@ -106,8 +106,8 @@ def _flag(options: Any, name: str, default: bool) -> bool:
 
 COST_MARGIN = 1.5
 """A one-ply decision is started only when the move's budget exceeds this times what a decision costs (the median
-of the last few, :class:`knights.play.clock.DecisionCost`); below, the static quick move answers. ``knights uci``
-keeps a rule of the same kind (its own margin, :data:`knights.play.uci.COST_MARGIN`, and a fallback time)."""
+of the last few, :class:`knights.engine.clock.DecisionCost`); below, the static quick move answers. ``knights uci``
+keeps a rule of the same kind (its own margin, :data:`knights.frontends.uci.COST_MARGIN`, and a fallback time)."""
 
 
 def _limits(limit: Limit, turn: chess.Color, cost: float = 0.0) -> SearchLimits | None:

@@ -2,7 +2,7 @@
 without it they skip with the install hint; under CI (CI=true) that is a failure.
 
 The suite's tensors are small (a batch of children, a few thousand sample rows): one
-intra-op thread, as the engine itself uses for one ply (knights.play.worker). With two,
+intra-op thread, as the engine itself uses for one ply (knights.frontends.uci_worker). With two,
 on the two cores this suite shares with matches and training runs, each operation waits
 for a thread that is not running: test_golden's democracy took 42 s instead of 1 s."""
 

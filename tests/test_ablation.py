@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from knights.learn import ablation
+from knights.lab import ablation
 
 
 @pytest.mark.slow

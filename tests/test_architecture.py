@@ -5,13 +5,13 @@ back through a cycle.
 
 The core stages follow the one path data takes::
 
-    common -> board -> data -> features -> learn -> evaluate -> play
+    common -> board -> data -> features -> learn -> evaluate -> engine
 
 (``common`` holds the few helpers every stage shares: the atomic JSON writer and the
 ``main()`` wrapper of the ``python -m`` commands; it imports no other stage.) The
 applications::
 
-    cli   web   arena   bench   notebooks   settings
+    cli   frontends   lab
 
 each stand on the core alone: the command line (``knights.cli``) starts the others by
 name through their ``main``/``run`` functions, imported lazily, which is the one
@@ -28,8 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "knights"
-CORE = ("common", "board", "data", "features", "learn", "evaluate", "play")
-APPS = ("cli", "web", "arena", "bench", "notebooks", "settings")
+CORE = ("common", "board", "data", "features", "learn", "evaluate", "engine")
+APPS = ("cli", "frontends", "lab")
 STAGES = CORE + APPS
 LAUNCHER = "cli"
 """The one application that may import the others: it starts them."""
@@ -141,24 +141,25 @@ def test_the_checker_catches_a_backward_import(tmp_path):
     """A planted backward import is reported (the check can fail)."""
     pkg = tmp_path / "knights"
     (pkg / "board").mkdir(parents=True)
-    (pkg / "play").mkdir()
-    for p in (pkg / "__init__.py", pkg / "board" / "__init__.py", pkg / "play" / "__init__.py",
-              pkg / "play" / "engine.py"):
+    (pkg / "engine").mkdir()
+    for p in (pkg / "__init__.py", pkg / "board" / "__init__.py", pkg / "engine" / "__init__.py",
+              pkg / "engine" / "one_ply.py"):
         p.write_text("")
-    (pkg / "board" / "x.py").write_text("def f():\n    from knights.play import engine\n")
-    known = {"knights", "knights.board", "knights.play", "knights.play.engine", "knights.board.x"}
+    (pkg / "board" / "x.py").write_text("def f():\n    from knights.engine import one_ply\n")
+    known = {"knights", "knights.board", "knights.engine", "knights.engine.one_ply", "knights.board.x"}
     found = imports_of(pkg / "board" / "x.py", "knights.board.x", known)
-    assert "knights.play.engine" in found
-    assert layer_problem("knights.board.x", "knights.play.engine") is not None
+    assert "knights.engine.one_ply" in found
+    assert layer_problem("knights.board.x", "knights.engine.one_ply") is not None
 
 
 def test_the_layers_as_stated():
     """Core stages look back only; applications take any core stage but not each other
     (the launcher ``cli`` excepted); the core never takes an application."""
-    assert layer_problem("knights.play.search", "knights.board.arrays") is None
-    assert layer_problem("knights.web.app", "knights.play.search") is None
-    assert layer_problem("knights.cli", "knights.web.server") is None
-    assert layer_problem("knights.arena.matches", "knights.bench.core") is not None
-    assert layer_problem("knights.bench.core", "knights.arena.matches") is not None
-    assert layer_problem("knights.learn.training", "knights.notebooks.build") is not None
+    assert layer_problem("knights.engine.search", "knights.board.arrays") is None
+    assert layer_problem("knights.frontends.web.app", "knights.engine.search") is None
+    assert layer_problem("knights.cli", "knights.frontends.web.server") is None
+    assert layer_problem("knights.lab.bench.core", "knights.lab.arena.matches") is None   # one application
+    assert layer_problem("knights.lab.arena.soak", "knights.frontends.uci") is not None
+    assert layer_problem("knights.frontends.terminal", "knights.lab.arena.game") is not None
+    assert layer_problem("knights.learn.training", "knights.lab.notebooks.build") is not None
     assert layer_problem("knights.common", "knights.board.arrays") is not None

@@ -11,15 +11,22 @@ import chess
 import chess.pgn
 import pytest
 
-from knights.arena.ladder import strength_plan
-from knights.arena.matches import finished, load_records, run_games, schedule
-from knights.arena.scores import pair_stats
-from knights.arena.specs import build_player, check_spec
 from knights.cli import main as cli_main
-from knights.play.game import FORFEIT_ERROR, MATERIAL, MAX_PLIES, Settings, play_game
-from knights.play.openings import OPENINGS
-from knights.play.players import AlphaBetaPlayer, GreedyPlayer, RandomPlayer, StockfishPlayer, UciPlayer, material_cp
-from knights.play.search import SearchEngine
+from knights.engine.search import SearchEngine
+from knights.lab.arena.game import FORFEIT_ERROR, MATERIAL, MAX_PLIES, Settings, play_game
+from knights.lab.arena.ladder import strength_plan
+from knights.lab.arena.matches import finished, load_records, run_games, schedule
+from knights.lab.arena.openings import OPENINGS
+from knights.lab.arena.players import (
+    AlphaBetaPlayer,
+    GreedyPlayer,
+    RandomPlayer,
+    StockfishPlayer,
+    UciPlayer,
+    material_cp,
+)
+from knights.lab.arena.scores import pair_stats
+from knights.lab.arena.specs import build_player, check_spec
 
 
 def replay(pgn_text: str) -> tuple[chess.pgn.Game, chess.Board]:
@@ -244,7 +251,7 @@ def test_stockfish_and_uci_players_move_legally(stockfish):
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory, request):
     request.getfixturevalue("stockfish")
-    pytest.importorskip("knights.play.engine")
+    pytest.importorskip("knights.engine.one_ply")
     root = tmp_path_factory.mktemp("strength")
     code = cli_main(["strength", "--quick", "--workers", "1", "--quiet",  # parallel: see run_games test
                      "--results-dir", str(root / "results"), "--figures-dir", str(root / "figures"),

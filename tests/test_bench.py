@@ -1,5 +1,5 @@
-"""Tests for knights.bench.core (the registry, the result structure and the JSON file)
-and the data benchmarks of knights.bench.data.
+"""Tests for knights.lab.bench.core (the registry, the result structure and the JSON file)
+and the data benchmarks of knights.lab.bench.data.
 
 Speed targets are *not* asserted here (they depend on the machine and its load);
 only that every benchmark runs, measures finite positive rates, computes its ratio
@@ -14,9 +14,9 @@ import math
 
 import pytest
 
-from knights.bench import core as bench
-from knights.bench import data as data_bench
 from knights.cli import main as cli_main
+from knights.lab.bench import core as bench
+from knights.lab.bench import data as data_bench
 
 DATA_BENCHES = ("encode", "cache")
 

@@ -19,13 +19,13 @@ import pytest
 import torch
 
 from knights import cli
+from knights.engine.one_ply import OnePlyEngine
+from knights.engine.search import SearchEngine
 from knights.evaluate import democracy, names
 from knights.evaluate.base import NonFiniteEvaluation
+from knights.frontends.uci import UciSession
 from knights.learn import modelfile, registry
 from knights.learn.store import sha256_file
-from knights.play.engine import OnePlyEngine
-from knights.play.search import SearchEngine
-from knights.play.uci import UciSession
 
 
 # ------------------------------------------------------------------- item 4: a damaged democracy

@@ -11,7 +11,7 @@ and the path (issue 51), where each of these used to print a traceback, often af
 * ``train --epochs 0`` or ``--batch-size 0``: a model written with nothing learned.
 
 The lab commands too (``results``, ``label-floor``, ``error-sources``, ``ablation``, ``ensemble``,
-``match``, ``strength``, ``python -m knights.learn.seeds`` and ``knights.learn.distributed``): each
+``match``, ``strength``, ``python -m knights.lab.seeds`` and ``knights.learn.distributed``): each
 test says what its input did before. Where a regression would start minutes of work, that work is
 replaced by a tripwire (:func:`no_work`), so the test fails at once and writes nothing.
 
@@ -204,9 +204,11 @@ def _tripwire(where: str) -> object:
 def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
     """The lab commands' work replaced by tripwires: a refusal must come before it, and a regression
     fails at once instead of playing or training for minutes (or rewriting the repository's results)."""
-    from knights.arena import commands, search_strength
-    from knights.evaluate import error_sources, independent_results, label_floor, train_democracy
-    from knights.learn import ablation, seeds
+    from knights.lab import ablation, seeds
+    from knights.lab.arena import commands, search_strength
+    from knights.lab.ensemble import train as train_democracy
+    from knights.lab.results import error_sources, label_floor
+    from knights.lab.results import independent as independent_results
 
     for module, name in ((independent_results, "run"), (label_floor, "run"), (error_sources, "run"),
                          (seeds, "run"), (ablation, "run"), (train_democracy, "train_all"),
@@ -219,7 +221,7 @@ def test_results_refuses_a_data_dir_that_is_not_a_chunk_folder_before_any_work(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, a_file: Path) -> None:
     """Before: ``knights results --data-dir /nonexistent`` fell back to the earlier table and ran Stockfish
     and every network over the independent sets for minutes (never rewritten here: :func:`no_work`)."""
-    from knights.evaluate import independent_results
+    from knights.lab.results import independent as independent_results
 
     missing = tmp_path / "nonexistent"
     for data_dir, says in ((missing, f"chunk folder not found: {missing}"),
@@ -227,7 +229,7 @@ def test_results_refuses_a_data_dir_that_is_not_a_chunk_folder_before_any_work(
         line = refused(capsys, ["results", "--data-dir", str(data_dir)])
         assert line == f"knights results: error: --data-dir: {says}"
     assert independent_results.main(["--data-dir", str(missing)]) == 2    # its python -m route: the same check
-    assert capsys.readouterr().err == (f"python -m knights.evaluate.independent_results: error: --data-dir: "
+    assert capsys.readouterr().err == (f"python -m knights.lab.results.independent: error: --data-dir: "
                                        f"chunk folder not found: {missing}\n")
 
 
@@ -302,7 +304,7 @@ def test_lab_commands_refuse_bad_options_before_any_work(capsys: pytest.CaptureF
     (["--runs-dir", "{a_file}"], "--runs-dir {a_file} is a file, not a folder")])
 def test_seeds_refuses_bad_options_before_writing(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                   a_file: Path, argv: list[str], says: str) -> None:
-    from knights.learn import seeds
+    from knights.lab import seeds
 
     paths = {"a_file": a_file, "tmp": tmp_path}
     options = {"--out": str(tmp_path / "seeds.json"), "--runs-dir": str(tmp_path / "runs")}
@@ -310,5 +312,5 @@ def test_seeds_refuses_bad_options_before_writing(capsys: pytest.CaptureFixture[
     code = seeds.main([*(x for pair in options.items() for x in pair), "--no-progress"])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
-    assert err.startswith(f"python -m knights.learn.seeds: error: {says.format(**paths)}"), err
+    assert err.startswith(f"python -m knights.lab.seeds: error: {says.format(**paths)}"), err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["F"]

@@ -1,4 +1,4 @@
-"""An evaluator searched one ply (knights.play.depth_one) and where the results tables put it."""
+"""An evaluator searched one ply (knights.lab.results.depth_one) and where the results tables put it."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from knights.board.positions import positions_from_boards
 from knights.data.chunks import Encoded, read_chunk
 from knights.data.csslab import MATE_PAWNS
+from knights.engine.judged import QuiescenceEvaluator
 from knights.evaluate.base import MaterialEvaluator
-from knights.play.depth_one import DepthOneEvaluator
-from knights.play.fast.quiesce import QuiescenceEvaluator
+from knights.lab.results.depth_one import DepthOneEvaluator
 
 FENS = [
     "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
@@ -78,7 +78,7 @@ def test_a_rows_en_passant_square_is_searched() -> None:
 
 
 def test_a_searched_row_is_measured_but_neither_best_nor_asked_for_a_one_ply_choice(tmp_path: Path) -> None:
-    from knights.evaluate import independent_results as ir
+    from knights.lab.results import independent as ir
 
     path = tmp_path / "games.csv"           # the move-quality set's name
     searched = DepthOneEvaluator(MaterialEvaluator())
@@ -102,7 +102,7 @@ def test_a_searched_row_is_measured_but_neither_best_nor_asked_for_a_one_ply_cho
 
 @pytest.mark.stockfish
 def test_every_measured_row_is_paired_with_stockfish_on_the_same_rows(tmp_path: Path, stockfish: str) -> None:
-    from knights.evaluate import independent_results as ir
+    from knights.lab.results import independent as ir
 
     path = tmp_path / "tactics.csv"
     path.write_text("board,cp\n" + "".join(f"{f},{v:.2f}\n" for f, v in zip(FENS, (0.3, -0.2, 0.5, 0.0), strict=True)))

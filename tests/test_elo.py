@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from knights.arena.elo import Z95, K, Table, elo_difference, expected_score, fit_ratings, simulate_games
+from knights.lab.arena.elo import Z95, K, Table, elo_difference, expected_score, fit_ratings, simulate_games
 
 
 def games_with_score(a: str, b: str, wins: int, draws: int, losses: int) -> list[tuple[str, str, float]]:

@@ -12,14 +12,8 @@ import pytest
 
 from knights.board.arrays import parse_fens, squares_from_board
 from knights.board.children import expand
-from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
-from knights.evaluate.names import EvaluatorError, select_evaluator
-from knights.features.inputs import InputSpec
-from knights.learn.nets import ConvNet
-from knights.play.engine import MATE_SCORE, Decision, OnePlyEngine, opening_weights
-from knights.play.game import FORFEIT_ERROR, MAX_PLIES, Settings, play_game
-from knights.play.players import EnginePlayer, Player, RandomPlayer
-from knights.play.rules import (
+from knights.engine.one_ply import MATE_SCORE, Decision, OnePlyEngine, opening_weights
+from knights.engine.rules import (
     CHECKMATE,
     FIFTY,
     INSUFFICIENT,
@@ -33,7 +27,13 @@ from knights.play.rules import (
     opponent_mates,
     terminal_outcomes,
 )
-from knights.play.user_input import EngineError, board_from_fen
+from knights.engine.user_input import EngineError, board_from_fen
+from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
+from knights.evaluate.names import EvaluatorError, select_evaluator
+from knights.features.inputs import InputSpec
+from knights.lab.arena.game import FORFEIT_ERROR, MAX_PLIES, Settings, play_game
+from knights.lab.arena.players import EnginePlayer, Player, RandomPlayer
+from knights.learn.nets import ConvNet
 
 
 def material_engine(**kw) -> OnePlyEngine:
@@ -270,7 +270,7 @@ CHECKS_BY_EVERY_ROUTE = [
 
 @pytest.mark.parametrize("fen,check", CHECKS_BY_EVERY_ROUTE)
 def test_every_checking_move_is_a_candidate(fen, check):
-    from knights.play.rules import _checking_candidates
+    from knights.engine.rules import _checking_candidates
 
     board = chess.Board(fen)
     checks = {m for m in board.legal_moves if board.gives_check(m)}
@@ -279,7 +279,7 @@ def test_every_checking_move_is_a_candidate(fen, check):
 
 
 def test_checking_candidates_over_random_games():
-    from knights.play.rules import _checking_candidates
+    from knights.engine.rules import _checking_candidates
 
     seen = 0
     for board in random_positions(seed=9, games=40):
@@ -290,9 +290,10 @@ def test_checking_candidates_over_random_games():
 
 
 def test_the_compiled_guard_agrees_with_python_chess_after_every_move():
-    # the one-ply engine asks the compiled board (knights.play.fast.board.opponent_mates) on standard boards: after
+    # the one-ply engine asks the compiled board (knights.engine.compiled_board.opponent_mates) on standard
+    # boards: after
     # every legal move of random positions, the same answer as mates_in_one on python-chess's board
-    from knights.play.fast.board import opponent_mates
+    from knights.engine.compiled_board import opponent_mates
 
     checked = found = 0
     for board in random_positions(seed=11, games=30):
@@ -311,7 +312,7 @@ def test_the_compiled_guard_agrees_with_python_chess_after_every_move():
 
 
 def test_a_board_the_compiled_board_cannot_hold_is_guarded_on_python_chess():
-    # Chess960 is not the compiled board's (knights.play.fast.board.standard): the guard tries the replies itself
+    # Chess960 is not the compiled board's (knights.engine.compiled_board.standard): the guard tries the replies itself
     board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 b - - 0 1", chess960=True)
     children = expand(board)
     mated = opponent_mates(board, children, terminal_outcomes(board, children))
@@ -660,8 +661,8 @@ def test_a_draw_the_side_to_move_could_claim_is_its_choice():
 
 # -- the benchmarks' pieces (the timings themselves are `knights bench decision soak`) ----------------
 def test_bench_pieces_compare_like_with_like():
-    from knights.bench.core import make_result
-    from knights.bench.engine import middlegame_positions, per_move_loop, soak
+    from knights.lab.bench.core import make_result
+    from knights.lab.bench.engine import middlegame_positions, per_move_loop, soak
 
     boards = middlegame_positions(6)
     assert len(boards) == 6
@@ -690,7 +691,7 @@ def test_a_refused_evaluator_name_says_what_the_evaluators_are() -> None:
 
 
 def test_castling_is_read_as_people_type_it() -> None:
-    from knights.play.user_input import parse_move
+    from knights.engine.user_input import parse_move
 
     board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
     for typed, uci in (("o-o", "e1g1"), ("O-O-O", "e1c1"), ("0-0", "e1g1"), ("0-0-0+", "e1c1"), ("e1g1", "e1g1")):

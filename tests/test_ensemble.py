@@ -311,7 +311,7 @@ def test_a_gated_manifest_round_trips_and_bad_quiet_weights_are_refused(trained,
 
 def test_a_win_probability_democracy_averages_the_members_chances(toy):
     from knights.board.positions import Positions
-    from knights.evaluate.democracy_results import combine_rows
+    from knights.lab.ensemble.results import combine_rows
     from knights.learn.targets import pawns_from_probability, win_probability
 
     n = 4
@@ -390,7 +390,7 @@ def quick_net(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def trained(quick_net, tmp_path_factory):
-    from knights.evaluate.train_democracy import quick_plan, train_all
+    from knights.lab.ensemble.train import quick_plan, train_all
 
     out = tmp_path_factory.mktemp("ensemble")
     result = train_all(quick_plan(**TINY), networks=["EL/v8"], models_dir=quick_net, out_dir=out / "models",
@@ -402,7 +402,7 @@ def test_default_network_members_are_the_trained_democracy_networks(quick_net, t
     """Without --networks the democracy takes those of knights.evaluate.names.DEMOCRACY_NETWORKS
     that are trained (here only EL/v8 is, in quick_net: the untrained one is left out)."""
     import knights.evaluate.names
-    from knights.evaluate.train_democracy import quick_plan, train_all
+    from knights.lab.ensemble.train import quick_plan, train_all
 
     monkeypatch.setattr(knights.evaluate.names, "DEMOCRACY_NETWORKS", ("EL/v8", "EL/v1"))
     result = train_all(quick_plan(**TINY), models_dir=quick_net, out_dir=tmp_path / "models",
@@ -497,7 +497,7 @@ def test_shipped_ensemble_refuses_other_network_weights(trained, quick_net, tmp_
 
 
 def test_select_shipped_takes_the_best_within_budgets():
-    from knights.evaluate.democracy_results import select_shipped
+    from knights.lab.ensemble.results import select_shipped
 
     def blend(mae, ms, mb=1.0):   # the test MAE ranks the other way: it must not be what decides
         return {"val": {"mae": mae}, "test": {"mae": 10 - mae}, "ms_per_decision": ms, "mb": mb}
@@ -512,7 +512,7 @@ def test_select_shipped_takes_the_best_within_budgets():
 
 
 def test_test_letters_never_overlap(tmp_path):
-    from knights.evaluate.democracy_plan import load_data, quick_plan
+    from knights.lab.ensemble.plan import load_data, quick_plan
 
     with pytest.raises(ValueError, match="test chunks"):
         load_data(quick_plan(val="i,k"))
@@ -536,7 +536,7 @@ NOTEBOOK_PARAMS = {
 @pytest.mark.xdist_group("notebooks")     # with tests/test_notebooks.py: one worker starts the kernels
 @pytest.mark.parametrize("name", list(NOTEBOOK_PARAMS))
 def test_notebook_runs_quick(name, tmp_path):
-    from knights.notebooks.build import notebook_path, run_notebook
+    from knights.lab.notebooks.build import notebook_path, run_notebook
 
     params = {"quick": True, **NOTEBOOK_PARAMS[name]}
     if name == "ensemble":
@@ -558,7 +558,7 @@ def test_notebook_runs_quick(name, tmp_path):
 # ---------------------------------------------------------------------------- benchmarks
 @pytest.mark.slow
 def test_ensemble_benchmarks(trained, monkeypatch):
-    from knights.bench import core as bench
+    from knights.lab.bench import core as bench
 
     monkeypatch.setattr(D, "MODELS_DIR", trained.out_dir)
     bench.load_plugins()

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from knights.evaluate import error_sources
-from knights.evaluate.independent_results import INDEPENDENT_DIR
+from knights.lab.results import error_sources
+from knights.lab.results.independent import INDEPENDENT_DIR
 
 pytestmark = pytest.mark.stockfish
 

@@ -1,4 +1,4 @@
-"""The compiled search (knights.play.fast) and EL/v13 inside it: the incremental evaluation
+"""The compiled search (knights.engine) and EL/v13 inside it: the incremental evaluation
 equals the PyTorch forward on every position a search evaluates, the search finds mates,
 draws and material, obeys its limits and stop requests, and always answers a legal move."""
 
@@ -13,16 +13,16 @@ import pytest
 import torch
 
 from knights.board.positions import Positions
+from knights.engine import incremental
+from knights.engine.compiled import head_bucket
+from knights.engine.compiled_arrays import warm_up
+from knights.engine.compiled_search import FastSearchEngine
+from knights.engine.incremental import NetEvaluator, feature_table, pack
+from knights.engine.one_ply import OnePlyEngine
+from knights.engine.search import MATE, Control, SearchLimits
 from knights.features.sparse import SparseSpec, feature_index
 from knights.learn.nnue import BucketedSparseNet, SparseNet
 from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT
-from knights.play import incremental
-from knights.play.engine import OnePlyEngine
-from knights.play.fast.arrays import warm_up
-from knights.play.fast.compiled import head_bucket
-from knights.play.fast.engine import FastSearchEngine
-from knights.play.incremental import NetEvaluator, feature_table, pack
-from knights.play.search import MATE, Control, SearchLimits
 
 TRAINED = Path(__file__).resolve().parent.parent / "runs" / "v13a" / "v13.pt"
 POSITIONS = [
@@ -165,7 +165,7 @@ def test_a_network_with_the_kings_zones_is_packed_one_block_per_zone() -> None:
 def test_the_zones_benchmark_compares_the_same_trees() -> None:
     """make bench's zones row searches one network plain and packed with zero zone columns: the
     same nodes either way (else it raises), a ratio of two rates; skipped without a network."""
-    from knights.bench.search import zones_cost
+    from knights.lab.bench.search import zones_cost
 
     boards = [chess.Board(f) for f in POSITIONS[:2]]
     row = zones_cost(pack(dict(random_net(7).state_dict())), boards, 400)
@@ -214,8 +214,8 @@ def test_the_head_is_chosen_alike_for_every_count_of_men() -> None:
 
 
 def test_a_weights_file_loads_whatever_its_heads(tmp_path: Path) -> None:
+    from knights.engine.incremental import load_net
     from knights.learn.modelfile import ModelFileError, save_model
-    from knights.play.incremental import load_net
 
     model = random_bucketed_net(4)
     save_model(model, tmp_path / "bucketed.pt", {"variant": "test"})
@@ -358,7 +358,7 @@ def test_go_depth_one_keeps_the_one_ply_stages_mate_guard() -> None:
 
 
 def test_every_feature_switched_off_still_searches_the_same_tactics() -> None:
-    from knights.play.fast.engine import FEATURES
+    from knights.engine.compiled_search import FEATURES
 
     board = chess.Board("6k1/5ppp/8/8/8/8/1q3PPP/1R4K1 w - - 0 1")
     for name in FEATURES:
@@ -381,14 +381,14 @@ def test_stochastic_opening_picks_only_searched_moves_near_the_best() -> None:
 
 
 def test_routes_build_the_compiled_search_for_the_sparse_networks_only() -> None:
-    from knights.arena.specs import check_spec
+    from knights.engine.build import searcher_for
+    from knights.engine.compiled_search import make_engine, search_engine
+    from knights.engine.networks import is_fast_network
+    from knights.engine.search import SearchEngine
     from knights.evaluate.base import MaterialEvaluator
+    from knights.lab.arena.specs import check_spec
     from knights.learn import registry
     from knights.learn.registry import ONE_PLY_EVALUATOR
-    from knights.play.fast.bots import searcher_for
-    from knights.play.fast.engine import make_engine, search_engine
-    from knights.play.fast.networks import is_fast_network
-    from knights.play.search import SearchEngine
 
     assert is_fast_network("EL/v13") and is_fast_network("el/v13") and not is_fast_network("EL/v10")
     python_search = make_engine(MaterialEvaluator(), depth=3)
@@ -411,11 +411,11 @@ def test_the_compiled_networks_are_exactly_the_versions_of_its_shape():
     """FAST_NETWORKS names every version whose library builds EL/v13's sparse network (its
     layers, any accumulator width) and no other, and a search asked for one of them
     evaluates that one, not the default."""
+    from knights.engine.build import searcher_for
+    from knights.engine.networks import fast_network_name
     from knights.learn import registry
     from knights.learn.nnue import SparseNet
     from knights.learn.registry import FAST_NETWORKS
-    from knights.play.fast.bots import searcher_for
-    from knights.play.fast.networks import fast_network_name
 
     layers = {k: v.dim() for k, v in registry.get("EL/v13").build().state_dict().items()}
     same = [v.name for v in registry.all_versions("EL") if isinstance(model := v.build(), SparseNet)
@@ -428,8 +428,8 @@ def test_the_compiled_networks_are_exactly_the_versions_of_its_shape():
         if registry.get(name).is_trained():
             engine = searcher_for(name, depth=5)
             assert isinstance(engine, FastSearchEngine) and engine.net_label == name
+    from knights.engine.compiled_search import search_engine
     from knights.evaluate.names import load_evaluator
-    from knights.play.fast.engine import search_engine
     if registry.get("EL/v16").is_trained():   # a loaded network is packed from its weights and keeps its name
         engine = search_engine(load_evaluator("EL/v16"), depth=5)
         assert isinstance(engine, FastSearchEngine) and engine.net_label == "EL/v16"
@@ -441,10 +441,10 @@ def test_the_compiled_module_takes_the_networks_constants_without_torch():
     import subprocess
     import sys
 
-    from knights.play.fast import compiled
+    from knights.engine import compiled
 
     assert compiled.PAWN_LOGIT is PAWN_LOGIT and compiled.MAX_PAWNS is MAX_PAWNS
-    code = "import sys, knights.play.fast.compiled; print('torch' in sys.modules)"
+    code = "import sys, knights.engine.compiled; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -452,9 +452,9 @@ def test_the_compiled_module_takes_the_networks_constants_without_torch():
 def test_a_network_named_at_depth_one_is_the_same_one_ply_bot_on_every_route() -> None:
     """UCI and lichess-bot build depth 1 with search_engine, knights play and the web page with bot_for /
     make_engine: the same one-ply bot, the network named judging each move's position as it stands."""
+    from knights.engine.build import bot_for
+    from knights.engine.compiled_search import search_engine
     from knights.learn.registry import SEARCH_NETWORK
-    from knights.play.fast.bots import bot_for
-    from knights.play.fast.engine import search_engine
 
     board = chess.Board("r1bqkbnr/1pp3pp/p1p2p2/4p3/3PP3/5N2/PPP2PPP/RNBQK2R w KQkq - 0 6")
     for fen in (board.fen(), "8/8/3k4/8/8/8/8/4K2Q w - - 0 1"):
@@ -469,8 +469,8 @@ def test_the_quiet_check_filter_agrees_with_python_chess() -> None:
     # one but castling (left to the full make)
     from test_board import random_positions
 
-    from knights.play.fast import compiled
-    from knights.play.fast.board import to_chess_move
+    from knights.engine import compiled
+    from knights.engine.compiled_board import to_chess_move
 
     engine = FastSearchEngine(net=None, stochastic=False)
     checked = gives = 0

@@ -24,9 +24,9 @@ import pytest
 from knights.board.arrays import board_from_arrays
 from knights.board.positions import positions_from_boards
 from knights.data.chunks import read_chunk
+from knights.engine.one_ply import OnePlyEngine
 from knights.evaluate.names import load_evaluator
 from knights.learn import registry
-from knights.play.engine import OnePlyEngine
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden_bot.json"

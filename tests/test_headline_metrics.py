@@ -1,7 +1,7 @@
 """The headline figures of ``knights results``: MAE on quiet positions within a pawn of level
-(knights.learn.results), the error in win probability (knights.learn.metrics), the one-ply
-move quality against Stockfish (knights.arena.move_choice), and their place in the tables
-(knights.evaluate.independent_results)."""
+(knights.lab.results.tables), the error in win probability (knights.learn.metrics), the one-ply
+move quality against Stockfish (knights.lab.results.move_choice), and their place in the tables
+(knights.lab.results.independent)."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 import torch
 
-from knights.arena.move_choice import AnalysisCache, judge, measure, one_ply_choices
 from knights.board.positions import positions_from_boards
 from knights.data import csslab
 from knights.data.chunks import read_chunk
 from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
-from knights.evaluate.independent_results import headline, markdown, set_table
 from knights.features.sparse import SparseSpec
+from knights.lab.results.independent import headline, markdown, set_table
+from knights.lab.results.move_choice import AnalysisCache, judge, measure, one_ply_choices
+from knights.lab.results.tables import evaluation_row, headline_metrics, quiet_rows
 from knights.learn.metrics import win_probability_error
 from knights.learn.nnue import SparseNet
-from knights.learn.results import evaluation_row, headline_metrics, quiet_rows
 
 QUIET_LEVEL = "4k3/pp6/8/8/8/8/PP6/4K3 w - - 0 1"             # nothing to take, level
 HANGING_QUEEN = "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"           # Rxd5 wins the queen for nothing
@@ -196,7 +196,7 @@ def test_the_readme_block_leads_with_what_play_needs(tmp_path: Path):
 
 
 def test_level_reference_scores_the_always_level_guess_on_the_headline_rows():
-    from knights.learn.results import LEVEL_PAWNS, headline_metrics, level_note, level_reference
+    from knights.lab.results.tables import LEVEL_PAWNS, headline_metrics, level_note, level_reference
 
     target = np.array([0.8, -0.4, 0.0, 2.5, -1.0, 0.9])
     calm = np.array([True, True, True, True, True, False])
@@ -211,8 +211,8 @@ def test_level_reference_scores_the_always_level_guess_on_the_headline_rows():
 
 
 def test_the_quiet_win_probability_error_is_chosen_by_the_position_not_its_label():
+    from knights.lab.results.tables import headline_metrics
     from knights.learn.metrics import win_probability_error
-    from knights.learn.results import headline_metrics
 
     target = np.array([0.5, 4.0, -6.0, 0.2])
     pred = np.array([0.0, 0.0, 0.0, 3.0])

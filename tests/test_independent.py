@@ -1,6 +1,6 @@
 """The independent test sets: built with real Stockfish, de-duplicated, read tolerantly,
-and tabled by |eval| bucket (knights.data.independent, knights.arena.testsets,
-knights.learn.results, knights.evaluate.independent_results)."""
+and tabled by |eval| bucket (knights.data.independent, knights.lab.arena.testsets,
+knights.lab.results.tables, knights.lab.results.independent)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ import chess
 import numpy as np
 import pytest
 
-from knights.arena.testsets import BOOK, GamesSource, build
 from knights.data import csslab, independent
 from knights.data.chunks import read_chunk
 from knights.data.generate import rel_text
 from knights.data.independent import Assembler, EndgameSource, TrainingKeys, label, position_key, random_placement
 from knights.data.stockfish import Stockfish
-from knights.evaluate.independent_results import load_set, set_table
-from knights.learn.results import BUCKETS, MATES, bucket_metrics, letter_table
+from knights.lab.arena.testsets import BOOK, GamesSource, build
+from knights.lab.results.independent import load_set, set_table
+from knights.lab.results.tables import BUCKETS, MATES, bucket_metrics, letter_table
 
 
 def test_position_key_ignores_move_counters_and_an_en_passant_square_no_pawn_can_use():
@@ -184,7 +184,7 @@ def test_set_table_puts_stockfish_depth1_beside_material_on_the_same_rows(tmp_pa
 def test_stockfish_depth1_sees_each_position_alone(stockfish: str):
     # the headline's depth 1 clears the hash before every position, so its value of a position does not depend on
     # the rows searched before it (the same positions of one game, in either order, get the same values)
-    from knights.learn.results import stockfish_values
+    from knights.lab.results.tables import stockfish_values
 
     board = chess.Board()
     boards = []
@@ -200,7 +200,7 @@ def test_stockfish_depth1_sees_each_position_alone(stockfish: str):
 
 def test_the_headline_depth1_row_is_the_one_that_clears_the_hash(tmp_path: Path, stockfish: str):
     from knights.data.chunks import read_chunk
-    from knights.learn.results import stockfish_depth1
+    from knights.lab.results.tables import stockfish_depth1
 
     path = tmp_path / "one_game.csv"         # one game's positions: with the hash kept, order changes the values
     board = chess.Board()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from knights.cli import main as knights
-from knights.evaluate import label_floor
+from knights.lab.results import label_floor
 
 SETS = Path(__file__).resolve().parents[1] / "data" / "independent"
 

@@ -23,11 +23,11 @@ import torch
 
 from knights import cli
 from knights.evaluate.base import network_evaluator
+from knights.frontends.uci import serve
 from knights.learn import modelfile, registry
 from knights.learn.nets import ConvNet
 from knights.learn.store import sha256_file
 from knights.learn.verify import main as verify_main
-from knights.play.uci import serve
 
 SHIPPED = sorted([*(registry.REPO_ROOT / "models_EL").glob("v*.pt"),
                   *(registry.REPO_ROOT / "models_SL").glob("v*.pt")])

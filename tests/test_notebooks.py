@@ -1,6 +1,6 @@
 """The notebooks: committed with the outputs of a quick run, built from their templates,
 small and clean; ``knights notebook`` runs them into runs/notebooks/ from anywhere; the
-teaching helpers (knights.notebooks.teach) tell the truth about the rows they are given."""
+teaching helpers (knights.lab.notebooks.teach) tell the truth about the rows they are given."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ import pytest
 from knights.board.arrays import boards_from_arrays, material_balance
 from knights.data.cache import ChunkCache, load_encoded
 from knights.data.chunks import select_chunks
+from knights.lab.notebooks import build as N
+from knights.lab.notebooks import teach
 from knights.learn import experiment, registry
 from knights.learn.metrics import regression_metrics
 from knights.learn.training import History
-from knights.notebooks import build as N
-from knights.notebooks import teach
 
 VERSIONS = registry.all_versions()
 NAMES = N.notebook_names()

@@ -1,4 +1,4 @@
-"""The compiled board (knights.play.fast.board) against python-chess: perft on the standard
+"""The compiled board (knights.engine.compiled_board) against python-chess: perft on the standard
 suite and on positions from random games, the same legal moves, make/unmake restoring
 everything, hashes that follow the position and not the path."""
 
@@ -10,8 +10,8 @@ import chess
 import numpy as np
 import pytest
 
-from knights.play.fast.arrays import warm_up
-from knights.play.fast.board import (
+from knights.engine.compiled_arrays import warm_up
+from knights.engine.compiled_board import (
     HASH,
     N_STATE,
     Position,
@@ -172,8 +172,8 @@ def test_a_data_rows_arrays_load_as_its_rebuilt_board_does() -> None:
     """set_from_arrays (a data set's row read straight into the compiled board) equals set_from_chess of the board
     knights.board.arrays rebuilds from the same arrays: pieces, side, castling, en passant, kings and hash."""
     from knights.board.arrays import board_from_arrays, squares_from_board
-    from knights.play.fast.board import set_from_arrays, set_from_chess
-    from knights.play.fast.compiled import CASTLE
+    from knights.engine.compiled import CASTLE
+    from knights.engine.compiled_board import set_from_arrays, set_from_chess
 
     boards = random_positions(150, seed=17) + [chess.Board(f) for f in TRICKY]
     boards.append(chess.Board("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3"))

@@ -14,10 +14,10 @@ import chess.pgn
 import pytest
 
 from knights.cli import main as cli_main
+from knights.engine.one_ply import OnePlyEngine
 from knights.evaluate.base import MaterialEvaluator
+from knights.frontends import terminal as play
 from knights.learn.registry import ONE_PLY_EVALUATOR
-from knights.play import terminal as play
-from knights.play.engine import OnePlyEngine
 
 REPO = Path(__file__).resolve().parent.parent
 

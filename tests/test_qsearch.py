@@ -15,10 +15,10 @@ from knights.board.arrays import boards_from_arrays
 from knights.board.pieces import capture_gain
 from knights.board.positions import positions_from_boards
 from knights.data.chunks import read_chunk
+from knights.engine.one_ply import OnePlyEngine
 from knights.evaluate.base import MaterialEvaluator
 from knights.evaluate.names import canonical_evaluator_name, load_evaluator
 from knights.evaluate.qsearch import MAX_PLIES, CaptureSearchEvaluator, swing, swing_term
-from knights.play.engine import OnePlyEngine
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample"
 

@@ -9,8 +9,8 @@ import math
 import chess.pgn
 import pytest
 
-from knights.arena import quality
 from knights.cli import main as cli_main
+from knights.lab.arena import quality
 
 FOOLS_MATE = '[White "w"]\n[Black "b"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n'
 

@@ -1,4 +1,4 @@
-"""``EL/v21+quiesce`` (knights.play.fast.quiesce): the compiled capture search with the network
+"""``EL/v21+quiesce`` (knights.engine.judged): the compiled capture search with the network
 judging where the captures end, as the compiled search's depth 1 judges each move."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from knights.board.positions import positions_from_boards
+from knights.engine import compiled as core
+from knights.engine.compiled_search import FastSearchEngine
+from knights.engine.incremental import NetEvaluator, load_net
+from knights.engine.judged import QuiescenceEvaluator, split_quiesce
+from knights.engine.search import INF
 from knights.evaluate.names import EvaluatorError, load_evaluator
 from knights.learn import registry
-from knights.play.fast import compiled as core
-from knights.play.fast.engine import FastSearchEngine
-from knights.play.fast.quiesce import QuiescenceEvaluator, split_quiesce
-from knights.play.incremental import NetEvaluator, load_net
-from knights.play.search import INF
 
 NETWORK = "EL/v21"   # pinned: the en-passant test reads a line (the capture) that EL/v21 plays after the push
 pytestmark = pytest.mark.skipif(not registry.get(NETWORK).is_trained(), reason=f"{NETWORK} is not trained here")
@@ -89,7 +89,7 @@ def test_the_one_ply_engine_hands_it_the_en_passant_square_a_push_leaves(judged:
     evaluator gives e2-e4 is the capture search's value of the board python-chess reaches, which is
     the value after the capture (White keeps only the c-pawn)."""
     from knights.board.children import expand
-    from knights.play.engine import OnePlyEngine
+    from knights.engine.one_ply import OnePlyEngine
 
     board = chess.Board("4k3/8/8/8/3p4/8/2P1P3/4K3 w - - 0 1")
     seen: list[float] = []
@@ -165,7 +165,7 @@ def test_one_ply_with_it_is_the_compiled_search_at_depth_one() -> None:
 
 
 def test_the_bot_with_it_keeps_the_knight_the_plain_network_gives_away() -> None:
-    from knights.arena.specs import build_player
+    from knights.lab.arena.specs import build_player
 
     board = chess.Board(AFTER_F6)
     assert build_player(f"ours:{NETWORK}:det").choose_move(board) == chess.Move.from_uci("f3e5")
@@ -183,11 +183,11 @@ def test_only_compiled_networks_are_judged_so_and_the_evaluator_names_say_where(
 
 def test_every_route_plays_it_one_ply_and_searches_its_network_deeper() -> None:
     """``knights play``, lichess-bot and UCI (bot_for, searcher_for), the web page (build_engine) and the
-    arena build ``X+quiesce`` through knights.play.fast.bots: one ply ahead it keeps the knight that the plain
+    arena build ``X+quiesce`` through knights.engine.build: one ply ahead it keeps the knight that the plain
     network gives away; deeper it is the network's own compiled search."""
-    from knights.play.engine import OnePlyEngine
-    from knights.play.fast.bots import bot_for, play_evaluator_names, resolve_play_name, searcher_for
-    from knights.web.engines import EngineSettings, engine_for
+    from knights.engine.build import bot_for, play_evaluator_names, resolve_play_name, searcher_for
+    from knights.engine.one_ply import OnePlyEngine
+    from knights.frontends.web.engines import EngineSettings, engine_for
 
     board, gives_away = chess.Board(AFTER_F6), chess.Move.from_uci("f3e5")
     asked = f"{NETWORK.lower()}+Quiesce"
@@ -209,7 +209,7 @@ def test_every_route_plays_it_one_ply_and_searches_its_network_deeper() -> None:
 
 
 def test_the_uci_option_takes_it() -> None:
-    from knights.play.uci import UciSession
+    from knights.frontends.uci import UciSession
 
     lines: list[str] = []
     session = UciSession(lines.append, seed=1, engine_process=False)
@@ -231,9 +231,9 @@ def test_the_uci_option_takes_it() -> None:
 def test_the_sparse_democracy_is_the_mean_of_its_judged_networks_and_the_one_ply_default() -> None:
     """``sparse+quiesce`` (the one-ply bot's default): the mean of its members judged where the captures end, at
     equal weights; every route resolves it, and a search deeper than one ply plays the search's own network."""
+    from knights.engine.build import bot_for, resolve_play_name, searcher_for
+    from knights.engine.judged import JudgedDemocracy
     from knights.learn.registry import ONE_PLY_EVALUATOR, SEARCH_NETWORK, SPARSE_DEMOCRACY
-    from knights.play.fast.bots import bot_for, resolve_play_name, searcher_for
-    from knights.play.fast.quiesce import JudgedDemocracy
 
     if not all(registry.get(m).is_trained() for m in SPARSE_DEMOCRACY):
         pytest.skip("the sparse democracy's members are not all trained here")
@@ -254,7 +254,7 @@ def test_the_sparse_democracy_is_the_mean_of_its_judged_networks_and_the_one_ply
     assert one_ply.choose(chess.Board(AFTER_F6)).move != chess.Move.from_uci("f3e5")
     deeper = searcher_for("sparse+quiesce", depth=3, stochastic=False)
     assert isinstance(deeper, FastSearchEngine) and deeper.net_label == SEARCH_NETWORK
-    from knights.play.fast.engine import search_engine
+    from knights.engine.compiled_search import search_engine
 
     searched = search_engine(democracy, depth=4, stochastic=False)    # how UCI and the web build a named one deeper
     assert searched.net_label == SEARCH_NETWORK and not isinstance(searched.one_ply.evaluator, JudgedDemocracy)
@@ -279,7 +279,7 @@ NO_CASTLING = [
 def test_a_mirrored_network_judges_the_mirror_image(judged: QuiescenceEvaluator) -> None:
     """files_mirrored: the twin's capture search of a position is the network's of the position with its files
     reversed (the same lines, mirrored); mirroring twice gives the network back; a zoned network is refused."""
-    from knights.play.incremental import files_mirrored
+    from knights.engine.incremental import files_mirrored
 
     twin = QuiescenceEvaluator(files_mirrored(judged.net), name="twin")
     for fen in NO_CASTLING:
@@ -299,7 +299,7 @@ def test_the_democracy_asks_the_twins_only_where_no_side_can_castle() -> None:
     """``mirrors``: each member's twin votes beside it where no side can castle (the mean of the member's value of
     the position and of its mirror image); where a side can, the mirror is another position and the plain mean
     stands. Without mirrors, the plain mean everywhere."""
-    from knights.play.fast.quiesce import JudgedDemocracy
+    from knights.engine.judged import JudgedDemocracy
 
     pair = ("EL/v20", "EL/v21")
     if not all(registry.get(m).is_trained() for m in pair):
@@ -318,7 +318,7 @@ def test_the_democracy_asks_the_twins_only_where_no_side_can_castle() -> None:
 def test_a_version_continued_from_one_that_learned_endings_learned_them_too() -> None:
     """EL/v25 starts from EL/v24's weights and does not train on data/endings again: what it knows of endings is
     its parent's, so it counts as a network that learned them (EL/v19, before the endings data, does not)."""
-    from knights.play.fast.quiesce import trained_on_endings
+    from knights.engine.judged import trained_on_endings
 
     assert "data/endings" not in registry.get("EL/v25").library.MORE and registry.get("EL/v25").library.PARENT
     assert trained_on_endings("EL/v25") and trained_on_endings("EL/v20") and not trained_on_endings("EL/v19")
@@ -327,8 +327,8 @@ def test_a_version_continued_from_one_that_learned_endings_learned_them_too() ->
 def test_an_ending_is_judged_by_the_networks_that_learned_endings() -> None:
     """At most ENDING_MEN men (what the endings data starts from): the mean of the members whose data held
     data/endings; more men: every member's; without the rule (``endings=False``), every member's everywhere."""
+    from knights.engine.judged import ENDING_MEN, JudgedDemocracy, trained_on_endings
     from knights.learn.registry import SPARSE_DEMOCRACY
-    from knights.play.fast.quiesce import ENDING_MEN, JudgedDemocracy, trained_on_endings
 
     if not all(registry.get(m).is_trained() for m in SPARSE_DEMOCRACY):
         pytest.skip("the sparse democracy's members are not all trained here")

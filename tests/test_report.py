@@ -69,7 +69,7 @@ def test_readme_block_is_what_the_template_writes_now():
 
 
 def test_settings_json_is_what_the_code_says_now():
-    from knights import settings
+    from knights.lab import settings
 
     committed = json.loads((REPORT / "results" / "settings.json").read_text())
     assert committed == settings.collect(), "report/results/settings.json is stale: run `knights settings`"

@@ -1,4 +1,4 @@
-"""The search engine (knights.play.search) and its Zobrist hashes (knights.play.zobrist)."""
+"""The search engine (knights.engine.search) and its Zobrist hashes (knights.engine.zobrist)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import chess
 import chess.polyglot
 import pytest
 
+from knights.engine.one_ply import OnePlyEngine
+from knights.engine.search import MATE, Control, SearchEngine, SearchLimits, make_engine
+from knights.engine.zobrist import hash_after, zobrist
 from knights.evaluate.base import MaterialEvaluator
-from knights.play.engine import OnePlyEngine
-from knights.play.search import MATE, Control, SearchEngine, SearchLimits, make_engine
-from knights.play.zobrist import hash_after, zobrist
 
 
 # -- Zobrist --------------------------------------------------------------------------------------
@@ -204,14 +204,14 @@ def test_mate_scores_count_down():
 
 @pytest.mark.parametrize("depth", [0, -1])
 def test_bad_depth_is_refused(depth):
-    from knights.play.user_input import EngineError
+    from knights.engine.user_input import EngineError
 
     with pytest.raises(EngineError, match="depth must be at least 1"):
         SearchEngine(MaterialEvaluator(), depth=depth)
 
 
 def test_null_move_hash_equals_polyglot():
-    from knights.play.zobrist import hash_after_null
+    from knights.engine.zobrist import hash_after_null
 
     for fen in ("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3", chess.STARTING_FEN):
         board = chess.Board(fen)
@@ -223,7 +223,7 @@ def test_null_move_hash_equals_polyglot():
 def test_a_full_evaluation_cache_is_emptied_without_losing_a_value(monkeypatch):
     """The cache used to be cleared between finding the missing values and reading them
     back: a KeyError at the first partly cached node after it filled up."""
-    import knights.play.search as search
+    import knights.engine.search as search
 
     monkeypatch.setattr(search, "EVAL_ENTRIES", 50)
     board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9")

@@ -1,4 +1,4 @@
-"""``knights strength --search`` (knights.arena.search_strength): its arguments checked, and
+"""``knights strength --search`` (knights.lab.arena.search_strength): its arguments checked, and
 a small real run (the compiled search against sunfish and Stockfish at 50 ms a move) fitted
 and merged into the results file with the previous runs kept."""
 
@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from knights.arena import search_strength as ss
 from knights.cli import build_parser
-from knights.play.search import SEARCH_NETWORK
+from knights.engine.search import SEARCH_NETWORK
+from knights.lab.arena import search_strength as ss
 
 
 def _run(argv: list[str]) -> int:

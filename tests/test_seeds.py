@@ -1,4 +1,4 @@
-"""knights.learn.seeds: the best-epoch reader on shipped metadata, the spread and tie rule,
+"""knights.lab.seeds: the best-epoch reader on shipped metadata, the spread and tie rule,
 the comparison of shipped versions, and a real one-epoch seed run on the committed sample."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from knights.learn import registry, seeds
+from knights.lab import seeds
+from knights.learn import registry
 
 
 def shipped_history(name: str) -> dict:

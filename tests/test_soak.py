@@ -1,4 +1,4 @@
-"""``knights soak`` (knights.arena.soak): clocks parsed, bad input refused, and real games on
+"""``knights soak`` (knights.lab.arena.soak): clocks parsed, bad input refused, and real games on
 a real clock through ``knights uci`` (and lichess-bot's homemade route when a lichess-bot
 checkout is named by ``LICHESS_BOT_DIR``), tallied into the results file."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import chess
 import pytest
 
-from knights.arena import soak
 from knights.cli import build_parser
+from knights.lab.arena import soak
 
 
 def test_clocks_are_base_plus_increment_in_seconds():

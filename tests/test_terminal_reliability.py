@@ -18,7 +18,7 @@ import chess.pgn
 import pytest
 
 from knights import cli
-from knights.play import terminal
+from knights.frontends import terminal
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -15,10 +15,10 @@ from knights.board.arrays import boards_from_arrays
 from knights.board.children import expand
 from knights.board.positions import Positions, positions_from_boards
 from knights.data.chunks import Encoded, read_chunk
+from knights.engine.one_ply import OnePlyEngine
 from knights.evaluate.base import MaterialEvaluator
 from knights.evaluate.names import load_evaluator
 from knights.evaluate.threats import ThreatAwareEvaluator, threat_term
-from knights.play.engine import OnePlyEngine
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample"
 
@@ -104,7 +104,7 @@ def test_fallback_is_a_plain_network_never_a_variant(monkeypatch):
     assert select_evaluator(None, notice=notes.append).name == "EL/v3"
     assert "'EL/v3'" in notes[0]
     # the UCI front end advertises the evaluator the engine will really play
-    from knights.play.uci import UciSession
+    from knights.frontends.uci import UciSession
 
     lines: list[str] = []
     UciSession(lines.append).handle("uci")

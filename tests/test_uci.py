@@ -16,8 +16,8 @@ import chess
 import chess.engine
 import pytest
 
-from knights.play.clock import DecisionCost
-from knights.play.uci import UciSession
+from knights.engine.clock import DecisionCost
+from knights.frontends.uci import UciSession
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -336,7 +336,7 @@ def test_tiny_clocks_get_an_instant_legal_move(session):
     time; now it answers with the static material move (``info depth 0``), which never waits
     for the engine (timing it here would only measure the machine's load). On a clock
     (``wtime``/``btime``), a one-ply decision measured to cost no more than
-    :data:`~knights.play.clock.ONE_PLY_FLOOR` is played instead (issue 25: lichess-bot sends
+    :data:`~knights.engine.clock.ONE_PLY_FLOOR` is played instead (issue 25: lichess-bot sends
     the clock less its 1 s margin, and the network's one-ply move fits in that margin)."""
     exchange(session, "isready", "position fen r3k3/8/8/8/8/8/8/R3K2q w Q - 0 1")
     clocks = ("go wtime 1 btime 1", "go wtime 20 btime 20 winc 0 binc 0", "go wtime 0 btime 0",
@@ -360,7 +360,7 @@ def test_tiny_clocks_get_an_instant_legal_move(session):
 
 
 def test_move_budget_follows_the_clock():
-    from knights.play.clock import GoLimits, move_budget
+    from knights.engine.clock import GoLimits, move_budget
 
     white, black = chess.WHITE, chess.BLACK
     assert move_budget(GoLimits(movetime=1000), white) == pytest.approx(0.9)
@@ -376,9 +376,9 @@ def test_move_budget_follows_the_clock():
 
 def test_the_option_list_agrees_with_the_library():
     """``uci`` lists evaluators from the files (no torch); the library's resolver agrees."""
+    from knights.engine import quick_names
+    from knights.engine.build import play_evaluator_names, resolve_play_name
     from knights.evaluate import names as ev
-    from knights.play import quick_names
-    from knights.play.fast.bots import play_evaluator_names, resolve_play_name
 
     available = play_evaluator_names()
     assert quick_names.quick_evaluator_names() == available
@@ -388,13 +388,13 @@ def test_the_option_list_agrees_with_the_library():
     for spelling in ("el/8", "EL/v8", "eL/V10", "material+THREATS", "ensemble", "democracy+threats", "el/21+QUIESCE"):
         assert quick_names.quick_default(available, spelling) == resolve_play_name(spelling, available)
     assert quick_names.quick_default(["material", "material+threats"], None) == "material"
-    from knights.play.fast.bots import play_default
+    from knights.engine.build import play_default
     for partial in (["material", "EL/v10", "EL/v21", "EL/v21+quiesce"],          # fallbacks agree too
                     ["material", "EL/v21", "democracy", "EL/v21+quiesce"],
                     ["material", "EL/v21", "EL/v21+quiesce", "sparse+quiesce"]):
         assert quick_names.quick_default(partial, None) == play_default(partial)
     # a searching bot's default is the one the search plays (evaluator_for_depth), not DEFAULT_NETWORK
-    from knights.play.search import evaluator_for_depth
+    from knights.engine.search import evaluator_for_depth
     assert quick_names.quick_default(available, None, depth=64) == evaluator_for_depth(None, 64)
     assert quick_names.quick_default(["material", "EL/v10"], None, depth=64) == "EL/v10"   # the fallback
 
@@ -491,7 +491,7 @@ def test_a_deep_go_depth_can_be_stopped():
 # -- issue 51: stop, isready, quit and the end of input answered at once in every state -------------------------
 ANSWER_BOUND = 2.0
 """Seconds from ``stop`` (or ``quit``, or the end of input) to ``bestmove`` that fail no machine: the answer
-comes within :data:`~knights.play.uci.STOP_GRACE` (50 ms) plus the pipes; before, 6 s for ``go movetime 8000`` and
+comes within :data:`~knights.frontends.uci.STOP_GRACE` (50 ms) plus the pipes; before, 6 s for ``go movetime 8000`` and
 never for the huge values."""
 STOP_STATES = ["go movetime 8000", "go wtime 240000 btime 240000 winc 2000 binc 2000",
                "go wtime 9223372036854775808 btime 9223372036854775808 movestogo 1",

@@ -33,12 +33,12 @@ import chess.engine
 import pytest
 
 from knights.board.outcome import outcome
-from knights.play.clock import MOVE_OVERHEAD, GoLimits, move_budget
+from knights.engine.clock import MOVE_OVERHEAD, GoLimits, move_budget
 
 REPO = Path(__file__).resolve().parent.parent
 ANSWER_BOUND = 0.25
 """Seconds from ``go`` to ``bestmove`` (the engine's own ``time``) that no move may exceed where the clock allows
-none: the one-ply decision may take :data:`~knights.play.clock.ONE_PLY_FLOOR`, the quick move well under a
+none: the one-ply decision may take :data:`~knights.engine.clock.ONE_PLY_FLOOR`, the quick move well under a
 millisecond."""
 BUDGET_SLACK = 0.05
 """Seconds an answer may come after its budget ran out (the hard deadline is a tenth of the budget before it)."""
@@ -81,7 +81,7 @@ class Said(logging.Handler):
 @pytest.fixture(scope="module")
 def warnings() -> Iterator[Warnings]:
     """python-chess's warnings while the module's tests run."""
-    from knights.play.fast.arrays import warm_up
+    from knights.engine.compiled_arrays import warm_up
 
     warm_up()    # numba's cache is written once here, not by two engine processes at once
     logger = logging.getLogger("chess.engine")
@@ -117,7 +117,7 @@ class Tally:
 def clocked_game(white: chess.engine.SimpleEngine, black: chess.engine.SimpleEngine, base: float, inc: float, *,
                  max_plies: int, ponder: bool = False) -> Tally:
     """One game on a ``base`` + ``inc`` clock (seconds), ``max_plies`` at most; White ponders when asked. Each
-    move's own ``time`` is held against its budget (:func:`~knights.play.clock.move_budget` of the clock it was
+    move's own ``time`` is held against its budget (:func:`~knights.engine.clock.move_budget` of the clock it was
     given, with the default ``Move Overhead``)."""
     board = chess.Board()
     clocks = {chess.WHITE: base, chess.BLACK: base}

@@ -14,7 +14,7 @@ import chess
 import chess.engine
 import pytest
 
-from knights.play.uci import UciSession
+from knights.frontends.uci import UciSession
 
 REPO = Path(__file__).resolve().parent.parent
 GARBAGE = ["", "   ", "uci uci", "isready now", "go go go", "position", "position fen", "position startpos moves",

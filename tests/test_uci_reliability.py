@@ -11,10 +11,10 @@ import time
 import chess
 import pytest
 
+from knights.engine import build as bots
+from knights.engine.clock import DecisionCost
 from knights.evaluate.base import MaterialEvaluator
-from knights.play.clock import DecisionCost
-from knights.play.fast import bots
-from knights.play.uci import UciSession
+from knights.frontends.uci import UciSession
 
 
 class GatedEvaluator(MaterialEvaluator):
@@ -84,7 +84,7 @@ def test_huge_times_are_clamped_and_answered(material, go):
 
 
 def test_move_budget_is_clamped():
-    from knights.play.clock import MAX_MOVE_SECONDS, GoLimits, move_budget
+    from knights.engine.clock import MAX_MOVE_SECONDS, GoLimits, move_budget
 
     assert move_budget(GoLimits(movetime=9223372036854775807), chess.WHITE) == MAX_MOVE_SECONDS
     assert move_budget(GoLimits(wtime=9223372036854775807, winc=10**30), chess.WHITE) == MAX_MOVE_SECONDS
@@ -230,7 +230,7 @@ def test_the_lichess_bot_readme_lists_every_dependency():
 def test_move_overhead_is_kept_back_for_every_move_to_come(material):
     """The soak lost 26 of 125 UCI games at 3 s + 0 by a few milliseconds a move, late in
     long games: the budget now keeps ``Move Overhead`` back for every move to come."""
-    from knights.play.clock import MOVE_OVERHEAD, GoLimits, move_budget
+    from knights.engine.clock import MOVE_OVERHEAD, GoLimits, move_budget
 
     assert any(line.startswith("option name Move Overhead type spin default 20 ") for line in material.lines)
     assert material.move_overhead == MOVE_OVERHEAD
@@ -281,9 +281,9 @@ def test_stop_is_answered_at_once_whatever_the_search_does(gated, go):
     protocol waited in the engine link for the whole budget (with huge values, never; a stopped
     ``go depth`` waited 2 s). The search is held in its second iteration, as a search that does
     not see the stop flag: ``go`` returns at once, ``isready`` is answered, and ``stop`` answers
-    with the finished iteration's move within :data:`~knights.play.uci.STOP_GRACE`, whatever the
+    with the finished iteration's move within :data:`~knights.frontends.uci.STOP_GRACE`, whatever the
     engine does; none of the held search's lines follows."""
-    from knights.play.uci import STOP_GRACE
+    from knights.frontends.uci import STOP_GRACE
 
     session, evaluator = gated
     session.handle("position startpos")

@@ -179,8 +179,8 @@ def bare_models(tmp_path, monkeypatch):
 
 
 def test_an_archived_version_asked_for_by_name_names_the_one_command(bare_models):
+    from knights.engine.build import resolve_play_name
     from knights.evaluate.names import EvaluatorError, resolve_name
-    from knights.play.fast.bots import resolve_play_name
 
     name = registry.archived("EL")[0]
     with pytest.raises(registry.MissingWeights, match=rf"{name} is archived.*`make version V={name}`") as err:
@@ -215,7 +215,7 @@ def test_an_archived_version_whose_checksum_was_kept_comes_back_from_git_history
 
 # -- one recipe -------------------------------------------------------------------------------------------------------
 def test_ship_models_trains_the_tables_recipes():
-    from knights.notebooks.ship import RUNS
+    from knights.lab.notebooks.ship import RUNS
 
     assert {name: row.recipe for name, row in TABLE.items()} == RUNS
     assert RUNS["SL/v1"] == {"epochs": 1, "batch_size": 64, "train": "every 26th except j",

@@ -1,4 +1,4 @@
-"""The web app's JSON API (knights.web), through Flask's test client and one real server.
+"""The web app's JSON API (knights.frontends.web), through Flask's test client and one real server.
 
 The bot plays with the material evaluator, deterministically, so each answer is quick
 and the same every run; the rules are python-chess's, checked here independently.
@@ -20,14 +20,14 @@ import chess.pgn
 import pytest
 
 from knights.cli import build_parser
-from knights.play.search import SEARCH_NETWORK, SearchLimits
-from knights.web import engines
-from knights.web.app import board_library_missing, create_app
-from knights.web.engines import EngineSettings, build_engine
-from knights.web.errors import RequestError
-from knights.web.games import GameStore, what_the_bot_saw
-from knights.web.server import build_server, start, url_of
-from knights.web.storage import DEFAULT_DB, MAX_SEEN, GameDatabase, StorageError
+from knights.engine.search import SEARCH_NETWORK, SearchLimits
+from knights.frontends.web import engines
+from knights.frontends.web.app import board_library_missing, create_app
+from knights.frontends.web.engines import EngineSettings, build_engine
+from knights.frontends.web.errors import RequestError
+from knights.frontends.web.games import GameStore, what_the_bot_saw
+from knights.frontends.web.server import build_server, start, url_of
+from knights.frontends.web.storage import DEFAULT_DB, MAX_SEEN, GameDatabase, StorageError
 
 FAST = {"evaluator": "material", "stochastic": False, "depth": 1}
 
@@ -238,7 +238,7 @@ def test_a_database_that_refuses_writes_is_503_for_changes_and_reads_go_on(tmp_p
     game = new_game(client)
     state = move(client, game["id"], "e2e4").get_json()
     store.db._db.execute("PRAGMA query_only = ON")
-    caplog.set_level(logging.INFO, logger="knights.web")
+    caplog.set_level(logging.INFO, logger="knights.frontends.web")
     assert client.get(f"/api/games/{game['id']}").get_json() == state
     assert client.get(f"/api/games/{game['id']}/pgn").status_code == 200
     assert client.get("/api/options").status_code == 200
@@ -285,10 +285,10 @@ def test_the_database_is_bounded_by_count_and_by_idle_days(tmp_path):
 
 
 def test_what_the_bot_saw_is_kept_for_its_last_moves_only(monkeypatch, tmp_path):
-    import knights.web.games
+    import knights.frontends.web.games
 
     assert MAX_SEEN == 64
-    monkeypatch.setattr(knights.web.games, "MAX_SEEN", 3)
+    monkeypatch.setattr(knights.frontends.web.games, "MAX_SEEN", 3)
     store = GameStore(db=tmp_path / "games.sqlite3")
     game = store.new_game(FAST)
     for uci in ("a2a3", "b2b3", "c2c3", "d2d3", "e2e3"):
@@ -384,7 +384,7 @@ def test_the_pgn_downloads_and_parses(client):
 
 # -- engines ----------------------------------------------------------------------------------
 def test_build_engine_depth_one_is_the_one_ply_bot():
-    from knights.play.engine import OnePlyEngine
+    from knights.engine.one_ply import OnePlyEngine
 
     engine = build_engine("material", stochastic=False, seed=1, depth=1)
     assert isinstance(engine, OnePlyEngine) and engine.stochastic is False
@@ -394,7 +394,7 @@ def test_build_engine_depth_one_is_the_one_ply_bot():
 
 
 def test_deeper_search_is_built(client):
-    from knights.play.search import SearchEngine
+    from knights.engine.search import SearchEngine
 
     engine = build_engine("material", stochastic=False, depth=3)
     assert isinstance(engine, SearchEngine) and engine.depth == 3 and engine.movetime == engines.SEARCH_MOVETIME
@@ -416,10 +416,10 @@ def test_the_default_bot_is_the_one_every_route_plays():
     """A request that names no evaluator and no depth gets the bot as the terminal, knights uci
     and lichess-bot build it: the compiled search over SEARCH_NETWORK, a second a move; at depth 1 the
     one-ply bot over the one-ply default; 'default' is what the page offers first."""
-    from knights.play.engine import OnePlyEngine
-    from knights.play.fast.bots import resolve_play_name
-    from knights.play.fast.engine import FastSearchEngine, default_net_source
-    from knights.play.search import PLAY_DEPTH, PLAY_MOVETIME
+    from knights.engine.build import resolve_play_name
+    from knights.engine.compiled_search import FastSearchEngine, default_net_source
+    from knights.engine.one_ply import OnePlyEngine
+    from knights.engine.search import PLAY_DEPTH, PLAY_MOVETIME
 
     settings = EngineSettings.from_json({})
     assert settings.evaluator == "default" and settings.depth == PLAY_DEPTH
@@ -468,7 +468,7 @@ def test_knights_serve_parses_its_options_and_its_help_names_the_database():
     assert (args.host, args.port, args.open, args.db) == ("127.0.0.1", 0, False, DEFAULT_DB)
     assert str(DEFAULT_DB) == "runs/web/games.sqlite3"
     assert build_parser().parse_args(["serve", "--db", "x.sqlite3"]).db.name == "x.sqlite3"
-    assert args.func.__module__ == "knights.web.server"
+    assert args.func.__module__ == "knights.frontends.web.server"
     parser = build_parser()
     serve = next(a for a in parser._subparsers._group_actions[0].choices.items() if a[0] == "serve")[1]
     assert "runs/web/games.sqlite3" in " ".join(serve.format_help().split())

@@ -1,6 +1,6 @@
 """The web page in a real browser: Debian's headless Chromium, driven by Playwright.
 
-The real server (knights.web.server.start) runs on a free loopback port in a thread;
+The real server (knights.frontends.web.server.start) runs on a free loopback port in a thread;
 each test clicks and drags pieces on the page as a person would (the mouse on the
 board's squares), or types them (the keyboard), then checks what the page shows against
 python-chess, at a desktop size and at a phone's (390 px wide). Screenshots go to the
@@ -31,9 +31,9 @@ import chess
 import chess.pgn
 import pytest
 
+from knights.engine.build import play_evaluator_names
+from knights.frontends.web.app import board_library_missing
 from knights.learn.registry import ONE_PLY_EVALUATOR
-from knights.play.fast.bots import play_evaluator_names
-from knights.web.app import board_library_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path(os.environ.get("KNIGHTS_CHROMIUM", "/usr/bin/chromium"))
@@ -70,7 +70,7 @@ def _need_the_browser() -> None:
 @pytest.fixture(scope="module")
 def httpd() -> Iterator[Any]:
     _need_the_browser()
-    from knights.web.server import start
+    from knights.frontends.web.server import start
 
     running, thread = start("127.0.0.1", 0)
     yield running
@@ -81,7 +81,7 @@ def httpd() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def server(httpd: Any) -> str:
-    from knights.web.server import url_of
+    from knights.frontends.web.server import url_of
 
     return str(url_of(httpd))
 
@@ -581,9 +581,9 @@ def test_the_picture_shows_the_move_the_search_chose_over_better_looking_shallow
     search cut short, moves whose one-ply scores read better than the played move's searched
     one (34...Bd5 "choice 17 of 36", arrows at -6.97 against -6.94). Here a real search stopped
     after 50 nodes plays Bxh7+ (-1.00 once searched) while Bxb5 keeps its one-ply +2.00."""
-    from knights.play.search import SearchLimits
-    from knights.web.engines import build_engine
-    from knights.web.games import what_the_bot_saw
+    from knights.engine.search import SearchLimits
+    from knights.frontends.web.engines import build_engine
+    from knights.frontends.web.games import what_the_bot_saw
 
     start_game(page, color="black")
     board = chess.Board("r2q1rk1/1b2bppp/p1n1pn2/1p6/3P4/P1NBPN2/1P3PPP/R1BQ1RK1 w - - 0 12")

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knights.web.app import MAX_NESTING, create_app
-from knights.web.games import NEW_GAME_FIELDS, GameStore
+from knights.frontends.web.app import MAX_NESTING, create_app
+from knights.frontends.web.games import NEW_GAME_FIELDS, GameStore
 
 FAST = {"evaluator": "material", "stochastic": False, "depth": 1}
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -46,7 +46,7 @@ def api() -> Any:
     store = GameStore()
     client = create_app(store, trusted_hosts=["localhost"]).test_client()
     failures = FailureLog()
-    logger = logging.getLogger("knights.web.app")
+    logger = logging.getLogger("knights.frontends.web.app")
     logger.addHandler(failures)
     yield client, store
     logger.removeHandler(failures)

@@ -29,7 +29,7 @@ import chess
 import chess.pgn
 import pytest
 
-from knights.web.app import board_library_missing
+from knights.frontends.web.app import board_library_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 KNIGHTS = [sys.executable, "-m", "knights.cli"]

@@ -1,6 +1,6 @@
 """Self-play A/B of the compiled search's parts: is each one worth keeping?
 
-A measurement, not a test. For each part named (knights.play.fast.engine.FEATURES, and
+A measurement, not a test. For each part named (knights.engine.compiled_search.FEATURES, and
 ``aspiration`` for the root's aspiration windows), the full search plays the same search
 with that part switched off, from the arena's openings (each twice, colours swapped), a
 fixed number of nodes a move (so that the machine's load does not decide: every part
@@ -11,7 +11,7 @@ the full search's score against each variant with a 95% interval and writes JSON
 
 A part named ``net:EL/vN`` plays the full search over that network instead (the same shape
 as EL/v13's, e.g. ``net:EL/v13``): which network the default search should use. The full
-search plays :data:`knights.play.search.SEARCH_NETWORK` (EL/v24 since it beat EL/v18 at a
+search plays :data:`knights.engine.search.SEARCH_NETWORK` (EL/v24 since it beat EL/v18 at a
 time control; each A/B that chose a default ran against the default before it, so
 ``net:EL/v18`` now replays the last one with the score inverted).
 The part ``judged_stage`` plays the search whose one-ply stage judges each move where the
@@ -29,12 +29,12 @@ from pathlib import Path
 
 import chess
 
-from knights.play.fast.engine import FEATURES, FastSearchEngine, default_net_source, net_name
-from knights.play.fast.quiesce import QuiescenceEvaluator
-from knights.play.game import Settings, play_game
-from knights.play.incremental import load_net
-from knights.play.openings import OPENINGS
-from knights.play.search import SearchLimits
+from knights.engine.compiled_search import FEATURES, FastSearchEngine, default_net_source, net_name
+from knights.engine.judged import QuiescenceEvaluator
+from knights.lab.arena.game import Settings, play_game
+from knights.engine.incremental import load_net
+from knights.lab.arena.openings import OPENINGS
+from knights.engine.search import SearchLimits
 
 
 class NodesPlayer:

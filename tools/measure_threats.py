@@ -31,9 +31,9 @@ from knights.evaluate.base import BoardsMixin, Evaluator
 from knights.evaluate.names import load_evaluator
 from knights.evaluate.threats import THREATS_SUFFIX, threat_term
 from knights.features.attacks import capture_gains, legal_capture_gains
-from knights.play.engine import OnePlyEngine
-from knights.play.game import Settings, play_game
-from knights.play.players import EnginePlayer, GreedyPlayer, RandomPlayer
+from knights.engine.one_ply import OnePlyEngine
+from knights.lab.arena.game import Settings, play_game
+from knights.lab.arena.players import EnginePlayer, GreedyPlayer, RandomPlayer
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))   # the python-chess reference the tests check the term against

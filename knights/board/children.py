@@ -1,6 +1,6 @@
 """The positions after each legal move, as arrays, made for every move at once.
 
-The engine (:mod:`knights.play.engine`) scores the positions after each legal move;
+The engine (:mod:`knights.engine.one_ply`) scores the positions after each legal move;
 :func:`expand` makes them, one row of signed squares per move, and says which
 moves give check, capture, castle or take en passant:
 
@@ -11,7 +11,7 @@ moves give check, capture, castle or take en passant:
 >>> [m.uci() for m, c in zip(children.moves, children.check) if c]   # the moves that give check
 ['a1a8', 'a1h1']
 
-How ends of the game are found among them is :mod:`knights.play.rules`.
+How ends of the game are found among them is :mod:`knights.engine.rules`.
 
 How it stays fast
 -----------------

@@ -3,8 +3,8 @@
 :func:`outcome` says whether the game on a board is over and how, as a
 ``chess.Outcome`` (its ``Termination`` and winner). Every part of the project that
 asks asks here: the data generator's final labels (:mod:`knights.data.generate`), the
-one game loop (:mod:`knights.play.game`), the front ends' end of game
-(:func:`knights.play.rules.game_over`), the move-quality judge. Two readings:
+one game loop (:mod:`knights.lab.arena.game`), the front ends' end of game
+(:func:`knights.engine.rules.game_over`), the move-quality judge. Two readings:
 
 * ``claim_next_move=False`` (the default): what ends the game *now*: checkmate,
   stalemate, insufficient material, the seventy-five-move and fivefold rules, and the

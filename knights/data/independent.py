@@ -8,7 +8,7 @@ random players after 0-6 random plies, labelled at depth 8). A network can learn
 generator's habits, so ``j`` flatters it. An independent set differs in three ways:
 
 * its positions come from a generator no training data uses (games between other
-  kinds of players, :mod:`knights.arena.testsets`; random endgame placements, here);
+  kinds of players, :mod:`knights.lab.arena.testsets`; random endgame placements, here);
 * it is labelled deeper (:data:`DEPTH`, 12 plies, against the training data's 8);
 * it is de-duplicated against every training position, and against positions the
   training generator reaches trivially (those within :data:`START_PLIES` plies of the

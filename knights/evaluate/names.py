@@ -5,7 +5,7 @@ shipped ensemble), each optionally with ``"+threats"`` or ``"+qsearch"``; ``"def
 is :data:`DEFAULT_EVALUATOR`, falling back on a fresh clone to the newest trained
 network (the defaults are named in :mod:`knights.learn.registry`, beside the files).
 The benchmarks, ``knights results`` and the play layer resolve names here; the bot's routes (the
-terminal, UCI, lichess-bot, the web page, the arena) go through :mod:`knights.play.fast.bots`, which adds
+terminal, UCI, lichess-bot, the web page, the arena) go through :mod:`knights.engine.build`, which adds
 the names only the compiled search can build (``EL/v21+quiesce``, ``sparse+quiesce``) and the one-ply
 bot's default (``ONE_PLY_EVALUATOR``), and asks here for every other name.
 
@@ -74,7 +74,7 @@ def load_evaluator(name: str | None = None) -> Evaluator:
 def _load(name: str) -> Evaluator:
     if name.lower().endswith(QUIESCE_SUFFIX):
         raise EvaluatorError(f"{name}: the captures judged by the network where they end are played by the "
-                             f"compiled search (knights.play.fast.quiesce); in a match, ours:{name}")
+                             f"compiled search (knights.engine.judged); in a match, ours:{name}")
     base, variant = split_variant(name)
     if variant == THREATS_SUFFIX:
         return ThreatAwareEvaluator(_load(base))

@@ -14,7 +14,7 @@ capturing ("stand pat") whenever that is better::
 ``gain`` is the piece taken plus what a promotion adds (:func:`knights.board.pieces.capture_gain`;
 pawns: P=1 N=3 B=3 R=5 Q=9); pushing a pawn to queen without a capture counts as a capture
 gaining 8. Along the line only material changes: the evaluator is asked once, for the
-position itself, as the search (:mod:`knights.play.search`) does in its own capture
+position itself, as the search (:mod:`knights.engine.search`) does in its own capture
 search. The swing is searched with alpha-beta, the most valuable victim first, at most
 :data:`MAX_PLIES` captures deep.
 
@@ -26,7 +26,7 @@ over the same 200 games on which this form scored 0.355 (knights match, default 
 What the bot needs from the term is the exchange, counted exactly; the network's second opinion
 of an unfamiliar position after it cost more than it gave. A network trained on quiet positions
 only is another matter: the ends of a capture search are quiet, and the compiled sparse networks
-judged there (:mod:`knights.play.fast.quiesce`, ``EL/v21+quiesce``) scored 0.530 over 200 games
+judged there (:mod:`knights.engine.judged`, ``EL/v21+quiesce``) scored 0.530 over 200 games
 against sf-elo:1350 where democracy+qsearch scored 0.385 on the same openings
 (report/results/one_ply_quiesce.json).
 

@@ -12,7 +12,7 @@ At most 32 pieces stand on a board, so a position is two short lists of indices,
 per perspective, padded with :data:`PAD`. A network sums one learned column per
 listed feature (:class:`knights.learn.nnue.SparseNet`); a move changes two to four
 features, which is what makes the sum cheap to update during a search
-(:mod:`knights.play.incremental`).
+(:mod:`knights.engine.incremental`).
 
 With ``king_zones`` (:class:`SparseSpec`), each piece is also a second feature: the same
 768, once more for each zone the perspective's own king can stand in (:data:`KING_ZONE`:

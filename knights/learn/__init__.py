@@ -5,6 +5,6 @@ The network family (:mod:`~knights.learn.nets`), the one training loop
 :mod:`~knights.learn.distributed`), the registry of versions and their safe model files
 (:mod:`~knights.learn.registry`, :mod:`~knights.learn.modelfile`, :mod:`~knights.learn.store`),
 the classical learners (:mod:`~knights.learn.learners`), experiments and held-out
-results (:mod:`~knights.learn.experiment`, :mod:`~knights.learn.results`). The notebooks
-that drive them are an application (:mod:`knights.notebooks`).
+results (:mod:`~knights.learn.experiment`, :mod:`~knights.lab.results.tables`). The notebooks
+that drive them are an application (:mod:`knights.lab.notebooks`).
 """

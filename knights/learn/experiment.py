@@ -1,7 +1,7 @@
 """Run one version end to end: the few calls a version's notebook makes.
 
     result = run_version("EL/v8", quick=True)      # committed sample, 1 epoch, runs/quick/EL_v8/
-    teach.plot_history(result)                     # loss curves (knights.notebooks.teach)
+    teach.plot_history(result)                     # loss curves (knights.lab.notebooks.teach)
 
 A version's ``library.py`` declares ``INPUTS``, ``TRAIN`` (a TrainConfig), ``DATA``
 (train and validation letters of the full dataset), ``PARENT`` (a version whose

@@ -10,7 +10,7 @@ The idea of Stockfish's NNUE (Nasu 2018), at the size of this project::
 The first layer is a lookup: its output is the sum of one learned column per piece on
 the board (:mod:`knights.features.sparse`). A move changes only the columns of the
 pieces it moves, so a search keeps both accumulators and adds and subtracts a few
-columns per move instead of recomputing 32 (:mod:`knights.play.incremental`); only the
+columns per move instead of recomputing 32 (:mod:`knights.engine.incremental`); only the
 small head runs at every node. Training sums the columns as one sparse-matrix product
 for the whole batch (both sides at once): the rows are positions, the columns features,
 a 1 wherever a piece stands; its backward pass multiplies by the transposed matrix,

@@ -38,7 +38,7 @@ benchmarks time, the ensemble's main member, and what a searching bot plays with
 :data:`SEARCH_NETWORK`'s weights are missing."""
 
 SEARCH_NETWORK = "EL/v24"
-"""The searching bot's default network: the compiled search (knights.play.fast) evaluates it incrementally, thousands
+"""The searching bot's default network: the compiled search (knights.engine) evaluates it incrementally, thousands
 of times faster than a batched network call per node. Each default was chosen in self-play at the time the bot plays
 (tools/fast_search_ab.py); the games are in report/results/search_strength.json (``network_ab``, ``network_ab_v17``
 ... ``network_ab_v24``) and each network's verdict is in its versions-table entry (source_EL/versions.toml,
@@ -52,7 +52,7 @@ not offered: their entries' ``notes`` in source_EL/versions.toml (report/results
 
 FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16", "EL/v17", "EL/v18", "EL/v19", "EL/v20", "EL/v21", "EL/v22", "EL/v23",
                  "EL/v24", "EL/v25", "EL/v26")
-"""The versions the compiled search (knights.play.fast) evaluates: EL/v13's sparse network (768
+"""The versions the compiled search (knights.engine) evaluates: EL/v13's sparse network (768
 features a side, accumulators of any width, 128 or 256 so far, a head of three layers), trained on different
 data (a test checks that these are exactly the versions with its layers). Named here, beside the files, so
 that the UCI engine lists their ``+quiesce`` names without importing the compiled code."""
@@ -68,7 +68,7 @@ than the democracy alone (report/results/one_ply_capture_search.json); the stati
 
 SPARSE_DEMOCRACY = ("EL/v19", "EL/v20", "EL/v21", "EL/v22", "EL/v23", "EL/v24")
 """The members of ``sparse+quiesce``, a democracy of the compiled sparse networks at equal weights, each judged
-where the captures end (knights.play.fast.quiesce): the six newest that earned it, EL/v19 to EL/v24. They replaced
+where the captures end (knights.engine.judged): the six newest that earned it, EL/v19 to EL/v24. They replaced
 EL/v16 to EL/v21 (report/results/one_ply_newest.json). Equal weights, not fitted: a lower error has not made a
 stronger one-ply player here. Why EL/v25 is not a member: its entry's ``notes`` in source_EL/versions.toml."""
 SPARSE_NAME = "sparse"
@@ -76,20 +76,20 @@ SPARSE_NAME = "sparse"
 
 ONE_PLY_EVALUATOR = "sparse+quiesce"
 """The evaluator the one-ply bot (depth 1, in every route) plays with unless told otherwise: the democracy of
-:data:`SPARSE_DEMOCRACY`, each network judged where the captures end (knights.play.fast.quiesce: the compiled
+:data:`SPARSE_DEMOCRACY`, each network judged where the captures end (knights.engine.judged: the compiled
 capture search from each position the bot's moves lead to, the network asked at every quiet end, as Stockfish's
 depth 1 does after its ply). It was chosen one ply ahead against Stockfish UCI_Elo 1350 on the same openings
 (report/results/one_ply_sparse.json, one_ply_quiesce.json, one_ply_quiesce_network.json, one_ply_newest.json).
 The shipped democracy, whose members are not all compiled networks, is not judged so; it stays a choice
 (``democracy+qsearch``), and the ladder rates it beside this one. Only the play layer builds it
-(knights.play.fast.bots); where a member's weights are missing the one-ply bot plays :data:`DEFAULT_EVALUATOR`."""
+(knights.engine.build); where a member's weights are missing the one-ply bot plays :data:`DEFAULT_EVALUATOR`."""
 THREATS_SUFFIX = "+threats"
 """An evaluator's name with the static capture-threat term added (:mod:`knights.evaluate.threats`)."""
 QSEARCH_SUFFIX = "+qsearch"
 """An evaluator's name with the captures played out by a capture search (:mod:`knights.evaluate.qsearch`)."""
 QUIESCE_SUFFIX = "+quiesce"
 """A compiled sparse network's name with the captures played out by the compiled search and judged by the
-network where they end (:mod:`knights.play.fast.quiesce`); not one of :data:`VARIANT_SUFFIXES`, which any
+network where they end (:mod:`knights.engine.judged`); not one of :data:`VARIANT_SUFFIXES`, which any
 evaluator takes."""
 VARIANT_SUFFIXES = (THREATS_SUFFIX, QSEARCH_SUFFIX)
 """What may follow any evaluator's name (one of them at most)."""

@@ -257,7 +257,7 @@ def record(name: str, *, commit: str, seconds: float | None = None, test: dict[s
     if seconds is not None:
         facts["seconds"] = round(seconds)
     if test:
-        facts["test"] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in test.items()}
+        facts["test"] = {k: (float(f"{v:.4g}") if isinstance(v, float) else v) for k, v in test.items()}
     new += f"\n[v{version.number}.rebuilt]\n" + "".join(f"{k} = {_toml_value(v)}\n" for k, v in facts.items())
     where.write_text(text.replace(block, new.rstrip("\n") + "\n\n" if block.endswith("\n\n") else new))
     registry._table.cache_clear()

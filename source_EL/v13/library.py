@@ -7,7 +7,7 @@ its square, seen from each side, is one of 768 features; the first layer adds on
 learned column of 128 numbers per piece (the accumulator, kept per side), and a head of
 two 32-wide layers turns both sides' sums into the mover's win-probability logit. A
 move changes two to four features, so a search updates the accumulators instead of
-recomputing them (``knights.play.incremental``).
+recomputing them (``knights.engine.incremental``).
 
 What it learns is new too: the squared error of the win probability
 (``knights.learn.targets``), not L1 in pawns, so level positions, where every move

@@ -19,7 +19,7 @@ letters as well, the validation loss rose from the first epoch on (EL/v24 has le
 training loss was 0.00237 against 0.00376 on validation) and ``games``' quiet-level error fell only from 0.741 to
 0.727; on the new games alone it fell to 0.692, at a rate of 0.0001, 0.0002 or 0.0005 alike (0.692-0.695). On all of
 data/sound2, 8 epochs at 0.0002 or 0.0005 were no better than these 4 where it counts, judged where the captures end
-with the mirrored twin (knights.play.incremental.files_mirrored): 0.620 and 0.621 against 0.616.
+with the mirrored twin (knights.engine.incremental.files_mirrored): 0.620 and 0.621 against 0.616.
 
 The test letters stay data/full's ``j``, so V25 is measured on the same rows as every other
 version. Its ablation row is ``v24_then_sound2``.

@@ -1,0 +1,194 @@
+"""The searching bot's ratings: ``knights strength --search`` (``make search-strength``).
+
+The default searching bot (``search:default``, the compiled search with its default network
+(:data:`knights.engine.search.SEARCH_NETWORK`), as the
+terminal, ``knights uci``, lichess-bot and the web page play it) thinks a fixed time a move
+(``search:default@<ms>``) against sunfish at the same time a move (``sunfish@<ms>``) and
+against Stockfish ``UCI_Elo`` anchors (``sf-elo:<E>``, 20,000 nodes a move, as on the
+ladder). One *run* per time a move; each run's rating is fitted over its own games with
+the anchors fixed (:func:`knights.lab.arena.report.rating_report`; sunfish is an unrated
+peer there). Games are played by :func:`knights.lab.arena.matches.run_games` into
+``<pgn-dir>/<ms>ms/`` and a run resumes: the games already in its ``games.jsonl`` by the same
+players (``search:default`` named by its network) under the same
+:class:`~knights.lab.arena.game.Settings` are not played again
+(:func:`knights.lab.arena.matches.finished`; an interrupted run is simply started again with the
+same arguments).
+
+The results file (default ``report/results/search_strength.json``)::
+
+    {
+      "note": str,                       # what was played, how, on what machine
+      "commit": str,                     # git commit of the code that played (short hash)
+      "generated": "YYYY-MM-DDTHH:MM:SS",
+      "runs": {                          # one per time a move, fastest first
+        "0.1s": {
+          "command": str,                # the command that plays this run again
+          "player": "search:EL/v24@100", # our player's spec; "@<ms>" = milliseconds a move
+          "games": int,                  # games of this run
+          "rating": int,                 # Elo, anchors fixed
+          "interval": [low, high],       # 95% interval (ints)
+          "seconds": float,              # wall seconds spent playing the run (all sittings)
+          "seconds_per_game": float,     # mean wall seconds of one game
+          "workers": int,
+          "commit": str,                 # git commit the run was played at (last sitting)
+          "vs": {                        # per opponent, as knights.lab.arena.scores.PairStats
+            "sunfish@100": {"player", "opponent", "games", "wins", "draws", "losses",
+                            "wins_by_mate", "losses_by_mate", "adjudicated", "plies",
+                            "points", "score", "mean_plies"},
+            "sf-elo:1350": {...}, ...
+          },
+          "sunfish_rating": int | null   # sunfish's fitted rating in this run (unanchored peer)
+        },
+        "1s": {...}
+      },
+      "previous": {...},                 # earlier runs, kept for comparison: those over an earlier
+                                         # default network keyed "<run>, <network>" (newest first),
+                                         # the old Python/torch search's under their run keys
+      "previous_note": str,              # the note of the runs that first became 'previous'
+      "seconds_by_run": {"0.1s": float}, # wall seconds of today's runs (all sittings)
+      "network_ab": {...}                # tools/fast_search_ab.py's choice of the network (by hand)
+    }
+
+The keys ``note``, ``runs`` and, per run, ``command``, ``player``, ``games``, ``rating``,
+``interval``, ``seconds_per_game`` and ``vs`` are those the report reads.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from knights.common import write_json
+from knights.engine.search import SEARCH_NETWORK
+from knights.lab.arena.game import Settings
+from knights.lab.arena.matches import finished, run_games, schedule
+from knights.lab.arena.report import rating_report
+from knights.lab.arena.specs import check_spec
+
+PLAYER = "search:default"
+"""The bot under test: the default searching bot (the compiled search over :data:`SEARCH_NETWORK`)."""
+ANCHORS = (1350, 1500, 1800, 2000)
+"""Stockfish UCI_Elo anchors each run plays."""
+TIMES_MS = (100, 1000)
+GAMES = 20
+"""Games against each opponent (two per opening, colours swapped)."""
+RESULTS = Path("report/results/search_strength.json")
+PGNS = Path("results_pgn/search_strength")
+
+
+def run_key(ms: int) -> str:
+    """``100`` -> ``"0.1s"``, ``1000`` -> ``"1s"``."""
+    return f"{ms / 1000:g}s"
+
+
+def commit() -> str:
+    """The short hash of HEAD, with ``-dirty`` when the working tree has uncommitted changes."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                                 text=True, check=True).stdout.strip()
+        return f"{head}-dirty" if changed else head
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def opponents_for(ms: int, anchors: Sequence[int], sunfish: bool = True) -> list[str]:
+    return ([f"sunfish@{ms}"] if sunfish else []) + [f"sf-elo:{e}" for e in anchors]
+
+
+def games_against(opponent: str, games: int, sunfish_games: int | None) -> int:
+    return sunfish_games if sunfish_games and opponent.startswith("sunfish") else games
+
+
+def play_run(ms: int, opponents: Sequence[str], games: int, sunfish_games: int | None, *, pgn_dir: Path, workers: int,
+             progress: bool, seed: int) -> tuple[list[dict], float]:
+    """Play (or finish) the run at ``ms`` a move; its records and the wall seconds this sitting took."""
+    player = check_spec(f"{PLAYER}@{ms}")
+    out = pgn_dir / f"{ms}ms"
+    settings = Settings(max_plies=300, seed=seed)
+    tasks = schedule([(player, o, games_against(o, games, sunfish_games)) for o in opponents], settings)
+    have = {(r["a"], r["b"], r["index"]) for r in finished(out, tasks)}
+    todo = [t for t in tasks if (t.a, t.b, t.index) not in have]
+    start = time.perf_counter()
+    if todo:
+        run_games(todo, out, workers=workers, progress=progress, desc=f"search {run_key(ms)}")
+    records = {(r["a"], r["b"], r["index"]): r for r in finished(out, tasks)}   # a replayed game: its newest record
+    return list(records.values()), time.perf_counter() - start
+
+
+def summarise(records: Sequence[dict], ms: int, anchors: dict[str, float], command: str, seconds: float,
+              workers: int) -> dict:
+    player = check_spec(f"{PLAYER}@{ms}")
+    report = rating_report(records, anchors, engines=[player])
+    rows = {p["player"]: p for p in report["players"]}
+    ours = rows[player]
+    sunfish = next((p for name, p in rows.items() if name.startswith("sunfish")), None)
+    walls = [float(r.get("wall", 0.0)) for r in records]
+    return {"command": command, "player": player, "games": len(records), "rating": round(ours["rating"]),
+            "interval": [round(ours["low"]), round(ours["high"])], "seconds": round(seconds, 1),
+            "seconds_per_game": round(sum(walls) / len(walls), 1) if walls else None, "workers": workers,
+            "commit": commit(),
+            "vs": ours["vs"], "sunfish_rating": round(sunfish["rating"]) if sunfish else None}
+
+
+def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: int = GAMES,
+                        sunfish_games: int | None = None, *,
+                        results: Path = RESULTS, pgn_dir: Path = PGNS, workers: int = 2, progress: bool = True,
+                        seed: int = 2024, sunfish: bool = True, command: str = "") -> dict:
+    """Play every run (resuming), fit its rating and merge it into ``results``."""
+    if not times_ms:
+        raise ValueError("name at least one time a move (--times 100 1000)")
+    if games < 1 or (sunfish_games is not None and sunfish_games < 1):
+        raise ValueError("--games and --sunfish-games are at least 1")
+    for ms in times_ms:
+        if ms < 10:
+            raise ValueError(f"--times: {ms} ms a move is too short to play (10 ms at least)")
+    doc = json.loads(results.read_text()) if results.exists() else {}
+    old = doc.get("runs") or {}
+    network = _network(check_spec(f"{PLAYER}@{times_ms[0]}"))   # what search:default plays
+    runs = {k: v for k, v in old.items() if str(v.get("player", "")).startswith(f"search:{network}@")}
+    seconds = dict(doc.get("seconds_by_run") or {})
+    moved = {}   # runs over an earlier default network: kept for comparison (newest first), their time with them
+    for key, run in old.items():
+        if key not in runs:
+            moved[f"{key}, {_network(str(run.get('player', '')))}"] = run
+            seconds.pop(key, None)
+    if "previous_note" not in doc and (moved or doc.get("previous")) and doc.get("note") and not runs:
+        doc["previous_note"] = doc["note"]
+    previous = {**moved, **{k: v for k, v in (doc.get("previous") or {}).items() if k not in moved}}
+    anchor_map = {f"sf-elo:{e}": float(e) for e in anchors}
+    for ms in times_ms:
+        key = run_key(ms)
+        records, took = play_run(ms, opponents_for(ms, anchors, sunfish), games, sunfish_games,
+                                 pgn_dir=pgn_dir,
+                                 workers=workers, progress=progress, seed=seed)
+        seconds[key] = seconds.get(key, 0.0) + took if records else 0.0
+        runs[key] = summarise(records, ms, anchor_map, command, seconds[key], workers)
+        ordered = dict(sorted(runs.items(), key=lambda kv: float(kv[0].rstrip("s"))))
+        doc.update(note=NOTE, commit=commit(), generated=_dt.datetime.now().isoformat(timespec="seconds"),
+                   runs=ordered, previous=previous, seconds_by_run=seconds)
+        write_json(results, doc)
+        r = runs[key]
+        print(f"{key}: {r['player']} {r['rating']} [{r['interval'][0]}, {r['interval'][1]}] over {r['games']} games "
+              f"({r['seconds']:.0f} s)")
+        for opp, st in r["vs"].items():
+            print(f"  vs {opp:<14} {st['score']:.3f}  +{st['wins']} ={st['draws']} -{st['losses']}  "
+                  f"({st['games']} games)")
+    return doc
+
+
+def _network(player: str) -> str:
+    """The evaluator of a searching player's spec: ``search:EL/v16@100`` -> ``EL/v16``."""
+    return player.split(":", 1)[-1].split("@")[0]
+
+
+NOTE = (f"The default searching bot (knights/engine: compiled alpha-beta, {SEARCH_NETWORK} evaluated incrementally) "
+        "at a fixed time a move against sunfish at the same time a move (an unrated peer) and Stockfish 15.1 "
+        "UCI_Elo anchors (20,000 nodes a move, as the ladder); made with knights strength --search "
+        "(make search-strength) on 2 CPU cores shared with other work; 'previous' holds the old "
+        "Python/torch search's runs (search:EL/v10) and the compiled search's runs over earlier networks")

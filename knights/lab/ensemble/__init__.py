@@ -1,0 +1,2 @@
+"""Training the classical learners (KNN, random forest, SVR, linear) and fitting the democracy's weights:
+``knights ensemble``."""
