@@ -21,6 +21,8 @@ import sys
 import nbformat
 import pytest
 
+from knights.engine import spec as bot_spec
+from knights.evaluate import names as evaluator_names
 from knights.learn import registry, versions
 from knights.learn.store import sha256_file
 
@@ -102,10 +104,10 @@ def notebook_opens(path: str, name: str) -> bool:
 def use_holds(name: str, kind: str, what: str) -> bool:
     """Whether the use ``kind:what`` the table claims for ``name`` is real."""
     if kind == "bot":
-        return {"search": name == registry.SEARCH_NETWORK,
-                "one-ply": registry.ONE_PLY_EVALUATOR == "sparse+quiesce" and name in registry.SPARSE_DEMOCRACY,
+        return {"search": name == bot_spec.SEARCH_NETWORK,
+                "one-ply": bot_spec.ONE_PLY_EVALUATOR == "sparse+quiesce" and name in bot_spec.SPARSE_DEMOCRACY,
                 "democracy": name in democracy_members(),
-                "fallback": name == registry.DEFAULT_NETWORK}[what]
+                "fallback": name == evaluator_names.DEFAULT_NETWORK}[what]
     text = (ROOT / what).read_text()
     if kind == "notebook":
         return notebook_opens(what, name)
@@ -136,11 +138,12 @@ def test_a_shipped_version_is_played_by_a_bot_opened_by_a_notebook_or_needed_by_
 
 
 def test_every_version_a_bot_plays_or_a_notebook_opens_is_shipped():
-    played = {registry.SEARCH_NETWORK, registry.DEFAULT_NETWORK, *registry.SPARSE_DEMOCRACY, *democracy_members()}
+    played = {bot_spec.SEARCH_NETWORK, evaluator_names.DEFAULT_NETWORK, *bot_spec.SPARSE_DEMOCRACY,
+              *democracy_members()}
     for name in played:
         assert TABLE[name].status == registry.SHIPPED, f"a bot plays {name}"
     for name, ref in [(n, "bot:democracy") for n in democracy_members()] + [(n, "bot:one-ply")
-                                                                              for n in registry.SPARSE_DEMOCRACY]:
+                                                                              for n in bot_spec.SPARSE_DEMOCRACY]:
         assert ref in TABLE[name].used_by, f"{name}'s row does not say {ref}"
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         for name in TABLE:
@@ -179,8 +182,12 @@ def bare_models(tmp_path, monkeypatch):
 
 
 def test_an_archived_version_asked_for_by_name_names_the_one_command(bare_models):
-    from knights.engine.build import resolve_play_name
+    from knights.engine.build import resolve as resolve_bot
+    from knights.engine.spec import parse
     from knights.evaluate.names import EvaluatorError, resolve_name
+
+    def resolve_play_name(name: str, here: list[str]) -> str:
+        return str(resolve_bot(parse(name), here).evaluator)
 
     name = registry.archived("EL")[0]
     with pytest.raises(registry.MissingWeights, match=rf"{name} is archived.*`make version V={name}`") as err:
@@ -202,8 +209,11 @@ def test_an_archived_version_whose_checksum_was_kept_comes_back_from_git_history
     here = subprocess.run(["git", "cat-file", "-e", f"{row.weights_commit}^{{commit}}"], cwd=ROOT, check=False)
     if here.returncode:
         pytest.skip(f"a shallow clone: {row.weights_commit[:9]}, which holds {name}'s weights, is not here")
-    path = versions.restore(name)
-    assert path == registry.get(name).weights() and sha256_file(path) == row.sha256
+    said: list[str] = []
+    rebuilt = versions.rebuild(name, report=said.append)    # make version: restored, not retrained
+    path = rebuilt.installed
+    assert rebuilt.matches and path == registry.get(name).weights() and sha256_file(path) == row.sha256
+    assert len(said) == 1 and "restored from git history" in said[0] and "equals the recorded checksum" in said[0]
     version = registry.get(name)
     shutil.copy(ROOT / registry.FAMILIES[version.family][1] / f"v{version.number}.json", path.with_suffix(".json"))
     model, _ = registry.get(name).load()      # the committed metadata's checksum accepts them

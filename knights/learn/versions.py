@@ -147,24 +147,39 @@ def _fresh_checkpoint(version: registry.Version) -> Path:
 
 
 def rebuild(name: str, *, quick: bool = False, install: bool = True, threads: int = THREADS, progress: bool = True,
-            report: Callable[[str], None] = print) -> Rebuilt:
+            retrain: bool = False, report: Callable[[str], None] = print) -> Rebuilt:
     """Train version ``name`` again by its recipe, deterministically, and compare the weights' SHA-256 with the
     table's (``quick``: the quick run on the committed sample against ``quick_sha256``).
 
     A full rebuild checks the data first (:func:`data_check`), rebuilds a parent whose weights are missing, and,
     when the checksum matches and ``install``, copies the weights to ``models_*/vN.pt`` (the committed metadata
-    beside them records the same checksum). Weights that do not match are left in :data:`WORK` and reported."""
+    beside them records the same checksum). Weights that do not match are left in :data:`WORK` and reported.
+    A version whose recorded weights were trained in another environment than a rebuild's (its row names the
+    ``weights_commit`` that holds them) is restored from git history instead (:func:`restore`), unless
+    ``retrain`` or the history is not here."""
     from knights.learn.experiment import run_version
 
     version = registry.get(name)
     row = registry.entry(version.name)
+    if row.weights_commit and not quick and install and not retrain:
+        t0 = time.perf_counter()
+        try:
+            path = restore(version.name)
+        except RebuildError as exc:
+            report(f"{version.name}: {exc}; training it from the recipe instead")
+        else:
+            out = Rebuilt(version.name, False, sha256(path), row.sha256, time.perf_counter() - t0, path,
+                          installed=path)
+            report(f"{out.line()}: restored from git history at {row.weights_commit[:9]}, not retrained (its "
+                   "recorded weights come from another environment than a rebuild's; --retrain trains it)")
+            return out
     parents: list[str] = []
     parent = getattr(version.library, "PARENT", None)
     if not quick:
         data_check(version.name)
         if parent and not registry.get(parent).is_trained():
             report(f"{version.name} starts from {parent}'s weights, which are not here: rebuilding {parent} first")
-            first = rebuild(parent, install=True, threads=threads, progress=progress, report=report)
+            first = rebuild(parent, install=True, threads=threads, progress=progress, retrain=retrain, report=report)
             if not first.matches:
                 raise RebuildError(f"{parent} rebuilt to other weights than recorded; {version.name} not rebuilt")
             parents = [parent, *first.parents]
@@ -393,6 +408,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rb.add_argument("--no-install", action="store_true", help="leave the weights in runs/versions/")
     rb.add_argument("--threads", type=int, default=THREADS, help=f"torch threads (default {THREADS}: the "
                     "recorded checksums are one thread's)")
+    rb.add_argument("--retrain", action="store_true", help="train even a version whose recorded weights git "
+                    "history holds (weights_commit)")
     rb.add_argument("--no-progress", action="store_true")
     rc = sub.add_parser("record", help="make a version's last rebuild (runs/versions/) its weights: checksum into "
                         "its table and metadata, weights into the models folder (maintainers)")
@@ -432,7 +449,7 @@ def run(args: argparse.Namespace) -> int:
     if not names:
         raise ValueError("name a version (e.g. EL/v5), or --archived")
     results = [rebuild(n, quick=args.quick, install=not args.no_install, threads=args.threads,
-                       progress=not args.no_progress) for n in names]
+                       progress=not args.no_progress, retrain=args.retrain) for n in names]
     bad = [r for r in results if not r.matches]
     for r in bad:
         what = "no checksum is recorded for them" if r.expected is None else "they are not the recorded ones"
