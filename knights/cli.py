@@ -129,7 +129,7 @@ def _seconds(text: str) -> float:
 
 def _depth(text: str) -> int:
     """``--depth``: a whole number of plies from 1 (the one-ply bot) to the UCI Depth option's most."""
-    from knights.frontends.uci import MAX_DEPTH
+    from knights.engine.constants import UNLIMITED_DEPTH as MAX_DEPTH
 
     try:
         value = int(text)
@@ -435,9 +435,9 @@ DESCRIPTION = ("Knights and Kernels: a one-ply chess bot over trained evaluators
 
 def build_parser() -> argparse.ArgumentParser:
     from knights.data.convert import FORMATS
+    from knights.engine.spec import ONE_PLY_EVALUATOR, SEARCH_NETWORK
     from knights.evaluate.names import DEFAULT_EVALUATOR, DEFAULT_NETWORK
     from knights.learn import distributed
-    from knights.learn.registry import ONE_PLY_EVALUATOR, SEARCH_NETWORK
 
     evaluators = (f"material, democracy or a trained EL version such as {DEFAULT_NETWORK}, each optionally "
                   f"with +qsearch or +threats, or a compiled network with +quiesce (default: {SEARCH_NETWORK} "

@@ -25,7 +25,7 @@ checkout with the package's dependencies installed). In ``config.yml``::
 
 The class is thin: every decision is :meth:`knights.engine.search.SearchEngine.choose`
 (with ``Depth: 1``, exactly :meth:`knights.engine.one_ply.OnePlyEngine.choose`), built by
-:func:`knights.engine.build.searcher_for` as ``knights uci`` builds it: EL/v24 by default,
+:func:`knights.engine.build.build` as ``knights uci`` builds it: EL/v24 by default,
 searched by the compiled search (no torch call per move). The
 search takes its time from lichess-bot's ``time_limit`` as ``knights uci`` takes it from
 ``go`` (:func:`knights.engine.clock.move_budget`: a share of the clock plus most of the
@@ -56,9 +56,11 @@ if _HOME and _HOME not in sys.path:
     sys.path.insert(0, _HOME)
 
 try:
+    from knights.engine.build import build
     from knights.engine.clock import ONE_PLY_FLOOR, DecisionCost, GoLimits, move_budget, quick_move, search_deadlines
-    from knights.engine.build import searcher_for
-    from knights.engine.search import PLAY_DEPTH, SearchLimits
+    from knights.engine.constants import UNLIMITED_DEPTH
+    from knights.engine.search import SearchLimits
+    from knights.engine.spec import parse
 except ImportError as exc:  # a setup problem, said clearly (with the import that failed)
     if exc.name is not None and exc.name.split(".")[0] == "knights":
         where = (f"KNIGHTS_HOME={_HOME} holds no knights/ package" if _HOME else
@@ -140,9 +142,9 @@ class KnightsKernels(MinimalEngine):
         seed = _whole(options, "Seed", -1, -1, 2**31 - 1, " (-1: fresh randomness)")
         stochastic = _flag(options, "Stochastic", True)
         bonus = _whole(options, "CaptureBonus", 0, 0, 100, " (centipawns)") / 100.0
-        depth = _whole(options, "Depth", PLAY_DEPTH, 1, PLAY_DEPTH, " (1: the one-ply bot)")
-        self.knights = searcher_for(evaluator, depth=depth, notice=logger.warning, stochastic=bool(stochastic),
-                                    seed=None if seed < 0 else seed, capture_bonus=bonus)
+        depth = _whole(options, "Depth", UNLIMITED_DEPTH, 1, UNLIMITED_DEPTH, " (1: the one-ply bot)")
+        self.knights = build(parse(evaluator, depth=depth, stochastic=bool(stochastic), seed=None if seed < 0 else seed,
+                                   capture_bonus=bonus), notice=logger.warning)
         logger.info(f"KnightsKernels plays with {self.knights.name}")
         self.decision_cost = DecisionCost()
         # timed now, before the game's clock runs: the first use loads and compiles what a decision needs

@@ -18,7 +18,6 @@ from knights.lab.arena.ladder import strength_plan
 from knights.lab.arena.matches import finished, load_records, run_games, schedule
 from knights.lab.arena.openings import OPENINGS
 from knights.lab.arena.players import (
-    AlphaBetaPlayer,
     GreedyPlayer,
     RandomPlayer,
     StockfishPlayer,
@@ -86,10 +85,10 @@ def test_specs():
 # -- opponents --------------------------------------------------------------------------------
 def test_opponents_take_mates_and_material():
     mate_in_one = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
-    for p in (GreedyPlayer(0), AlphaBetaPlayer(2, 0), AlphaBetaPlayer(3, 0)):
+    for p in (GreedyPlayer(0), build_player("ab2", seed=0), build_player("ab3", seed=0)):
         assert p.choose_move(mate_in_one) == chess.Move.from_uci("a1a8"), p.name
     hanging = chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")
-    for p in (GreedyPlayer(0), AlphaBetaPlayer(2, 0)):
+    for p in (GreedyPlayer(0), build_player("ab2", seed=0)):
         assert p.choose_move(hanging) == chess.Move.from_uci("d2d5")
 
 
@@ -98,7 +97,7 @@ def test_capture_search_sees_the_recapture():
     board = chess.Board("4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1")
     poisoned = chess.Move.from_uci("d1d5")
     assert GreedyPlayer(0).choose_move(board) == poisoned
-    assert AlphaBetaPlayer(2, 0).choose_move(board) != poisoned
+    assert build_player("ab2", seed=0).choose_move(board) != poisoned
 
 
 def test_random_player_is_seeded_and_legal():
@@ -128,7 +127,7 @@ def test_play_game_ends_by_rules_or_adjudication():
     assert board.ply() == 20 and game.headers["OpeningPlies"] == "6" and game.headers["Opening"] == "Ruy Lopez"
     assert game.headers["Termination"] == rec.termination and game.headers["PlyCount"] == "20"
 
-    rec = play_game(AlphaBetaPlayer(2, 1), RandomPlayer(2), OPENINGS[1],
+    rec = play_game(build_player("ab2", seed=1), RandomPlayer(2), OPENINGS[1],
                     Settings(adjudicate_cp=300, adjudicate_plies=6))
     assert rec.result == "1-0" and rec.termination in ("checkmate", "adjudication: material")
     _, board = replay(rec.to_dict()["pgn"])

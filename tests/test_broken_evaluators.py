@@ -22,6 +22,7 @@ from knights import cli
 from knights.engine.one_ply import OnePlyEngine
 from knights.engine.search import SearchEngine
 from knights.evaluate import democracy, names
+from knights.evaluate import load as evaluator_load
 from knights.evaluate.base import NonFiniteEvaluation
 from knights.frontends.uci import UciSession
 from knights.learn import modelfile, registry
@@ -69,10 +70,10 @@ def test_a_damaged_democracy_is_reported_with_its_real_reason(ensemble, how, cap
     assert "democracy" in names.available_evaluators()      # there, but broken: not "not trained"
     notices: list[str] = []
     with pytest.raises(ValueError, match=expected) as caught:
-        names.select_evaluator(None, notice=notices.append)   # the evaluate layer's default
+        evaluator_load.select_evaluator(None, notice=notices.append)   # the evaluate layer's default
     assert str(ensemble) in str(caught.value) and not notices
     with pytest.raises(ValueError, match=expected):
-        names.select_evaluator("democracy")
+        evaluator_load.select_evaluator("democracy")
 
 
 def test_play_stops_on_a_damaged_democracy_instead_of_playing_another_evaluator(ensemble, tmp_path, monkeypatch,
@@ -88,7 +89,7 @@ def test_play_stops_on_a_damaged_democracy_instead_of_playing_another_evaluator(
 def test_play_stops_on_a_damaged_member_of_the_one_ply_default(tmp_path, monkeypatch, capsys):
     """The one-ply bot's default, sparse+quiesce, with one member's weights NaN (its checksum recorded
     again, so only the values are wrong): knights play names the file and stops; it plays no other evaluator."""
-    from knights.learn.registry import ONE_PLY_EVALUATOR, SPARSE_DEMOCRACY
+    from knights.engine.spec import ONE_PLY_EVALUATOR, SPARSE_DEMOCRACY
 
     if ONE_PLY_EVALUATOR != "sparse+quiesce" or not all(registry.get(m).is_trained() for m in SPARSE_DEMOCRACY):
         pytest.skip("the sparse democracy is not the default, or its members are not all trained here")
@@ -129,7 +130,7 @@ def scaled_el(tmp_path, monkeypatch):
 
 def test_weights_giving_non_finite_evaluations_are_refused_at_load(scaled_el):
     with pytest.raises(NonFiniteEvaluation, match=r"EL/v10.*non-finite"):
-        names.load_evaluator("EL/v10")
+        evaluator_load.load_evaluator("EL/v10")
 
 
 class FlakyEvaluator:

@@ -29,7 +29,8 @@ from knights.engine.rules import (
 )
 from knights.engine.user_input import EngineError, board_from_fen
 from knights.evaluate.base import MaterialEvaluator, NetworkEvaluator
-from knights.evaluate.names import EvaluatorError, select_evaluator
+from knights.evaluate.load import select_evaluator
+from knights.evaluate.names import EvaluatorError
 from knights.features.inputs import InputSpec
 from knights.lab.arena.game import FORFEIT_ERROR, MAX_PLIES, Settings, play_game
 from knights.lab.arena.players import EnginePlayer, Player, RandomPlayer

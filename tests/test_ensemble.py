@@ -452,7 +452,9 @@ def test_shipped_ensemble_loads_as_an_evaluator(trained, monkeypatch):
     import chess
 
     from knights.board.positions import positions_from_boards
-    from knights.evaluate.names import Evaluator, available_evaluators, load_evaluator
+    from knights.evaluate.base import Evaluator
+    from knights.evaluate.load import load_evaluator
+    from knights.evaluate.names import available_evaluators
 
     folder = trained.out_dir
     assert D.is_shipped(folder)

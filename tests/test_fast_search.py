@@ -380,39 +380,36 @@ def test_stochastic_opening_picks_only_searched_moves_near_the_best() -> None:
     assert len(moves) >= 2
 
 
-def test_routes_build_the_compiled_search_for_the_sparse_networks_only() -> None:
-    from knights.engine.build import searcher_for
-    from knights.engine.compiled_search import make_engine, search_engine
-    from knights.engine.networks import is_fast_network
+def test_the_builder_searches_the_sparse_networks_compiled_and_the_others_in_python() -> None:
+    from knights.engine.build import build, compiled_network
     from knights.engine.search import SearchEngine
-    from knights.evaluate.base import MaterialEvaluator
+    from knights.engine.spec import ONE_PLY_EVALUATOR
     from knights.lab.arena.specs import check_spec
     from knights.learn import registry
-    from knights.learn.registry import ONE_PLY_EVALUATOR
 
-    assert is_fast_network("EL/v13") and is_fast_network("el/v13") and not is_fast_network("EL/v10")
-    python_search = make_engine(MaterialEvaluator(), depth=3)
+    assert compiled_network("EL/v13") == "EL/v13" and compiled_network("EL/v10") is None
+    assert compiled_network("sparse+quiesce") == "EL/v24" and compiled_network("EL/v21+quiesce") == "EL/v21"
+    python_search = build("search3:material")
     assert isinstance(python_search, SearchEngine) and not isinstance(python_search, FastSearchEngine)
-    assert isinstance(make_engine(MaterialEvaluator(), depth=1), OnePlyEngine)
-    assert not isinstance(searcher_for("material", depth=4), FastSearchEngine)
+    assert python_search.depth == 3 and build("ours:material").depth == 1
     assert check_spec("sunfish") == "sunfish" and check_spec("sunfish@500") == "sunfish@500"
     with pytest.raises(ValueError):
         check_spec("sunfish@0")
     if registry.get("EL/v13").is_trained():
-        default = searcher_for(None, depth=64)
+        default = build(None)
         assert isinstance(default, FastSearchEngine) and default.net.use[0] == 1
-        assert isinstance(search_engine("EL/v13", depth=5), FastSearchEngine)
-        one_ply = searcher_for(None, depth=1)           # the one-ply bot's decision, with the one-ply bot's evaluator
-        assert isinstance(one_ply, SearchEngine) and one_ply.one_ply.evaluator.name == ONE_PLY_EVALUATOR
-        assert not isinstance(searcher_for("democracy", depth=1), FastSearchEngine)   # the Python search over it
+        assert isinstance(build("search5:EL/v13"), FastSearchEngine)
+        one_ply = build("ours")             # the one-ply bot's decision, with the one-ply bot's evaluator
+        assert one_ply.depth == 1 and one_ply.one_ply.evaluator.name == ONE_PLY_EVALUATOR
+        assert not isinstance(build("ours:democracy"), FastSearchEngine)   # the Python search over it
 
 
 def test_the_compiled_networks_are_exactly_the_versions_of_its_shape():
     """FAST_NETWORKS names every version whose library builds EL/v13's sparse network (its
     layers, any accumulator width) and no other, and a search asked for one of them
     evaluates that one, not the default."""
-    from knights.engine.build import searcher_for
-    from knights.engine.networks import fast_network_name
+    from knights.engine.build import build, compiled_network
+    from knights.evaluate.names import canonical_evaluator_name
     from knights.learn import registry
     from knights.learn.nnue import SparseNet
     from knights.learn.registry import FAST_NETWORKS
@@ -421,18 +418,12 @@ def test_the_compiled_networks_are_exactly_the_versions_of_its_shape():
     same = [v.name for v in registry.all_versions("EL") if isinstance(model := v.build(), SparseNet)
             and {k: t.dim() for k, t in model.state_dict().items()} == layers]
     assert tuple(same) == FAST_NETWORKS
-    assert fast_network_name("el/16") == fast_network_name(" EL/v16 ") == "EL/v16"
-    assert fast_network_name("EL/v1") is None and fast_network_name("el/v016") == "EL/v16"
-    assert fast_network_name("EL/v16+threats") is None and fast_network_name(None) is None
+    assert [canonical_evaluator_name(n) for n in ("el/16", " EL/v16 ", "el/v016")] == ["EL/v16"] * 3
+    assert compiled_network("EL/v1") is None and compiled_network("EL/v16+threats") is None
     for name in FAST_NETWORKS:
         if registry.get(name).is_trained():
-            engine = searcher_for(name, depth=5)
+            engine = build(f"search5:{name}")
             assert isinstance(engine, FastSearchEngine) and engine.net_label == name
-    from knights.engine.compiled_search import search_engine
-    from knights.evaluate.names import load_evaluator
-    if registry.get("EL/v16").is_trained():   # a loaded network is packed from its weights and keeps its name
-        engine = search_engine(load_evaluator("EL/v16"), depth=5)
-        assert isinstance(engine, FastSearchEngine) and engine.net_label == "EL/v16"
 
 
 def test_the_compiled_module_takes_the_networks_constants_without_torch():
@@ -449,17 +440,18 @@ def test_the_compiled_module_takes_the_networks_constants_without_torch():
     assert out.stdout.strip() == "False"
 
 
-def test_a_network_named_at_depth_one_is_the_same_one_ply_bot_on_every_route() -> None:
-    """UCI and lichess-bot build depth 1 with search_engine, knights play and the web page with bot_for /
-    make_engine: the same one-ply bot, the network named judging each move's position as it stands."""
-    from knights.engine.build import bot_for
-    from knights.engine.compiled_search import search_engine
-    from knights.learn.registry import SEARCH_NETWORK
+def test_a_network_named_at_depth_one_judges_each_move_compiled_as_torch_does() -> None:
+    """The one-ply bot of a compiled network judges each move's position with the compiled head (no torch): the
+    same move as the torch network over the same positions, the same score within float rounding."""
+    from knights.engine.build import build
+    from knights.engine.spec import SEARCH_NETWORK
+    from knights.evaluate.load import load_evaluator
 
     board = chess.Board("r1bqkbnr/1pp3pp/p1p2p2/4p3/3PP3/5N2/PPP2PPP/RNBQK2R w KQkq - 0 6")
+    torch_bot = OnePlyEngine(load_evaluator(SEARCH_NETWORK), stochastic=False)
     for fen in (board.fen(), "8/8/3k4/8/8/8/8/4K2Q w - - 0 1"):
-        one = search_engine(SEARCH_NETWORK, depth=1, stochastic=False).choose(chess.Board(fen))
-        other = bot_for(SEARCH_NETWORK, depth=1, stochastic=False).choose(chess.Board(fen))
+        one = build(f"ours:{SEARCH_NETWORK}:det").choose(chess.Board(fen))
+        other = torch_bot.choose(chess.Board(fen))
         assert one.move == other.move and one.score == pytest.approx(other.score, abs=1e-3)
 
 

@@ -25,7 +25,7 @@ from knights.board.arrays import board_from_arrays
 from knights.board.positions import positions_from_boards
 from knights.data.chunks import read_chunk
 from knights.engine.one_ply import OnePlyEngine
-from knights.evaluate.names import load_evaluator
+from knights.evaluate.load import load_evaluator
 from knights.learn import registry
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,9 +15,9 @@ import pytest
 
 from knights.cli import main as cli_main
 from knights.engine.one_ply import OnePlyEngine
+from knights.engine.spec import ONE_PLY_EVALUATOR, SEARCH_NETWORK
 from knights.evaluate.base import MaterialEvaluator
 from knights.frontends import terminal as play
-from knights.learn.registry import ONE_PLY_EVALUATOR
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -139,9 +139,11 @@ def test_default_evaluator_falls_back_with_a_notice(tmp_path, monkeypatch):
     import knights.evaluate.names as ev
 
     monkeypatch.setattr(ev, "available_evaluators", lambda: ["material"])
-    output, _, _ = run_game(tmp_path, "quit\n", evaluator=None)
-    first = output.splitlines()[0]
-    assert first.startswith(f"note: {ONE_PLY_EVALUATOR} has no trained weights yet") and "'material'" in first
+    output, _, _ = run_game(tmp_path, "quit\n", evaluator=None)                 # the search's own network
+    assert output.splitlines()[0] == (f"note: {SEARCH_NETWORK} is not here (its weights are missing); "
+                                      "playing material instead")
+    output, _, _ = run_game(tmp_path / "one", "quit\n", evaluator=None, depth=1)   # the one-ply bot's democracy
+    assert output.splitlines()[0].startswith(f"note: {ONE_PLY_EVALUATOR} is not here")
 
 
 def test_bad_options_are_one_line_errors(tmp_path, capsys):

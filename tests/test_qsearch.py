@@ -17,7 +17,8 @@ from knights.board.positions import positions_from_boards
 from knights.data.chunks import read_chunk
 from knights.engine.one_ply import OnePlyEngine
 from knights.evaluate.base import MaterialEvaluator
-from knights.evaluate.names import canonical_evaluator_name, load_evaluator
+from knights.evaluate.load import load_evaluator
+from knights.evaluate.names import canonical_evaluator_name
 from knights.evaluate.qsearch import MAX_PLIES, CaptureSearchEvaluator, swing, swing_term
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample"

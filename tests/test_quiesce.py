@@ -13,7 +13,8 @@ from knights.engine.compiled_search import FastSearchEngine
 from knights.engine.incremental import NetEvaluator, load_net
 from knights.engine.judged import QuiescenceEvaluator, split_quiesce
 from knights.engine.search import INF
-from knights.evaluate.names import EvaluatorError, load_evaluator
+from knights.evaluate.load import load_evaluator
+from knights.evaluate.names import EvaluatorError
 from knights.learn import registry
 
 NETWORK = "EL/v21"   # pinned: the en-passant test reads a line (the capture) that EL/v21 plays after the push
@@ -181,31 +182,27 @@ def test_only_compiled_networks_are_judged_so_and_the_evaluator_names_say_where(
         load_evaluator(f"{NETWORK}+quiesce")
 
 
-def test_every_route_plays_it_one_ply_and_searches_its_network_deeper() -> None:
-    """``knights play``, lichess-bot and UCI (bot_for, searcher_for), the web page (build_engine) and the
-    arena build ``X+quiesce`` through knights.engine.build: one ply ahead it keeps the knight that the plain
-    network gives away; deeper it is the network's own compiled search."""
-    from knights.engine.build import bot_for, play_evaluator_names, resolve_play_name, searcher_for
-    from knights.engine.one_ply import OnePlyEngine
+def test_the_builder_plays_it_one_ply_and_searches_its_network_deeper() -> None:
+    """Every route builds ``X+quiesce`` with the one builder: one ply ahead it keeps the knight that the plain network
+    gives away; deeper it is the network's own compiled search, whose one-ply stage is the plain network."""
+    from knights.engine.build import available, build, resolve
+    from knights.engine.spec import parse
     from knights.frontends.web.engines import EngineSettings, engine_for
 
     board, gives_away = chess.Board(AFTER_F6), chess.Move.from_uci("f3e5")
     asked = f"{NETWORK.lower()}+Quiesce"
-    assert resolve_play_name(asked) == f"{NETWORK}+quiesce" and f"{NETWORK}+quiesce" in play_evaluator_names()
-    one_ply = bot_for(asked, depth=1, stochastic=False)
-    assert isinstance(one_ply, OnePlyEngine) and isinstance(one_ply.evaluator, QuiescenceEvaluator)
+    assert resolve(parse(asked)).evaluator == f"{NETWORK}+quiesce" and f"{NETWORK}+quiesce" in available()
+    one_ply = build(parse(asked, depth=1, stochastic=False))
+    assert one_ply.depth == 1 and isinstance(one_ply.one_ply.evaluator, QuiescenceEvaluator)
     assert one_ply.choose(board).move != gives_away
-    uci_one_ply = searcher_for(asked, depth=1, stochastic=False)      # how UCI and lichess-bot build depth 1
-    assert isinstance(uci_one_ply.one_ply.evaluator, QuiescenceEvaluator)
-    assert uci_one_ply.choose(board).move == one_ply.choose(board).move
-    deeper = searcher_for(asked, depth=3, stochastic=False)
+    deeper = build(parse(asked, depth=3, stochastic=False))
     assert isinstance(deeper, FastSearchEngine) and deeper.net_label == NETWORK
     assert not isinstance(deeper.one_ply.evaluator, QuiescenceEvaluator)     # the search's stage is plain
     settings = EngineSettings.from_json({"evaluator": asked, "depth": 1, "stochastic": False})
     assert settings.evaluator == f"{NETWORK}+quiesce"
     assert engine_for(settings).choose(board).move != gives_away
     with pytest.raises(EvaluatorError, match="only the compiled sparse networks"):
-        resolve_play_name("material+quiesce")
+        parse("material+quiesce")
 
 
 def test_the_uci_option_takes_it() -> None:
@@ -231,9 +228,9 @@ def test_the_uci_option_takes_it() -> None:
 def test_the_sparse_democracy_is_the_mean_of_its_judged_networks_and_the_one_ply_default() -> None:
     """``sparse+quiesce`` (the one-ply bot's default): the mean of its members judged where the captures end, at
     equal weights; every route resolves it, and a search deeper than one ply plays the search's own network."""
-    from knights.engine.build import bot_for, resolve_play_name, searcher_for
+    from knights.engine.build import build, resolve
     from knights.engine.judged import JudgedDemocracy
-    from knights.learn.registry import ONE_PLY_EVALUATOR, SEARCH_NETWORK, SPARSE_DEMOCRACY
+    from knights.engine.spec import ONE_PLY_EVALUATOR, SEARCH_NETWORK, SPARSE_DEMOCRACY, BotSpec, parse
 
     if not all(registry.get(m).is_trained() for m in SPARSE_DEMOCRACY):
         pytest.skip("the sparse democracy's members are not all trained here")
@@ -248,17 +245,14 @@ def test_the_sparse_democracy_is_the_mean_of_its_judged_networks_and_the_one_ply
         alone.judge_states(np.zeros((2, 64), np.int8), np.zeros((1, 10), np.int64))
     assert democracy.evaluate_boards(boards) == pytest.approx(sum(members) / len(members), abs=1e-5)
     assert democracy.evaluate(positions_from_boards(boards)) == pytest.approx(sum(members) / len(members), abs=1e-5)
-    assert resolve_play_name(None) == resolve_play_name("SPARSE+Quiesce") == ONE_PLY_EVALUATOR == "sparse+quiesce"
-    one_ply = bot_for(None, depth=1, stochastic=False)
-    assert isinstance(one_ply.evaluator, JudgedDemocracy)
+    assert resolve(BotSpec(depth=1)).evaluator == parse("SPARSE+Quiesce").evaluator == ONE_PLY_EVALUATOR
+    assert ONE_PLY_EVALUATOR == "sparse+quiesce"
+    one_ply = build(BotSpec(depth=1, stochastic=False))
+    assert isinstance(one_ply.one_ply.evaluator, JudgedDemocracy)
     assert one_ply.choose(chess.Board(AFTER_F6)).move != chess.Move.from_uci("f3e5")
-    deeper = searcher_for("sparse+quiesce", depth=3, stochastic=False)
+    deeper = build(parse("sparse+quiesce", depth=3, stochastic=False))
     assert isinstance(deeper, FastSearchEngine) and deeper.net_label == SEARCH_NETWORK
-    from knights.engine.compiled_search import search_engine
-
-    searched = search_engine(democracy, depth=4, stochastic=False)    # how UCI and the web build a named one deeper
-    assert searched.net_label == SEARCH_NETWORK and not isinstance(searched.one_ply.evaluator, JudgedDemocracy)
-    assert isinstance(search_engine(democracy, depth=1).one_ply.evaluator, JudgedDemocracy)
+    assert not isinstance(deeper.one_ply.evaluator, JudgedDemocracy)
     m = democracy.mate_pawns
     mates = np.array([[True, False, True], [False, False, False], [False, False, True]])
     votes = democracy.vote(np.array([[m, 1.0, -m], [2.0, 3.0, -1.0], [4.0, m, m]]), mates)
@@ -328,7 +322,7 @@ def test_an_ending_is_judged_by_the_networks_that_learned_endings() -> None:
     """At most ENDING_MEN men (what the endings data starts from): the mean of the members whose data held
     data/endings; more men: every member's; without the rule (``endings=False``), every member's everywhere."""
     from knights.engine.judged import ENDING_MEN, JudgedDemocracy, trained_on_endings
-    from knights.learn.registry import SPARSE_DEMOCRACY
+    from knights.engine.spec import SPARSE_DEMOCRACY
 
     if not all(registry.get(m).is_trained() for m in SPARSE_DEMOCRACY):
         pytest.skip("the sparse democracy's members are not all trained here")

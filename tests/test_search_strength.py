@@ -9,7 +9,7 @@ import json
 import pytest
 
 from knights.cli import build_parser
-from knights.engine.search import SEARCH_NETWORK
+from knights.engine.spec import SEARCH_NETWORK
 from knights.lab.arena import search_strength as ss
 
 

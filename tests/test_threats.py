@@ -17,7 +17,7 @@ from knights.board.positions import Positions, positions_from_boards
 from knights.data.chunks import Encoded, read_chunk
 from knights.engine.one_ply import OnePlyEngine
 from knights.evaluate.base import MaterialEvaluator
-from knights.evaluate.names import load_evaluator
+from knights.evaluate.load import load_evaluator
 from knights.evaluate.threats import ThreatAwareEvaluator, threat_term
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample"
@@ -95,7 +95,7 @@ def test_names_round_trip_through_the_loader():
 
 def test_fallback_is_a_plain_network_never_a_variant(monkeypatch):
     import knights.evaluate.names as ev
-    from knights.evaluate.names import select_evaluator
+    from knights.evaluate.load import select_evaluator
 
     names = ["material", "EL/v3", "democracy", "material+threats", "EL/v3+threats"]
     assert ev.trained_networks(names) == ["EL/v3"]

@@ -374,29 +374,25 @@ def test_move_budget_follows_the_clock():
     assert move_budget(GoLimits(wtime=60000, btime=60000, movetime=50), white) == pytest.approx(0.04)
 
 
-def test_the_option_list_agrees_with_the_library():
-    """``uci`` lists evaluators from the files (no torch); the library's resolver agrees."""
-    from knights.engine import quick_names
-    from knights.engine.build import play_evaluator_names, resolve_play_name
-    from knights.evaluate import names as ev
+def test_the_option_list_is_the_builders():
+    """``uci`` lists the builder's names (read off the files, no torch) and its default for the Depth option."""
+    from knights.engine.build import available, default_evaluator
 
-    available = play_evaluator_names()
-    assert quick_names.quick_evaluator_names() == available
-    assert "EL/v21+quiesce" in available and "EL/v10+quiesce" not in available   # compiled networks only
-    assert quick_names.DEFAULT_EVALUATOR == ev.DEFAULT_EVALUATOR
-    assert quick_names.quick_default(available, None) == resolve_play_name(None, available) == "sparse+quiesce"
-    for spelling in ("el/8", "EL/v8", "eL/V10", "material+THREATS", "ensemble", "democracy+threats", "el/21+QUIESCE"):
-        assert quick_names.quick_default(available, spelling) == resolve_play_name(spelling, available)
-    assert quick_names.quick_default(["material", "material+threats"], None) == "material"
-    from knights.engine.build import play_default
-    for partial in (["material", "EL/v10", "EL/v21", "EL/v21+quiesce"],          # fallbacks agree too
-                    ["material", "EL/v21", "democracy", "EL/v21+quiesce"],
-                    ["material", "EL/v21", "EL/v21+quiesce", "sparse+quiesce"]):
-        assert quick_names.quick_default(partial, None) == play_default(partial)
-    # a searching bot's default is the one the search plays (evaluator_for_depth), not DEFAULT_NETWORK
-    from knights.engine.search import evaluator_for_depth
-    assert quick_names.quick_default(available, None, depth=64) == evaluator_for_depth(None, 64)
-    assert quick_names.quick_default(["material", "EL/v10"], None, depth=64) == "EL/v10"   # the fallback
+    lines: list[str] = []
+    session = UciSession(lines.append, seed=1, engine_process=False)
+    session.handle("uci")
+    (option,) = [x for x in lines if x.startswith("option name Evaluator ")]
+    names = available()
+    assert option == f"option name Evaluator type combo default {default_evaluator(64, names)} " + " ".join(
+        f"var {n}" for n in names)
+    assert "EL/v21+quiesce" in names and "EL/v10+quiesce" not in names   # compiled networks only
+    assert default_evaluator(1, names) == "sparse+quiesce" and default_evaluator(64, names) == "EL/v24"
+    assert default_evaluator(1, ["material", "material+threats"]) == "material"
+    assert default_evaluator(64, ["material", "EL/v10"]) == "EL/v10"     # the fallback: the newest network
+    for spelling, canonical in (("el/8", "EL/v8"), ("eL/V10", "EL/v10"), ("material+THREATS", "material+threats"),
+                                ("ensemble", "democracy"), ("el/21+QUIESCE", "EL/v21+quiesce")):
+        assert UciSession(lambda _: None, evaluator=spelling, engine_process=False)._choices()[1] in (
+            canonical, default_evaluator(64, names))
 
 
 # -- issue 14: the search behind the protocol ------------------------------------------------------

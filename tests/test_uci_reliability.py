@@ -11,7 +11,7 @@ import time
 import chess
 import pytest
 
-from knights.engine import build as bots
+from knights.engine import build as bot_build
 from knights.engine.clock import DecisionCost
 from knights.evaluate.base import MaterialEvaluator
 from knights.frontends.uci import UciSession
@@ -39,9 +39,9 @@ class GatedEvaluator(MaterialEvaluator):
 @pytest.fixture
 def gated(monkeypatch):
     evaluator = GatedEvaluator()
-    monkeypatch.setattr(bots, "select_play_evaluator", lambda *_a, **_k: evaluator)   # every route's loader
+    monkeypatch.setattr(bot_build, "evaluator", lambda *_a, **_k: evaluator)   # the builder's loader
     lines: list[str] = []
-    session = UciSession(lines.append, seed=1, stochastic=False, engine_process=False)
+    session = UciSession(lines.append, evaluator="material", seed=1, stochastic=False, engine_process=False)
     session.lines = lines  # type: ignore[attr-defined]
     for command in ("uci", "isready"):
         session.handle(command)

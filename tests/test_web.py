@@ -20,10 +20,11 @@ import chess.pgn
 import pytest
 
 from knights.cli import build_parser
-from knights.engine.search import SEARCH_NETWORK, SearchLimits
+from knights.engine.search import SearchLimits
+from knights.engine.spec import SEARCH_NETWORK
 from knights.frontends.web import engines
 from knights.frontends.web.app import board_library_missing, create_app
-from knights.frontends.web.engines import EngineSettings, build_engine
+from knights.frontends.web.engines import EngineSettings, engine_for
 from knights.frontends.web.errors import RequestError
 from knights.frontends.web.games import GameStore, what_the_bot_saw
 from knights.frontends.web.server import build_server, start, url_of
@@ -383,11 +384,14 @@ def test_the_pgn_downloads_and_parses(client):
 
 
 # -- engines ----------------------------------------------------------------------------------
-def test_build_engine_depth_one_is_the_one_ply_bot():
-    from knights.engine.one_ply import OnePlyEngine
+def build_engine(evaluator: str | None, **fields):
+    """The web page's bot for a request of ``evaluator`` and ``fields``, as a new game builds it."""
+    return engine_for(EngineSettings.from_json({"evaluator": evaluator, **fields}))
 
+
+def test_build_engine_depth_one_is_the_one_ply_bot():
     engine = build_engine("material", stochastic=False, seed=1, depth=1)
-    assert isinstance(engine, OnePlyEngine) and engine.stochastic is False
+    assert engine.depth == 1 and engine.stochastic is False
     assert engine.choose(chess.Board("4k3/8/8/8/8/8/3q4/3RK3 w - - 0 1")).move.uci() in ("d1d2", "e1d2")
     with pytest.raises(RequestError, match="unknown evaluator"):
         build_engine("nonsense")
@@ -416,10 +420,9 @@ def test_the_default_bot_is_the_one_every_route_plays():
     """A request that names no evaluator and no depth gets the bot as the terminal, knights uci
     and lichess-bot build it: the compiled search over SEARCH_NETWORK, a second a move; at depth 1 the
     one-ply bot over the one-ply default; 'default' is what the page offers first."""
-    from knights.engine.build import resolve_play_name
     from knights.engine.compiled_search import FastSearchEngine, default_net_source
-    from knights.engine.one_ply import OnePlyEngine
-    from knights.engine.search import PLAY_DEPTH, PLAY_MOVETIME
+    from knights.engine.constants import UNLIMITED_DEPTH as PLAY_DEPTH
+    from knights.engine.spec import ONE_PLY_EVALUATOR, PLAY_MOVETIME
 
     settings = EngineSettings.from_json({})
     assert settings.evaluator == "default" and settings.depth == PLAY_DEPTH
@@ -427,8 +430,8 @@ def test_the_default_bot_is_the_one_every_route_plays():
     if default_net_source() is not None:
         assert isinstance(engine, FastSearchEngine) and engine.net_label == SEARCH_NETWORK
     assert engine.movetime == PLAY_MOVETIME and engine.depth == PLAY_DEPTH
-    one_ply = engines.build_engine(None, depth=1)
-    assert isinstance(one_ply, OnePlyEngine) and one_ply.evaluator.name == resolve_play_name(None)
+    one_ply = build_engine(None, depth=1)
+    assert one_ply.depth == 1 and one_ply.one_ply.evaluator.name == ONE_PLY_EVALUATOR
     options = engines.page_options()
     assert options["evaluators"][0] == options["default_evaluator"] == "default"
     assert options["default_depth"] == PLAY_DEPTH and PLAY_DEPTH in options["depths"]

@@ -31,9 +31,9 @@ import chess
 import chess.pgn
 import pytest
 
-from knights.engine.build import play_evaluator_names
+from knights.engine.build import available as play_evaluator_names
+from knights.engine.spec import ONE_PLY_EVALUATOR
 from knights.frontends.web.app import board_library_missing
-from knights.learn.registry import ONE_PLY_EVALUATOR
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path(os.environ.get("KNIGHTS_CHROMIUM", "/usr/bin/chromium"))
@@ -582,12 +582,13 @@ def test_the_picture_shows_the_move_the_search_chose_over_better_looking_shallow
     one (34...Bd5 "choice 17 of 36", arrows at -6.97 against -6.94). Here a real search stopped
     after 50 nodes plays Bxh7+ (-1.00 once searched) while Bxb5 keeps its one-ply +2.00."""
     from knights.engine.search import SearchLimits
-    from knights.frontends.web.engines import build_engine
+    from knights.frontends.web.engines import EngineSettings, engine_for
     from knights.frontends.web.games import what_the_bot_saw
 
     start_game(page, color="black")
     board = chess.Board("r2q1rk1/1b2bppp/p1n1pn2/1p6/3P4/P1NBPN2/1P3PPP/R1BQ1RK1 w - - 0 12")
-    decision = build_engine("material", stochastic=False, depth=8).choose(board, limits=SearchLimits(nodes=50))
+    engine = engine_for(EngineSettings.from_json({"evaluator": "material", "stochastic": False, "depth": 8}))
+    decision = engine.choose(board, limits=SearchLimits(nodes=50))
     better = [m for m, score in decision.candidates if score > decision.score]
     assert decision.move == chess.Move.from_uci("d3h7") and better, "the case this test is about"
     game = store.get(game_id(page))

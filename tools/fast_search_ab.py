@@ -30,11 +30,11 @@ from pathlib import Path
 import chess
 
 from knights.engine.compiled_search import FEATURES, FastSearchEngine, default_net_source, net_name
-from knights.engine.judged import QuiescenceEvaluator
-from knights.lab.arena.game import Settings, play_game
 from knights.engine.incremental import load_net
-from knights.lab.arena.openings import OPENINGS
+from knights.engine.judged import QuiescenceEvaluator
 from knights.engine.search import SearchLimits
+from knights.lab.arena.game import Settings, play_game
+from knights.lab.arena.openings import OPENINGS
 
 
 class NodesPlayer:

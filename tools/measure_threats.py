@@ -27,11 +27,11 @@ from knights.board.arrays import boards_from_arrays
 from knights.board.children import expand
 from knights.board.positions import Positions
 from knights.data.chunks import Encoded, read_chunk
+from knights.engine.one_ply import OnePlyEngine
 from knights.evaluate.base import BoardsMixin, Evaluator
-from knights.evaluate.names import load_evaluator
+from knights.evaluate.load import load_evaluator
 from knights.evaluate.threats import THREATS_SUFFIX, threat_term
 from knights.features.attacks import capture_gains, legal_capture_gains
-from knights.engine.one_ply import OnePlyEngine
 from knights.lab.arena.game import Settings, play_game
 from knights.lab.arena.players import EnginePlayer, GreedyPlayer, RandomPlayer
 

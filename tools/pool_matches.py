@@ -32,8 +32,8 @@ import chess
 import chess.pgn
 
 from knights.common import write_json
-from knights.lab.arena.players import material_cp
 from knights.engine.rules import mates_in_one
+from knights.lab.arena.players import material_cp
 
 AHEAD_PAWNS = 3
 """Material lead (pawns) at which a repetition draw counts as thrown away."""

@@ -1,140 +1,151 @@
-"""Every route's bot, from an evaluator name as a user gives it.
+"""The one builder: a :class:`~knights.engine.spec.BotSpec` becomes an engine.
 
-``knights play``, ``knights uci`` (and lichess-bot through it), the web page and the arena's
-players read evaluator names here. The names are those of
-:func:`knights.evaluate.names.available_evaluators` and, for each trained network the compiled
-search evaluates (:data:`~knights.learn.registry.FAST_NETWORKS`), the same name with ``+quiesce``:
-the network judged where the captures end (:mod:`knights.engine.judged`), and ``sparse+quiesce``,
-the democracy of those networks so judged (the one-ply bot's default,
-:data:`~knights.learn.registry.ONE_PLY_EVALUATOR`). Only this layer can build them, as the compiled
-search lives here; the evaluate layer spells, checks and loads every other name.
+Every route (``knights play``, ``knights uci`` and lichess-bot through it, lichess-bot's homemade engine, the web
+page, the arena's players, the benchmarks) builds its bot here::
 
-    >>> resolve_play_name("el/21+QUIESCE", ["material", "EL/v21", "EL/v21+quiesce"])
-    'EL/v21+quiesce'
+    engine = build("ours:sparse+quiesce")            # or build(BotSpec(...)), build(None): the default bot
+    decision = engine.choose(chess.Board())
 
-Searching deeper than one ply, ``X+quiesce`` is ``X``'s compiled search, which plays the captures
-out and asks the network at every leaf already (:func:`~knights.engine.compiled_search.search_engine`);
-``sparse+quiesce`` is the search's own network's (:data:`~knights.learn.registry.SEARCH_NETWORK`).
+What comes back is a search (:class:`~knights.engine.search.SearchEngine`): the compiled one
+(:class:`~knights.engine.compiled_search.FastSearchEngine`) when the evaluator is a compiled sparse network or
+one judged where the captures end, the Python one over any other evaluator. At depth 1 either returns the one-ply
+bot's decision (the paper's bot): the evaluator judges the position after every legal move.
+
+:func:`resolve` says what the default is and checks that a name's files are here, looking at the files once;
+:func:`available` lists every evaluator name a bot can play here, without importing torch.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
 
-from knights.engine.compiled_search import FastSearchEngine, search_engine
-from knights.engine.judged import JudgedDemocracy, QuiescenceEvaluator, split_quiesce
-from knights.engine.networks import fast_network_name
-from knights.engine.one_ply import OnePlyEngine
-from knights.engine.search import SearchEngine, evaluator_for_depth
+from knights.engine.constants import UNLIMITED_DEPTH
+from knights.engine.spec import ONE_PLY_EVALUATOR, SEARCH_NETWORK, SPARSE_DEMOCRACY, BotSpec, SpecError, parse
 from knights.evaluate import names
-from knights.evaluate.base import Evaluator, probe
-from knights.evaluate.names import (
-    EvaluatorError,
-    canonical_evaluator_name,
-    default_evaluator_name,
-    is_default,
-    load_evaluator,
-    resolve_name,
-    tell_fallback,
-)
-from knights.learn.registry import ONE_PLY_EVALUATOR, QUIESCE_SUFFIX, SPARSE_NAME, judged_names
+from knights.evaluate.names import QUIESCE_SUFFIX, SPARSE_NAME, EvaluatorError
+from knights.learn import registry
 
-SPARSE = f"{SPARSE_NAME}{QUIESCE_SUFFIX}"
-"""The democracy of the compiled networks, each judged where the captures end (:class:`JudgedDemocracy`)."""
+Notice = Callable[[str], None]
 
 
-def play_evaluator_names() -> list[str]:
-    """The evaluator names a bot plays with here: :func:`~knights.evaluate.names.available_evaluators`,
-    then :func:`~knights.learn.registry.judged_names` of them."""
-    loaded = names.available_evaluators()
-    return loaded + judged_names(loaded)
+# -- names --------------------------------------------------------------------------------------------------------
+def judged_names(static: list[str]) -> list[str]:
+    """``X+quiesce`` for each compiled network ``X`` among ``static``, then ``sparse+quiesce`` when its members and
+    :data:`SEARCH_NETWORK` (which a deeper search asked for it plays) are all there.
 
-
-def play_default(available: list[str]) -> str:
-    """What the one-ply bot plays with when not told: :data:`~knights.learn.registry.ONE_PLY_EVALUATOR`
-    when it is among ``available``, else the evaluate layer's default rule
-    (:func:`~knights.evaluate.names.default_evaluator_name`: the democracy, the newest network, material).
-
-    >>> play_default(["material", "EL/v21", "EL/v21+quiesce", "sparse+quiesce"]), play_default(["material", "EL/v3"])
-    ('sparse+quiesce', 'EL/v3')
+    >>> judged_names(["material", "EL/v10", "EL/v21"])
+    ['EL/v21+quiesce']
     """
-    return ONE_PLY_EVALUATOR if ONE_PLY_EVALUATOR in available else default_evaluator_name(available)
+    judged = [f"{n}{QUIESCE_SUFFIX}" for n in static if n in registry.FAST_NETWORKS]
+    needed = (*SPARSE_DEMOCRACY, SEARCH_NETWORK)
+    return judged + ([f"{SPARSE_NAME}{QUIESCE_SUFFIX}"] if all(m in static for m in needed) else [])
 
 
-def resolve_play_name(name: str | None, available: list[str] | None = None) -> str:
-    """The canonical name of the evaluator ``name`` asks for, checked against ``available`` (default:
-    :func:`play_evaluator_names`), as :func:`~knights.evaluate.names.resolve_name` does for the names
-    it knows; ``+quiesce`` after a network is spelled and checked too. :class:`EvaluatorError` lists
-    what is available. The default (``None``, ``"default"``) is :func:`play_default`."""
-    available = play_evaluator_names() if available is None else available
-    if is_default(name):
-        return play_default(available)
-    network = split_quiesce(str(name).strip())
-    if network is None:
-        return resolve_name(name, available)
-    sparse = network.strip().lower() == SPARSE_NAME
-    canonical = SPARSE if sparse else canonical_evaluator_name(network) + QUIESCE_SUFFIX
-    if canonical not in available:
-        trained = sparse or fast_network_name(canonical) is not None
-        why = ("its networks' weights are not all here" if trained else
-               "only the compiled sparse networks and their democracy, sparse+quiesce, take it")
-        raise EvaluatorError(f"evaluator {canonical!r} is not available here ({why}); "
-                             f"available: {', '.join(available)}")
-    return canonical
+def available() -> list[str]:
+    """Every evaluator name a bot can play here (the files are looked at once; no torch):
+    :func:`knights.evaluate.names.available_evaluators`, then :func:`judged_names` of them."""
+    static = names.available_evaluators()
+    return static + judged_names(static)
 
 
-def load_play_evaluator(name: str) -> Evaluator:
-    """The evaluator ``name`` (canonical, as :func:`resolve_play_name` spells it), tried on a few positions
-    (:func:`~knights.evaluate.base.probe`) before it plays."""
-    network = split_quiesce(name)
-    if network is None:
-        return load_evaluator(name)
-    return probe(JudgedDemocracy() if name == SPARSE else QuiescenceEvaluator(network))
+def default_evaluator(depth: int, names_here: list[str]) -> str:
+    """The evaluator a bot searching ``depth`` plies plays when none is named: :data:`ONE_PLY_EVALUATOR` at depth 1,
+    :data:`SEARCH_NETWORK` deeper; when its files are missing, the evaluate layer's default rule
+    (:func:`knights.evaluate.names.default_evaluator_name`: the democracy, the newest network, material)."""
+    own = ONE_PLY_EVALUATOR if depth <= 1 else SEARCH_NETWORK
+    return own if own in names_here else names.default_evaluator_name(names_here)
 
 
-_LOADED: dict[str, Evaluator] = {}
+def compiled_network(evaluator: str) -> str | None:
+    """The compiled sparse network a search plays for the canonical ``evaluator`` name (``EL/v21``,
+    ``EL/v21+quiesce``; ``sparse+quiesce``: :data:`SEARCH_NETWORK`), or ``None`` for every other evaluator."""
+    base = evaluator[: -len(QUIESCE_SUFFIX)] if evaluator.endswith(QUIESCE_SUFFIX) else evaluator
+    base = SEARCH_NETWORK if base == SPARSE_NAME else base
+    return base if base in registry.FAST_NETWORKS else None
+
+
+def resolve(spec: BotSpec, names_here: list[str] | None = None, notice: Notice | None = None) -> BotSpec:
+    """``spec`` with its evaluator named and checked against the files here (``names_here``: default
+    :func:`available`): the default for its depth (``notice`` hears when the bot's own is missing and another
+    plays); :class:`~knights.evaluate.names.EvaluatorError` lists what is here when the name is not."""
+    names_here = available() if names_here is None else names_here
+    if spec.evaluator is None:
+        chosen = default_evaluator(spec.depth, names_here)
+        own = ONE_PLY_EVALUATOR if spec.one_ply else SEARCH_NETWORK
+        if notice is not None and chosen != own:
+            notice(f"note: {own} is not here (its weights are missing); playing {chosen} instead")
+        return spec.with_options(evaluator=chosen)
+    if spec.evaluator not in names_here:
+        raise EvaluatorError(names.missing(spec.evaluator, names_here))
+    return spec
+
+
+# -- evaluators ---------------------------------------------------------------------------------------------------
+_LOADED: dict[str, object] = {}
 _LOADING = threading.Lock()
 
 
-def cached_play_evaluator(name: str) -> Evaluator:
-    """:func:`load_play_evaluator`, once per name and process (the web page's games and the arena's
-    players share them; every evaluator here may be asked from several threads)."""
+def evaluator(name: str):
+    """The evaluator of the canonical ``name``, loaded once per process (the web page's games and the arena's
+    players share them; every evaluator may be asked from several threads) and tried on a few positions first."""
     with _LOADING:
         if name not in _LOADED:
-            _LOADED[name] = load_play_evaluator(name)
+            _LOADED[name] = _load(name)
         return _LOADED[name]
 
 
-def select_play_evaluator(name: str | None = None, *,
-                          notice: Callable[[str], None] | None = None) -> Evaluator:
-    """The evaluator to play with: :func:`resolve_play_name`, loaded. When the default falls back
-    (its files are missing), ``notice`` gets one line saying so."""
-    chosen = resolve_play_name(name)
-    tell_fallback(name, ONE_PLY_EVALUATOR, chosen, notice)
-    return load_play_evaluator(chosen)
+def _load(name: str):
+    from knights.evaluate.base import probe
+
+    if not name.endswith(QUIESCE_SUFFIX):
+        from knights.evaluate.load import load_evaluator
+
+        return load_evaluator(name)
+    from knights.engine.judged import JudgedDemocracy, QuiescenceEvaluator
+
+    network = name[: -len(QUIESCE_SUFFIX)]
+    return probe(JudgedDemocracy(SPARSE_DEMOCRACY) if network == SPARSE_NAME else QuiescenceEvaluator(network))
 
 
-def searcher_for(asked: str | None, *, depth: int, movetime: float | None = None,
-                 notice: Callable[[str], None] | None = None, **options: Any) -> SearchEngine:
-    """The searching bot for an evaluator name as a user gives it (``None`` or ``"default"``:
-    the default for ``depth``, :func:`knights.engine.search.evaluator_for_depth`), as every
-    route builds it: a network of :data:`~knights.learn.registry.FAST_NETWORKS` (or one with ``+quiesce``)
-    searched compiled (its weights packed, no torch evaluator loaded), any other evaluator loaded by name
-    and searched in Python (:func:`~knights.engine.compiled_search.search_engine`, as the UCI engine builds it).
-    ``depth`` 1 is the one-ply bot's decision (``+quiesce``: judged where the captures end)."""
-    wanted = evaluator_for_depth(asked, depth)
-    if depth > 1 and wanted is not None:
-        fast = fast_network_name(resolve_play_name(wanted))
-        if fast is not None:
-            return FastSearchEngine(net=fast, depth=depth, movetime=movetime, **options)
-    return search_engine(select_play_evaluator(wanted, notice=notice), depth=depth, movetime=movetime, **options)
+# -- the builder --------------------------------------------------------------------------------------------------
+def build(spec: BotSpec | str | None = None, *, notice: Notice | None = None,
+          names_here: list[str] | None = None):
+    """The engine ``spec`` names (a :class:`BotSpec`, a name :func:`knights.engine.spec.parse` reads, or ``None``:
+    the default bot, searching as deep as its clock allows). A compiled network, or one judged where the captures
+    end, is searched compiled (no torch); any other evaluator by the Python search. At depth 1 the evaluator
+    named judges each move's position: the one-ply bot."""
+    if not isinstance(spec, BotSpec):
+        spec = parse(spec)
+    spec = resolve(spec, names_here, notice)
+    assert spec.evaluator is not None
+    network = compiled_network(spec.evaluator)
+    if network is None:
+        from knights.engine.search import SearchEngine
+
+        return SearchEngine(evaluator(spec.evaluator), depth=spec.depth, movetime=spec.movetime,
+                            stochastic=spec.stochastic, seed=spec.seed, capture_bonus=spec.capture_bonus)
+    from knights.engine.compiled_search import FastSearchEngine
+
+    # one ply: the evaluator named judges each move (a plain network: compiled, as the search evaluates it, no torch);
+    # deeper: the network's own search, which plays the captures out and asks the network at every leaf
+    stage = evaluator(spec.evaluator) if spec.one_ply and spec.evaluator.endswith(QUIESCE_SUFFIX) else None
+    return FastSearchEngine(stage, net=network, depth=spec.depth, movetime=spec.movetime, stochastic=spec.stochastic,
+                            seed=spec.seed, capture_bonus=spec.capture_bonus)
 
 
-def bot_for(asked: str | None, *, depth: int, movetime: float | None = None,
-            notice: Callable[[str], None] | None = None, **options: Any) -> OnePlyEngine | SearchEngine:
-    """:func:`searcher_for`, but the plain :class:`OnePlyEngine` at ``depth`` 1."""
-    if depth <= 1:
-        return OnePlyEngine(select_play_evaluator(evaluator_for_depth(asked, depth), notice=notice), **options)
-    return searcher_for(asked, depth=depth, movetime=movetime, notice=notice, **options)
+__all__ = [
+    "ONE_PLY_EVALUATOR",
+    "SEARCH_NETWORK",
+    "SPARSE_DEMOCRACY",
+    "UNLIMITED_DEPTH",
+    "BotSpec",
+    "SpecError",
+    "available",
+    "build",
+    "compiled_network",
+    "default_evaluator",
+    "evaluator",
+    "judged_names",
+    "resolve",
+]

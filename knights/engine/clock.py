@@ -60,11 +60,6 @@ less, when it is measured to cost no more: a GUI keeps a margin for the answer t
 (lichess-bot keeps 1 s, its ``move_overhead``, and sends the clock less that margin, 0 below
 it), so the network's one-ply move fits where a deeper search does not, and the material
 quick move is only for a one-ply decision slower than this (still loading, a busy machine)."""
-PLAY_DEPTH = 64
-"""The bot's default depth for play (terminal, UCI, lichess-bot): search as deep as the clock
-allows (1: the paper's one-ply bot)."""
-
-
 @dataclass(frozen=True)
 class GoLimits:
     """The time limits of one ``go`` (milliseconds, as UCI sends them); ``None``: not given."""

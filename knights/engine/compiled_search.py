@@ -39,26 +39,24 @@ import chess
 from knights.engine import compiled as core
 from knights.engine.compiled_arrays import SearchArrays, warm_up
 from knights.engine.compiled_board import standard, to_chess_move
+from knights.engine.constants import UNLIMITED_DEPTH
 from knights.engine.incremental import Net, NetEvaluator, load_net
-from knights.engine.networks import fast_network_name
-from knights.engine.one_ply import MATE_SCORE, Decision, OnePlyEngine
+from knights.engine.one_ply import MATE_SCORE, Decision
 from knights.engine.search import (
-    DEFAULT_DEPTH,
     INF,
     MATE,
     MATE_BOUND,
     OPENING_MARGIN,
-    SEARCH_NETWORK,
     Control,
     Counters,
     Iteration,
     SearchEngine,
     SearchLimits,
 )
+from knights.engine.spec import SEARCH_NETWORK
 from knights.evaluate.base import Evaluator
 from knights.learn import registry
 
-DEFAULT_NET = SEARCH_NETWORK
 """The network the fast search evaluates with, when its weights are here (the search's default)."""
 ASPIRATION = 40
 """Centipawns either side of the last iteration's value: the first window from depth 4."""
@@ -81,9 +79,9 @@ FEATURES = {"null": core.CFG_NULL, "lmr": core.CFG_LMR, "see": core.CFG_SEE, "ch
 
 
 def default_net_source() -> str | None:
-    """:data:`DEFAULT_NET` when its weights are shipped, else ``None`` (the piece-square fallback)."""
+    """:data:`SEARCH_NETWORK` when its weights are shipped, else ``None`` (the piece-square fallback)."""
     try:
-        return DEFAULT_NET if registry.get(DEFAULT_NET).is_trained() else None
+        return SEARCH_NETWORK if registry.get(SEARCH_NETWORK).is_trained() else None
     except (KeyError, ValueError, FileNotFoundError):
         return None
 
@@ -104,7 +102,7 @@ class FastSearchEngine(SearchEngine):
     ``trace``: keep the first ``trace`` positions evaluated and their values (tests)."""
 
     def __init__(self, evaluator: Evaluator | str | None = None, *, net: Net | str | Path | None = None,
-                 depth: int = DEFAULT_DEPTH, movetime: float | None = None, stochastic: bool = True,
+                 depth: int = UNLIMITED_DEPTH, movetime: float | None = None, stochastic: bool = True,
                  seed: int | None = None, capture_bonus: float = 0.0, tt_bits: int = 20,
                  features: dict[str, bool] | None = None, aspiration: int = ASPIRATION, trace: int = 0,
                  label: str | None = None) -> None:
@@ -268,42 +266,3 @@ class FastSearchEngine(SearchEngine):
             if control.should_stop() or time.monotonic() >= hard:
                 t.ctl[core.C_STOP] = 1
                 return
-
-
-
-
-
-def search_engine(evaluator: Evaluator | str | None, *, depth: int = DEFAULT_DEPTH, movetime: float | None = None,
-                  **options: Any) -> SearchEngine:
-    """The searching bot for ``evaluator``: the compiled :class:`FastSearchEngine` when it is
-    one of :data:`~knights.learn.registry.FAST_NETWORKS` (its weights taken from the evaluator's network when it
-    has one loaded), the Python :class:`SearchEngine` over any other evaluator (kept for comparison). A network
-    judged where the captures end (``EL/v21+quiesce``; ``sparse+quiesce``: the search's own network) is its
-    network's compiled search, which does that at every leaf. At ``depth`` 1 the evaluator named (loaded, or the
-    network itself for a name) is the search's one-ply stage, so that it is the one-ply bot it names, as
-    ``knights play --depth 1`` and the web page play it."""
-    name = fast_network_name(evaluator)
-    if name is None:
-        return SearchEngine(evaluator, depth=depth, movetime=movetime, **options)
-    stage: Evaluator | None = None
-    if depth <= 1:              # a one-ply bot: the evaluator named judges each move, as on every other route
-        loaded = evaluator is not None and not isinstance(evaluator, str)
-        stage = evaluator if loaded else NetEvaluator(load_net(name), name)   # type: ignore[assignment]
-    model = None if isinstance(evaluator, str) else getattr(evaluator, "model", None)
-    packed = getattr(stage, "net", None)
-    net: Net | str | None = packed if isinstance(packed, Net) else name
-    if model is not None and hasattr(model, "state_dict"):
-        from knights.engine.incremental import pack
-
-        net = pack(dict(model.state_dict()))
-    return FastSearchEngine(stage, net=net, depth=depth, movetime=movetime, label=name, **options)
-
-
-def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,
-                **options: Any) -> OnePlyEngine | SearchEngine:
-    """The bot from its settings: at ``depth`` 1 the paper's one-ply :class:`OnePlyEngine`;
-    deeper :func:`search_engine` (compiled for :data:`~knights.learn.registry.FAST_NETWORKS`, the Python search
-    for any other evaluator), stopping at ``depth`` or after ``movetime`` seconds."""
-    if depth <= 1:
-        return OnePlyEngine(evaluator, **options)
-    return search_engine(evaluator, depth=depth, movetime=movetime, **options)

@@ -67,11 +67,11 @@ from knights.engine import compiled as core
 from knights.engine.compiled_arrays import SearchArrays, warm_up
 from knights.engine.compiled_board import states_from_arrays, states_from_boards
 from knights.engine.incremental import Net, files_mirrored, load_net
-from knights.engine.networks import fast_network_name
 from knights.engine.one_ply import MATE_SCORE
 from knights.engine.search import INF, MATE_BOUND
+from knights.engine.spec import SEARCH_NETWORK, SPARSE_DEMOCRACY
+from knights.evaluate.names import QUIESCE_SUFFIX, SPARSE_NAME, EvaluatorError, canonical_evaluator_name
 from knights.learn import registry
-from knights.learn.registry import QUIESCE_SUFFIX, SEARCH_NETWORK, SPARSE_DEMOCRACY, SPARSE_NAME
 
 CHECK_PLIES = 3
 """At how many of the capture search's first plies a quiet move that gives check is played too (0: captures only)."""
@@ -114,11 +114,15 @@ class QuiescenceEvaluator:
         if isinstance(version, Net):
             self.net, self.name = version, name or f"packed network{QUIESCE_SUFFIX}"
         else:
-            network = fast_network_name(version)
-            if network is None:
+            try:
+                network: str | None = canonical_evaluator_name(version)
+            except EvaluatorError:
+                network = None
+            if network not in registry.FAST_NETWORKS:
                 raise ValueError(f"{version}{QUIESCE_SUFFIX}: only the compiled sparse networks are judged where the "
                                  f"captures end (EL/v13's shape, e.g. EL/v21); for any other evaluator ask for "
                                  f"{version}+qsearch, which adds the captures' material")
+            assert network is not None
             self.net, self.name = load_net(network), name or f"{network}{QUIESCE_SUFFIX}"
         self.core = SearchArrays(self.net, TT_BITS)
         self.core.tables.cfg[core.CFG_CHECK_PLIES] = int(check_plies)
@@ -187,12 +191,12 @@ def trained_on_endings(version: str) -> bool:
 
 class JudgedDemocracy:
     """``sparse+quiesce``: the mean of :class:`QuiescenceEvaluator` over the networks of
-    :data:`~knights.learn.registry.SPARSE_DEMOCRACY` (equal weights), pawns from White's side; a position of at
+    :data:`~knights.engine.spec.SPARSE_DEMOCRACY` (equal weights), pawns from White's side; a position of at
     most :data:`ENDING_MEN` men is judged by the members that learned from the endings data alone (``endings``;
     kept for its errors: the quiet-level errors on every independent set fell, most on ``endgames``, where the
     older members err most; in play it was not shown better or worse: 0.754 with the rule and 0.729 without over
     the same 400 openings against ``sf-elo:1350``, ``report/results/one_ply_endings.json``). ``net``: the
-    search network's packed weights (:data:`~knights.learn.registry.SEARCH_NETWORK`: a member's own, or loaded
+    search network's packed weights (:data:`~knights.engine.spec.SEARCH_NETWORK`: a member's own, or loaded
     beside them when it is none), what a search deeper than one ply asked for this evaluator plays with."""
 
     def __init__(self, members: Sequence[str] = SPARSE_DEMOCRACY, *, mate_pawns: float = MATE_SCORE,

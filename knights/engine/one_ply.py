@@ -86,7 +86,7 @@ from knights.board.positions import PlayedPositions, castling_after, castling_co
 from knights.engine.rules import CHECKMATE, opponent_claims, opponent_mates, recent_placements, terminal_outcomes
 from knights.engine.user_input import EngineError, board_from_fen, check_position
 from knights.evaluate.base import Evaluator, finite_evaluations
-from knights.evaluate.names import select_evaluator
+from knights.evaluate.load import select_evaluator
 
 MATE_SCORE = 100.0
 """Score of a checkmate, pawns (positive: White mates)."""

@@ -42,7 +42,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import chess
 import numpy as np
@@ -51,12 +50,11 @@ from knights.board.children import expand
 from knights.board.outcome import rule_draw
 from knights.board.pieces import CENTIPAWNS
 from knights.board.positions import Positions, positions_from_boards
-from knights.engine.clock import PLAY_DEPTH as PLAY_DEPTH
+from knights.engine.constants import UNLIMITED_DEPTH
 from knights.engine.one_ply import EVAL_LIMIT, MATE_SCORE, Decision, OnePlyEngine, opening_weights
 from knights.engine.user_input import EngineError
 from knights.engine.zobrist import hash_after, hash_after_null, zobrist
 from knights.evaluate.base import Evaluator, finite_evaluations
-from knights.learn import registry
 
 MEASURE_FEN = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9"
 """The middlegame position :meth:`SearchEngine.measure_one_ply` times a decision on."""
@@ -67,20 +65,14 @@ MATE = 100_000
 MATE_BOUND = MATE - 1_000
 """Scores beyond this are mates."""
 EVAL_CAP = int(EVAL_LIMIT * 100)
-MAX_PLY = PLAY_DEPTH
+MAX_PLY = UNLIMITED_DEPTH
 """Plies of the main search at most (check extensions included): its arrays are this long."""
 MAX_QPLY = 12
 """Quiescence plies at most (captures run out long before in practice)."""
 DELTA = 200
 """Quiescence: a capture that cannot raise alpha even with this margin is not tried."""
-SEARCH_NETWORK = registry.SEARCH_NETWORK
-"""The searching bot's default network (:data:`knights.learn.registry.SEARCH_NETWORK`)."""
 OPENING_MARGIN = 50
 """Centipawns: how far below the best a move may be valued and still be a stochastic pick."""
-DEFAULT_DEPTH = PLAY_DEPTH
-"""The deepest iteration when only the clock limits the search (:data:`PLAY_DEPTH`: no search goes deeper)."""
-PLAY_MOVETIME = 1.0
-"""Seconds a move in the terminal, where no clock says otherwise."""
 CHECK_EVERY = 4
 """Nodes between two looks at the stop flag (the clock is read at every node). A node over a network
 costs a batched evaluation, a millisecond or more: every 16 nodes a stop was seen 40 ms late as a
@@ -214,7 +206,7 @@ class SearchEngine:
     seconds a move when :meth:`choose` gets no limits. The transposition table and the
     evaluation cache live as long as the engine (:meth:`new_game` clears them)."""
 
-    def __init__(self, evaluator: Evaluator | str | None = None, *, depth: int = DEFAULT_DEPTH,
+    def __init__(self, evaluator: Evaluator | str | None = None, *, depth: int = UNLIMITED_DEPTH,
                  movetime: float | None = None, stochastic: bool = True, seed: int | None = None,
                  capture_bonus: float = 0.0) -> None:
         if depth < 1:
@@ -718,35 +710,3 @@ class SearchEngine:
 
     def best_move(self, board: chess.Board) -> chess.Move:
         return self.choose(board).move
-
-
-def evaluator_for_depth(asked: str | None, depth: int) -> str | None:
-    """The evaluator a bot searching to ``depth`` plays with when none is asked for (``None``
-    or ``"default"``): the one-ply bot's own default at depth 1 (``None``: resolved by
-    :func:`knights.engine.build.resolve_play_name`, ``sparse+quiesce``);
-    deeper, :data:`SEARCH_NETWORK` when its weights are here (the compiled search evaluates
-    it incrementally), else the default network alone. The quiescence search sees the
-    captures the threat term only guesses at, and the democracy's other members cost
-    time without lowering its error on the independent test sets (models_EL/RESULTS.md)."""
-    from knights.evaluate.names import DEFAULT_NETWORK, available_evaluators
-
-    if depth <= 1 or (asked is not None and asked.strip().lower() not in ("", "default")):
-        return asked
-    available = available_evaluators()
-    if SEARCH_NETWORK in available:     # the compiled search's own network (knights.engine)
-        return SEARCH_NETWORK
-    return DEFAULT_NETWORK if DEFAULT_NETWORK in available else None
-
-
-def make_engine(evaluator: Evaluator | str | None = None, *, depth: int = 1, movetime: float | None = None,
-                **options: Any) -> OnePlyEngine | SearchEngine:
-    """The one way to build the bot from its settings: at ``depth`` 1 the one-ply
-    :class:`OnePlyEngine` (``movetime`` unused: one ply is never cut short), deeper a
-    :class:`SearchEngine` that stops at ``depth`` or after ``movetime`` seconds (this module's
-    Python search over any evaluator; the bot's routes build through
-    :func:`knights.engine.compiled_search.make_engine`, which searches the sparse networks compiled). ``options``:
-    ``stochastic``, ``seed``, ``capture_bonus``."""
-    if depth <= 1:
-        return OnePlyEngine(evaluator, **options)
-    return SearchEngine(evaluator, depth=depth, movetime=movetime, **options)
-

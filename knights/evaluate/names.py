@@ -1,34 +1,57 @@
-"""The one place that turns an evaluator name into an evaluator.
+"""Evaluator names: the one grammar.
 
-Names: ``"material"``, any trained EL version (``"EL/v8"``), ``"democracy"`` (the
-shipped ensemble), each optionally with ``"+threats"`` or ``"+qsearch"``; ``"default"`` (or nothing)
-is :data:`DEFAULT_EVALUATOR`, falling back on a fresh clone to the newest trained
-network (the defaults are named in :mod:`knights.learn.registry`, beside the files).
-The benchmarks, ``knights results`` and the play layer resolve names here; the bot's routes (the
-terminal, UCI, lichess-bot, the web page, the arena) go through :mod:`knights.engine.build`, which adds
-the names only the compiled search can build (``EL/v21+quiesce``, ``sparse+quiesce``) and the one-ply
-bot's default (``ONE_PLY_EVALUATOR``), and asks here for every other name.
+A name is ``"material"``, a trained EL version (``"EL/v8"``, any case, ``v`` optional), ``"democracy"`` (the
+shipped ensemble; ``"ensemble"`` is read as it), each optionally with ``"+threats"`` (the static capture-threat
+term) or ``"+qsearch"`` (the captures played out); or a compiled sparse network with ``"+quiesce"`` (judged where
+the captures end) and ``"sparse+quiesce"`` (their democracy). ``None``, ``""`` and ``"default"`` ask for the
+default. :func:`canonical_evaluator_name` spells a name, :func:`available_evaluators` lists the static ones whose
+files are here; neither imports torch, so ``knights uci`` lists its options at once.
+:func:`knights.evaluate.load.load_evaluator` loads a static evaluator; the engine's builder
+(:mod:`knights.engine.build`) loads the judged ones and adds a bot's depth and time (:mod:`knights.engine.spec`).
 
 >>> canonical_evaluator_name("Material+THREATS"), canonical_evaluator_name("el/8")
 ('material+threats', 'EL/v8')
+>>> canonical_evaluator_name("Sparse+QUIESCE")
+'sparse+quiesce'
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 
-from knights.evaluate import democracy
-from knights.evaluate.base import Evaluator, MaterialEvaluator, network_evaluator, probe
-from knights.evaluate.qsearch import CaptureSearchEvaluator
-from knights.evaluate.threats import ThreatAwareEvaluator
 from knights.learn import registry
-from knights.learn.registry import DEFAULT_EVALUATOR as DEFAULT_EVALUATOR
-from knights.learn.registry import DEFAULT_NETWORK as DEFAULT_NETWORK
-from knights.learn.registry import DEMOCRACY_NETWORKS as DEMOCRACY_NETWORKS
-from knights.learn.registry import QSEARCH_SUFFIX as QSEARCH_SUFFIX
-from knights.learn.registry import QUIESCE_SUFFIX, VARIANT_SUFFIXES, split_variant
-from knights.learn.registry import THREATS_SUFFIX as THREATS_SUFFIX
+
+THREATS_SUFFIX = "+threats"
+"""An evaluator's name with the static capture-threat term added (:mod:`knights.evaluate.threats`)."""
+QSEARCH_SUFFIX = "+qsearch"
+"""An evaluator's name with the captures played out by a capture search (:mod:`knights.evaluate.qsearch`)."""
+QUIESCE_SUFFIX = "+quiesce"
+"""A compiled sparse network judged where the captures end (:mod:`knights.engine.judged`)."""
+VARIANT_SUFFIXES = (THREATS_SUFFIX, QSEARCH_SUFFIX)
+"""What may follow any static evaluator's name (one of them at most)."""
+SPARSE_NAME = "sparse"
+"""The democracy of the compiled networks, always with ``+quiesce``: ``sparse+quiesce``."""
+DEFAULT_NETWORK = "EL/v10"
+"""The best network alone by held-out MAE (models_EL/RESULTS.md): what "network alone" benchmarks time and the
+ensemble's main member."""
+DEFAULT_EVALUATOR = "democracy+qsearch"
+"""What :func:`load_evaluator` loads unless told otherwise (the benchmarks): the shipped democracy with the
+captures played out."""
+DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15", "EL/v16", "EL/v17", "EL/v18")
+"""The networks ``knights ensemble`` offers the democracy (those trained)."""
+
+
+def split_variant(name: str) -> tuple[str, str]:
+    """``"EL/v19+qsearch"`` -> ``("EL/v19", "+qsearch")``; a name without a variant -> ``(name, "")``.
+    The suffix is matched in any case and returned as spelled in :data:`VARIANT_SUFFIXES`.
+
+    >>> split_variant("democracy+THREATS"), split_variant("material")
+    (('democracy', '+threats'), ('material', ''))
+    """
+    for suffix in VARIANT_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)], suffix
+    return name, ""
 
 
 class EvaluatorError(ValueError):
@@ -38,7 +61,7 @@ class EvaluatorError(ValueError):
 def available_evaluators() -> list[str]:
     """Names :func:`load_evaluator` accepts that have trained files on disk."""
     names = ["material"] + [v.name for v in registry.all_versions("EL") if v.is_trained()]
-    if democracy.is_shipped() or democracy.is_damaged():   # damaged: loading it says why
+    if (registry.ENSEMBLE_MODELS / "democracy.json").is_file():   # damaged or incomplete: loading it says why
         names.append("democracy")
     return names + [f"{n}{suffix}" for suffix in VARIANT_SUFFIXES for n in names]
 
@@ -59,46 +82,23 @@ def default_evaluator_name(available: list[str]) -> str:
     return trained[-1] if trained else "material"
 
 
-def load_evaluator(name: str | None = None) -> Evaluator:
-    """An evaluator by name: ``"EL/v8"`` (any trained EL version), ``"democracy"``
-    (the shipped ensemble) or ``"material"`` (counting material), each optionally with
-    ``"+threats"`` (plus the static capture-threat term, :mod:`knights.evaluate.threats`) or
-    ``"+qsearch"`` (the captures played out, :mod:`knights.evaluate.qsearch`);
-    ``None`` gives :data:`DEFAULT_EVALUATOR`. Names are taken as spelled
-    (:func:`resolve_name` spells and checks them). Every evaluator is tried on a few
-    positions first (:func:`~knights.evaluate.base.probe`): one that answers NaN or infinity
-    is refused here, not played."""
-    return probe(_load(name or DEFAULT_EVALUATOR))
-
-
-def _load(name: str) -> Evaluator:
-    if name.lower().endswith(QUIESCE_SUFFIX):
-        raise EvaluatorError(f"{name}: the captures judged by the network where they end are played by the "
-                             f"compiled search (knights.engine.judged); in a match, ours:{name}")
-    base, variant = split_variant(name)
-    if variant == THREATS_SUFFIX:
-        return ThreatAwareEvaluator(_load(base))
-    if variant == QSEARCH_SUFFIX:
-        return CaptureSearchEvaluator(_load(base))
-    if name == "material":
-        return MaterialEvaluator()
-    if name in ("democracy", "ensemble"):
-        return democracy.load_shipped()
-    return network_evaluator(name)
-
-
 KINDS = ("the evaluators are material, democracy and the trained networks EL/vN, each optionally with +qsearch or "
          "+threats, and the compiled networks with +quiesce or their democracy sparse+quiesce")
 """What an evaluator name may be, for the errors that refuse one."""
 
 
-def _stderr_notice(text: str) -> None:
-    print(text, file=sys.stderr)
-
-
 def canonical_evaluator_name(name: str) -> str:
     """``"material"``, ``"democracy"`` or a version name such as ``"EL/v8"``."""
     text = name.strip()
+    if text.lower().endswith(QUIESCE_SUFFIX):
+        network = text[: -len(QUIESCE_SUFFIX)].strip()
+        if network.lower() == SPARSE_NAME:
+            return SPARSE_NAME + QUIESCE_SUFFIX
+        base = canonical_evaluator_name(network) if network else network
+        if base not in registry.FAST_NETWORKS:
+            raise EvaluatorError(f"evaluator {name.strip()!r}: only the compiled sparse networks and their democracy, "
+                                 f"{SPARSE_NAME}{QUIESCE_SUFFIX}, take {QUIESCE_SUFFIX} ({KINDS})")
+        return base + QUIESCE_SUFFIX
     base, variant = split_variant(text)
     if variant:
         if split_variant(base)[1] or base.lower().endswith(QUIESCE_SUFFIX):
@@ -141,21 +141,22 @@ def resolve_name(name: str | None, available: list[str] | None = None) -> str:
     assert name is not None
     canonical = canonical_evaluator_name(name)
     if canonical not in available:
-        base = split_variant(canonical)[0]
-        archived = base in registry.archived()     # its weights are not in git: the one command that rebuilds them
-        why = registry.missing_weights(base) if archived else "not trained or not shipped"
-        raise EvaluatorError(f"evaluator {canonical!r} is not available here ({why}); "
-                             f"available: {', '.join(available)}")
+        raise EvaluatorError(missing(canonical, available))
     return canonical
 
 
-def select_evaluator(name: str | None = None, *,
-                     notice: Callable[[str], None] | None = _stderr_notice) -> Evaluator:
-    """The evaluator to play with: :func:`resolve_name`, loaded. When the default
-    falls back (its files are missing), ``notice`` gets one line saying so."""
-    chosen = resolve_name(name)
-    tell_fallback(name, DEFAULT_EVALUATOR, chosen, notice)
-    return load_evaluator(chosen)
+def missing(canonical: str, available: list[str]) -> str:
+    """Why the evaluator ``canonical`` is not among ``available``, and what is: one line (for an archived version,
+    the one command that rebuilds its weights)."""
+    base = split_variant(canonical)[0]
+    base = base[: -len(QUIESCE_SUFFIX)] if base.endswith(QUIESCE_SUFFIX) else base
+    if base in registry.archived():     # its weights are not in git: the one command that rebuilds them
+        why = registry.missing_weights(base)
+    elif canonical == SPARSE_NAME + QUIESCE_SUFFIX:
+        why = "its networks' weights are not all here"
+    else:
+        why = "not trained or not shipped"
+    return f"evaluator {canonical!r} is not available here ({why}); available: {', '.join(available)}"
 
 
 def tell_fallback(asked: str | None, default: str, chosen: str, notice: Callable[[str], None] | None) -> None:

@@ -55,7 +55,7 @@ from knights.board.arrays import boards_from_arrays
 from knights.board.pieces import PAWNS, capture_gain
 from knights.board.positions import Positions
 from knights.evaluate.base import BoardsMixin, Evaluator
-from knights.learn.registry import QSEARCH_SUFFIX as QSEARCH_SUFFIX  # appended to any evaluator name
+from knights.evaluate.names import QSEARCH_SUFFIX as QSEARCH_SUFFIX
 
 MAX_PLIES = 10
 """Captures deep at most (exchanges run out long before)."""

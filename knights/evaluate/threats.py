@@ -56,8 +56,8 @@ import numpy as np
 
 from knights.board.positions import Positions
 from knights.evaluate.base import BoardsMixin, Evaluator
+from knights.evaluate.names import THREATS_SUFFIX as THREATS_SUFFIX
 from knights.features.attacks import legal_capture_gains
-from knights.learn.registry import THREATS_SUFFIX as THREATS_SUFFIX  # appended to any evaluator name
 
 
 def threat_term(positions: Positions) -> np.ndarray:

@@ -34,10 +34,11 @@ from typing import Any, TextIO
 import chess
 import chess.pgn
 
-from knights.engine.build import bot_for
-from knights.engine.one_ply import MATE_SCORE, OnePlyEngine
+from knights.engine.build import build
+from knights.engine.constants import MATE_SCORE, UNLIMITED_DEPTH
 from knights.engine.rules import game_over, result_of
-from knights.engine.search import PLAY_DEPTH, PLAY_MOVETIME, SearchEngine
+from knights.engine.search import SearchEngine
+from knights.engine.spec import PLAY_MOVETIME, parse
 from knights.engine.user_input import EngineError, board_from_fen, parse_move
 from knights.frontends.stdin import Lines
 
@@ -180,8 +181,8 @@ def save_pgn(board: chess.Board, folder: str | Path, *, human: chess.Color, bot_
 def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str | None = None,
         seed: int | None = None, stochastic: bool = True, capture_bonus: float = 0.0,
         fen: str | None = None, games_dir: str | Path = "games", unicode: bool | None = None,
-        depth: int = PLAY_DEPTH, movetime: float = PLAY_MOVETIME,
-        engine: OnePlyEngine | SearchEngine | None = None, hangups: Hangups | None = None) -> int:
+        depth: int = UNLIMITED_DEPTH, movetime: float = PLAY_MOVETIME,
+        engine: SearchEngine | None = None, hangups: Hangups | None = None) -> int:
     """Play one game reading your input from ``stdin``; returns the exit code (0; 128 + the
     signal for a game ended by SIGHUP or SIGTERM, or by the terminal going away)."""
     def say(text: str = "", end: str = "\n") -> None:
@@ -203,14 +204,14 @@ def run(stdin: TextIO, stdout: TextIO, *, color: str = "white", evaluator: str |
         if interactive:
             slow.start()
         try:
-            engine = bot_for(evaluator, depth=depth, movetime=movetime, notice=say, stochastic=stochastic, seed=seed,
-                             capture_bonus=capture_bonus)
+            engine = build(parse(evaluator, depth=depth, movetime=movetime, stochastic=stochastic, seed=seed,
+                                 capture_bonus=capture_bonus), notice=say)
         finally:
             slow.cancel()
     bot_name = f"{BOT_NAME} [{engine.name}]"
     unicode = _supports_unicode(stdout) if unicode is None else unicode
     orientation = human
-    how = "one ply" if isinstance(engine, OnePlyEngine) else f"searching {engine.movetime or 'any'} s a move"
+    how = "one ply" if getattr(engine, "depth", 1) <= 1 else f"searching {engine.movetime or 'any'} s a move"
     say(f"Knights and Kernels: you play {color} against {engine.name} ({how}, "
         f"{'stochastic opening' if engine.stochastic else 'deterministic'}). Type 'help' for commands.")
     result, termination = "*", "unterminated"
@@ -341,7 +342,7 @@ def main(args: argparse.Namespace) -> int:
                    capture_bonus=getattr(args, "capture_bonus", 0.0), fen=getattr(args, "fen", None),
                    games_dir=getattr(args, "games_dir", "games"),
                    unicode=False if getattr(args, "ascii", False) else None,
-                   depth=getattr(args, "depth", None) or PLAY_DEPTH,
+                   depth=getattr(args, "depth", None) or UNLIMITED_DEPTH,
                    movetime=getattr(args, "movetime", None) or PLAY_MOVETIME, hangups=hangups)
     finally:
         for signum, handler in previous.items():

@@ -50,7 +50,7 @@ ponder`` ends it. Only errors are said between a command and its answer: what th
 plays with is said in the next search's ``info string`` lines.
 
 Start-up and time. ``uci`` is answered at once: the option list comes from the files
-on disk (:func:`~knights.engine.quick_names.quick_evaluator_names`), and torch and the model load in a separate
+on disk (:func:`~knights.engine.build.available`), and torch and the model load in a separate
 engine process (:class:`~knights.frontends.uci_worker.EngineWorker`) started after ``uciok`` (``readyok`` waits for
 them, as UCI allows). Every decision runs there, in order, while this process keeps
 reading and keeps the clock: a model load that holds the interpreter lock for half a
@@ -80,13 +80,12 @@ from knights.engine.clock import (
     MAX_GO_MS,
     MOVE_OVERHEAD,
     ONE_PLY_FLOOR,
-    PLAY_DEPTH,
     GoLimits,
     move_budget,
     quick_move,
     search_deadlines,
 )
-from knights.engine.quick_names import quick_default, quick_evaluator_names
+from knights.engine.constants import UNLIMITED_DEPTH
 from knights.frontends.stdin import Lines
 from knights.frontends.uci_worker import NO_DEADLINE, EngineLink
 
@@ -104,7 +103,6 @@ STOP_GRACE = 0.05
 finished iteration's move, or the quick move): the compiled search sees the stop flag within a few
 milliseconds, the Python search within a few nodes; a search still waiting for the model to load
 does not."""
-MAX_DEPTH = PLAY_DEPTH       # the Depth option's and go depth's ceiling
 UNLIMITED_GO = 1.0       # seconds a go with no clock, movetime, depth or nodes may search (from its start)
 AT_ONCE = frozenset({"stop", "isready", "quit"})
 """Commands taken at once, never after a search or a readyok still to come."""
@@ -115,7 +113,7 @@ class UciSession:
     line goes to ``send``."""
 
     def __init__(self, send: Callable[[str], None], *, evaluator: str | None = None,
-                 seed: int | None = None, stochastic: bool = True, depth: int = PLAY_DEPTH,
+                 seed: int | None = None, stochastic: bool = True, depth: int = UNLIMITED_DEPTH,
                  engine_process: bool | None = None) -> None:
         self.send = send
         self.depth = depth
@@ -145,15 +143,17 @@ class UciSession:
         self.send("info string " + " ".join(clean.split()))
 
     def _choices(self) -> tuple[list[str], str]:
-        from knights.engine.build import play_default, play_evaluator_names, resolve_play_name
-        from knights.engine.search import evaluator_for_depth
+        """The Evaluator option's names (the files on disk: no torch) and its default for the Depth option."""
+        from knights.engine.build import available, default_evaluator
+        from knights.engine.spec import parse
         from knights.evaluate.names import EvaluatorError
 
-        names = play_evaluator_names()
+        names = available()
         try:
-            return names, resolve_play_name(evaluator_for_depth(self.evaluator_name, self.depth), names)
-        except EvaluatorError:   # reported when the engine is built; it falls back to the default
-            return names, play_default(names)
+            asked = parse(self.evaluator_name).evaluator
+        except EvaluatorError:   # reported when the engine is built
+            asked = None
+        return names, asked if asked in names else default_evaluator(self.depth, names)
 
     # -- the engine process, and what comes back from it ------------------------------------------
     def poll(self) -> None:
@@ -247,11 +247,7 @@ class UciSession:
             self.info(f"error in {command!r}: {type(exc).__name__}: {exc}")
 
     def cmd_uci(self, _args: list[str]) -> None:
-        if self.link.engine_process:    # the files on disk: no torch in this process
-            names = quick_evaluator_names()
-            default = quick_default(names, self.evaluator_name, self.depth)
-        else:                      # the evaluators are loaded here: ask the one resolver
-            names, default = self._choices()
+        names, default = self._choices()
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {AUTHOR}")
         self.send(f"option name Evaluator type combo default {default} " + " ".join(f"var {n}" for n in names))
@@ -260,7 +256,7 @@ class UciSession:
         self.send(f"option name Seed type spin default {seed} min -1 max {SEED_MAX}")
         self.send("option name CaptureBonus type spin default 0 min 0 max 100")
         self.send(f"option name Move Overhead type spin default {round(MOVE_OVERHEAD * 1000)} min 0 max 5000")
-        self.send(f"option name Depth type spin default {self.depth} min 1 max {MAX_DEPTH}")
+        self.send(f"option name Depth type spin default {self.depth} min 1 max {UNLIMITED_DEPTH}")
         self.send("uciok")
         self.link.post("warm")      # torch and the evaluators import there while the GUI sends its options
 
@@ -347,7 +343,8 @@ class UciSession:
             self.seed = new_seed = None if seed < 0 else seed
             self.link.post("set", "seed", new_seed)
         elif key == "depth":
-            depth = self._spin(value, 1, MAX_DEPTH, f"Depth must be an integer from 1 (the one-ply bot) to {MAX_DEPTH}")
+            depth = self._spin(value, 1, UNLIMITED_DEPTH,
+                               f"Depth must be an integer from 1 (the one-ply bot) to {UNLIMITED_DEPTH}")
             if depth is None:
                 return
             self.depth = depth
@@ -397,7 +394,7 @@ class UciSession:
                         values[token] = number
                     elif token in ("depth", "nodes"):
                         if number >= 1:
-                            search[token] = min(number, MAX_DEPTH) if token == "depth" else number
+                            search[token] = min(number, UNLIMITED_DEPTH) if token == "depth" else number
                         else:
                             self.info(f"go: {token} must be at least 1, not {args[i]}; ignored")
                     else:                       # mate: no mate search here; the move is searched as usual
@@ -638,12 +635,12 @@ def main(args: argparse.Namespace | None = None) -> int:
     """``knights uci``: no torch in this process; it loads in the engine process after ``uciok``."""
     try:
         depth = getattr(args, "depth", None)
-        if depth is not None and not 1 <= depth <= MAX_DEPTH:
-            print(f"knights uci: --depth must be from 1 to {MAX_DEPTH}, not {depth}", file=sys.stderr)
+        if depth is not None and not 1 <= depth <= UNLIMITED_DEPTH:
+            print(f"knights uci: --depth must be from 1 to {UNLIMITED_DEPTH}, not {depth}", file=sys.stderr)
             return 2
         return serve(sys.stdin, sys.stdout, evaluator=getattr(args, "evaluator", None), engine_process=True,
                      seed=getattr(args, "seed", None), stochastic=not getattr(args, "deterministic", False),
-                     depth=PLAY_DEPTH if depth is None else depth)
+                     depth=UNLIMITED_DEPTH if depth is None else depth)
     except KeyboardInterrupt:
         return 0
 

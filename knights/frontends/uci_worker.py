@@ -128,11 +128,13 @@ class EngineWorker:
         return "ok", None
 
     def op_evaluator(self, value: str) -> tuple[str, Any]:
-        from knights.engine.build import resolve_play_name
+        from knights.engine.build import resolve
+        from knights.engine.spec import parse
         from knights.evaluate.names import EvaluatorError
 
         try:   # loaded at the next isready / go; "default" stays None (it depends on the depth)
-            self.evaluator_name = None if value.strip().lower() in ("", "default") else resolve_play_name(value)
+            wanted = parse(value, depth=self.depth)
+            self.evaluator_name = None if wanted.evaluator is None else resolve(wanted).evaluator
         except EvaluatorError as exc:
             self.info(str(exc))
         return "ok", None
@@ -206,31 +208,28 @@ class EngineWorker:
         every later request until the options change, so that ``isready`` and every ``go`` say
         why in an ``info string error:`` line (and, once, on stderr, the engine's log); the
         protocol still answers each ``go`` with a legal move."""
-        from knights.engine.build import select_play_evaluator
-        from knights.engine.compiled_search import search_engine
-        from knights.engine.search import evaluator_for_depth
+        from knights.engine.build import build, resolve
+        from knights.engine.spec import BotSpec
 
-        asked = (self.evaluator_name, self.depth > 1)   # all the default depends on
+        asked = (self.evaluator_name, self.depth > 1)   # all the default depends on (op_set sets the depth itself)
         if self.engine is not None and self._loaded_for == asked:
             return self.engine                         # (no look at the files on every move)
         if self._failed is not None and self._failed[0] == asked:
             raise EvaluatorUnusable(self._failed[1])  # (no second load of a broken file on every move)
-        wanted = evaluator_for_depth(self.evaluator_name, self.depth)
-        if self.engine is not None and self._loaded_name == wanted:
-            self._loaded_for = asked
-            return self.engine
+        spec = BotSpec(self.evaluator_name, depth=self.depth, stochastic=self.stochastic, seed=self.seed,
+                       capture_bonus=self.capture_bonus)
         try:
-            evaluator = select_play_evaluator(wanted, notice=self.note)
+            spec = resolve(spec, notice=self.note)
+            engine = build(spec)
         except Exception as exc:  # noqa: BLE001 - reported on every request, never played around
-            message = f"cannot load evaluator {wanted or 'default'!r}: {exc}"
+            message = f"cannot load evaluator {spec.evaluator or 'default'!r}: {exc}"
             self._failed = (asked, message)
             self.engine, self._loaded_name, self._loaded_for = None, None, None
             if self.own_process:   # the engine's log; the protocol says it in every answer
                 print(f"knights uci: error: {message}", file=sys.stderr, flush=True)
             raise EvaluatorUnusable(message) from None
         self._failed = None
-        engine = search_engine(evaluator, depth=self.depth, stochastic=self.stochastic, seed=self.seed,
-                               capture_bonus=self.capture_bonus)   # EL/v13's shape: the compiled search
+        wanted = spec.evaluator
         try:
             self.cost = engine.measure_one_ply()   # the cost of one decision, before the first move
         except Exception as exc:  # noqa: BLE001 - reported; the first real decision measures it

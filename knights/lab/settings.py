@@ -28,11 +28,11 @@ from knights.data.csslab import CLIP_PAWNS, MATE_PAWNS
 from knights.data.generate import ADJUDICATE_PAWNS, EPSILONS, OPENING_PLIES, STYLES
 from knights.engine.judged import CHECK_PLIES, ENDING_MEN, trained_on_endings
 from knights.engine.one_ply import MATE_SCORE, OPENING_TABLE, ORIGINAL_CAPTURE_BONUS
+from knights.engine.spec import ONE_PLY_EVALUATOR, SPARSE_DEMOCRACY
 from knights.evaluate.names import DEFAULT_EVALUATOR
 from knights.learn import registry
 from knights.learn.experiment import TEST_LETTERS
 from knights.learn.nets import parameter_count
-from knights.learn.registry import ONE_PLY_EVALUATOR, SPARSE_DEMOCRACY
 
 SETTINGS = registry.REPO_ROOT / "report" / "results" / "settings.json"
 """Where ``knights settings`` writes by default (the report reads it there)."""

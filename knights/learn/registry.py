@@ -32,98 +32,12 @@ checksum and recipe (:func:`table`; docs/versions.md)."""
 ENSEMBLE_MODELS = REPO_ROOT / "ensemble" / "models"
 """The shipped democracy's folder (its manifest ``democracy.json`` and the learners' files)."""
 
-DEFAULT_NETWORK = "EL/v10"
-"""The best network alone by held-out MAE (models_EL/RESULTS.md): what "network alone"
-benchmarks time, the ensemble's main member, and what a searching bot plays with when
-:data:`SEARCH_NETWORK`'s weights are missing."""
-
-SEARCH_NETWORK = "EL/v24"
-"""The searching bot's default network: the compiled search (knights.engine) evaluates it incrementally, thousands
-of times faster than a batched network call per node. Each default was chosen in self-play at the time the bot plays
-(tools/fast_search_ab.py); the games are in report/results/search_strength.json (``network_ab``, ``network_ab_v17``
-... ``network_ab_v24``) and each network's verdict is in its versions-table entry (source_EL/versions.toml,
-``notes``). EL/v24 is also the newest member of :data:`SPARSE_DEMOCRACY`."""
-
-DEMOCRACY_NETWORKS = ("EL/v10", "EL/v11", "EL/v13", "EL/v14", "EL/v15", "EL/v16", "EL/v17", "EL/v18")
-"""The networks ``knights ensemble`` offers the democracy (those trained): members that learned differently, so that
-their errors differ (convolutions in pawns, a residual CNN, the sparse networks in win-probability space, V10's
-network in that space); the fitted weights decide which of them, and the learners, count. Why EL/v12 and EL/v19 are
-not offered: their entries' ``notes`` in source_EL/versions.toml (report/results/democracy_candidates.json)."""
-
 FAST_NETWORKS = ("EL/v13", "EL/v15", "EL/v16", "EL/v17", "EL/v18", "EL/v19", "EL/v20", "EL/v21", "EL/v22", "EL/v23",
                  "EL/v24", "EL/v25", "EL/v26")
 """The versions the compiled search (knights.engine) evaluates: EL/v13's sparse network (768
 features a side, accumulators of any width, 128 or 256 so far, a head of three layers), trained on different
 data (a test checks that these are exactly the versions with its layers). Named here, beside the files, so
 that the UCI engine lists their ``+quiesce`` names without importing the compiled code."""
-
-DEFAULT_EVALUATOR = "democracy+qsearch"
-"""The evaluator :mod:`knights.evaluate` loads unless told otherwise (``load_evaluator(None)``, the
-benchmarks), and the one-ply bot's while :data:`ONE_PLY_EVALUATOR`'s network is not here: the shipped
-democracy (the best held-out MAE, ensemble/RESULTS.md) with the captures played out (knights.evaluate.qsearch,
-the ``+qsearch`` suffix), as Stockfish's own depth 1 is a ply and a capture search. It plays better one ply ahead
-than the democracy alone (report/results/one_ply_capture_search.json); the static capture-threat term
-(knights.evaluate.threats, ``+threats``) no longer earns its place over it. The ladder rates all three
-(``knights strength``). A searching bot plays :data:`SEARCH_NETWORK`."""
-
-SPARSE_DEMOCRACY = ("EL/v19", "EL/v20", "EL/v21", "EL/v22", "EL/v23", "EL/v24")
-"""The members of ``sparse+quiesce``, a democracy of the compiled sparse networks at equal weights, each judged
-where the captures end (knights.engine.judged): the six newest that earned it, EL/v19 to EL/v24. They replaced
-EL/v16 to EL/v21 (report/results/one_ply_newest.json). Equal weights, not fitted: a lower error has not made a
-stronger one-ply player here. Why EL/v25 is not a member: its entry's ``notes`` in source_EL/versions.toml."""
-SPARSE_NAME = "sparse"
-"""The evaluator name of :data:`SPARSE_DEMOCRACY` (always with ``+quiesce``: ``sparse+quiesce``)."""
-
-ONE_PLY_EVALUATOR = "sparse+quiesce"
-"""The evaluator the one-ply bot (depth 1, in every route) plays with unless told otherwise: the democracy of
-:data:`SPARSE_DEMOCRACY`, each network judged where the captures end (knights.engine.judged: the compiled
-capture search from each position the bot's moves lead to, the network asked at every quiet end, as Stockfish's
-depth 1 does after its ply). It was chosen one ply ahead against Stockfish UCI_Elo 1350 on the same openings
-(report/results/one_ply_sparse.json, one_ply_quiesce.json, one_ply_quiesce_network.json, one_ply_newest.json).
-The shipped democracy, whose members are not all compiled networks, is not judged so; it stays a choice
-(``democracy+qsearch``), and the ladder rates it beside this one. Only the play layer builds it
-(knights.engine.build); where a member's weights are missing the one-ply bot plays :data:`DEFAULT_EVALUATOR`."""
-THREATS_SUFFIX = "+threats"
-"""An evaluator's name with the static capture-threat term added (:mod:`knights.evaluate.threats`)."""
-QSEARCH_SUFFIX = "+qsearch"
-"""An evaluator's name with the captures played out by a capture search (:mod:`knights.evaluate.qsearch`)."""
-QUIESCE_SUFFIX = "+quiesce"
-"""A compiled sparse network's name with the captures played out by the compiled search and judged by the
-network where they end (:mod:`knights.engine.judged`); not one of :data:`VARIANT_SUFFIXES`, which any
-evaluator takes."""
-VARIANT_SUFFIXES = (THREATS_SUFFIX, QSEARCH_SUFFIX)
-"""What may follow any evaluator's name (one of them at most)."""
-
-
-def judged_names(available: list[str]) -> list[str]:
-    """``X+quiesce`` for each network ``X`` of ``available`` that the compiled search evaluates, then
-    ``sparse+quiesce`` when every member of :data:`SPARSE_DEMOCRACY` and :data:`SEARCH_NETWORK` (which a deeper
-    search asked for it plays) are among them (the play layer's names, listed without importing it).
-
-    >>> judged_names(["material", "EL/v10", "EL/v21"])
-    ['EL/v21+quiesce']
-    >>> "sparse+quiesce" in judged_names([*SPARSE_DEMOCRACY, SEARCH_NETWORK])
-    True
-    >>> "sparse+quiesce" in judged_names([*SPARSE_DEMOCRACY[1:], SEARCH_NETWORK])    # a member missing
-    False
-    """
-    judged = [f"{name}{QUIESCE_SUFFIX}" for name in available if name in FAST_NETWORKS]
-    needed = (*SPARSE_DEMOCRACY, SEARCH_NETWORK)
-    return judged + ([f"{SPARSE_NAME}{QUIESCE_SUFFIX}"] if all(m in available for m in needed) else [])
-
-
-def split_variant(name: str) -> tuple[str, str]:
-    """``"EL/v19+qsearch"`` -> ``("EL/v19", "+qsearch")``; a name without a variant -> ``(name, "")``.
-    The suffix is matched in any case and returned as spelled in :data:`VARIANT_SUFFIXES`.
-
-    >>> split_variant("democracy+THREATS"), split_variant("material")
-    (('democracy', '+threats'), ('material', ''))
-    """
-    for suffix in VARIANT_SUFFIXES:
-        if name.lower().endswith(suffix):
-            return name[: -len(suffix)], suffix
-    return name, ""
-
 
 def repo_path(path: str | Path) -> Path:
     """``path`` as given when absolute, else taken from the repository root."""

@@ -1,19 +1,11 @@
-"""The one place the web page's settings become a bot.
+"""The web page's settings, read, checked and made a bot.
 
-:class:`EngineSettings` reads and checks what the page sends (evaluator, stochastic
-opening, seed, search depth, movetime in seconds); :func:`build_engine` turns them into an
-engine with ``choose(board) -> Decision``, built as every other route builds the bot
-(:func:`knights.engine.build.bot_for`, the same as ``knights play``, ``knights uci`` and
-lichess-bot): the evaluator ``"default"`` (what a request that names none gets) is the
-one-ply bot's default at depth 1 and, deeper, the search's network
-(:data:`~knights.engine.search.SEARCH_NETWORK`) searched by the compiled search
-(:class:`~knights.engine.compiled_search.FastSearchEngine`); a request without a depth gets the
-bot's own (:data:`~knights.engine.search.PLAY_DEPTH`: as deep as :data:`SEARCH_MOVETIME`
-allows, the terminal's second a move). A named evaluator at depth 1 is the paper's
-one-ply bot over it; deeper, the sparse networks are searched compiled and any other evaluator by the
-Python search (kept for comparison). The names are those :func:`~knights.engine.build.play_evaluator_names`
-lists (``EL/v21+quiesce`` among them). Loaded evaluators are kept, one per name, so a new game does not load
-the same networks again.
+:class:`EngineSettings` reads and checks what the page sends (evaluator, stochastic opening, seed, search depth,
+movetime in seconds); :func:`engine_for` makes the bot with the one builder (:func:`knights.engine.build.build`),
+as every other route does: ``"default"`` (what a request that names no evaluator gets) is the bot's own for the
+depth; a request without a depth gets the bot's own, as deep as :data:`SEARCH_MOVETIME` allows. The names are
+those :func:`knights.engine.build.available` lists; loaded evaluators are kept, one per name, so a new game does
+not load the same networks again.
 
 >>> EngineSettings.from_json({"evaluator": "material", "depth": 1}).as_json()["evaluator"]
 'material'
@@ -33,20 +25,20 @@ from typing import Any, Protocol
 
 import chess
 
-from knights.engine.build import bot_for, cached_play_evaluator, play_evaluator_names, resolve_play_name
-from knights.engine.compiled_search import make_engine
+from knights.engine.build import available, build, default_evaluator, resolve
+from knights.engine.constants import UNLIMITED_DEPTH
 from knights.engine.one_ply import Decision
-from knights.engine.search import PLAY_DEPTH, PLAY_MOVETIME
+from knights.engine.spec import PLAY_MOVETIME, BotSpec, parse
 from knights.evaluate.names import EvaluatorError, is_default
 from knights.frontends.web.errors import RequestError, quoted
 
 DEFAULT = "default"
 """The evaluator name that asks for the bot's own (as ``knights play`` and ``knights uci`` do)."""
-MAX_DEPTH = PLAY_DEPTH
+MAX_DEPTH = UNLIMITED_DEPTH
 """The deepest search the API accepts (the page offers :data:`PAGE_DEPTHS`)."""
-DEFAULT_DEPTH = PLAY_DEPTH
+DEFAULT_DEPTH = UNLIMITED_DEPTH
 """The depth of a request that gives none: the bot's own, as deep as the time allows."""
-PAGE_DEPTHS = (1, 2, 3, 4, PLAY_DEPTH)
+PAGE_DEPTHS = (1, 2, 3, 4, UNLIMITED_DEPTH)
 """Search depths the page's select offers; 1 is the one-ply bot, 64 the bot as it plays elsewhere."""
 SEARCH_MOVETIME = PLAY_MOVETIME
 """Seconds a deeper search may think when the page gives no movetime (the terminal's)."""
@@ -82,7 +74,7 @@ def _seconds(value: Any, name: str, high: float) -> float:
 @dataclass(frozen=True)
 class EngineSettings:
     """The bot's settings for one game, checked. ``evaluator`` is a canonical name
-    (:func:`~knights.engine.build.resolve_play_name`) or :data:`DEFAULT`; ``movetime`` is
+    (:func:`~knights.engine.build.resolve`) or :data:`DEFAULT`; ``movetime`` is
     seconds per move for a search (``None``: :data:`SEARCH_MOVETIME`; the one-ply bot
     ignores it)."""
 
@@ -103,7 +95,7 @@ class EngineSettings:
         if name is not None and len(name) > MAX_NAME:
             raise RequestError(f"unknown evaluator {quoted(name)}: see /api/options for the names")
         try:
-            evaluator = DEFAULT if is_default(name) else resolve_play_name(name, available)
+            evaluator = DEFAULT if is_default(name) else str(resolve(parse(name), available).evaluator)
         except EvaluatorError as exc:
             raise RequestError(str(exc)) from None
         stochastic = data.get("stochastic", True)
@@ -121,48 +113,26 @@ class EngineSettings:
                 "depth": self.depth, "movetime": self.movetime}
 
 
-def build_engine(evaluator_name: str | None, stochastic: bool = True, seed: int | None = None,
-                 depth: int = DEFAULT_DEPTH, movetime: float | None = None) -> Engine:
-    """The bot for one game: every engine the web app plays with is built here.
-
-    ``evaluator_name``: any name :func:`~knights.engine.build.play_evaluator_names`
-    lists, or ``None`` / :data:`DEFAULT` for the bot's own (as every route builds it:
-    :func:`~knights.engine.build.bot_for`); ``depth`` 1 is the one-ply
-    :class:`~knights.engine.one_ply.OnePlyEngine` (``movetime`` unused); a deeper depth is a
-    search (compiled for the sparse networks, :class:`~knights.engine.compiled_search.FastSearchEngine`) that
-    stops at that depth or after ``movetime`` seconds (default :data:`SEARCH_MOVETIME`),
-    whichever comes first."""
-    depth = _whole(depth, "depth", 1, MAX_DEPTH)
-    seconds = movetime or SEARCH_MOVETIME
-    if is_default(evaluator_name):
-        if depth <= 1:      # the one-ply bot's default evaluator, loaded once
-            own = cached_play_evaluator(resolve_play_name(None))
-            return make_engine(own, depth=1, stochastic=stochastic, seed=seed)
-        return bot_for(None, depth=depth, movetime=seconds, stochastic=stochastic, seed=seed)
-    try:
-        name = resolve_play_name(evaluator_name)
-    except EvaluatorError as exc:
-        raise RequestError(str(exc)) from None
-    return make_engine(cached_play_evaluator(name), depth=depth, movetime=seconds, stochastic=stochastic, seed=seed)
+def spec_for(settings: EngineSettings) -> BotSpec:
+    """A game's :class:`EngineSettings` as a :class:`~knights.engine.spec.BotSpec` (a search without a movetime
+    thinks :data:`SEARCH_MOVETIME` a move)."""
+    return BotSpec(None if settings.evaluator == DEFAULT else settings.evaluator, depth=settings.depth,
+                   movetime=settings.movetime or SEARCH_MOVETIME, stochastic=settings.stochastic, seed=settings.seed)
 
 
 def engine_for(settings: EngineSettings) -> Engine:
-    """:func:`build_engine` with a game's :class:`EngineSettings`."""
-    return build_engine(settings.evaluator, settings.stochastic, settings.seed, settings.depth, settings.movetime)
+    """The bot of a game's :class:`EngineSettings`, from the one builder."""
+    try:
+        return build(spec_for(settings))   # type: ignore[no-any-return]
+    except EvaluatorError as exc:
+        raise RequestError(str(exc)) from None
 
 
 def page_options() -> dict[str, Any]:
     """What the page's settings offer: the evaluators on disk after :data:`DEFAULT` (the
     bot's own, the default), the search depths and the default one, the default movetime."""
-    names = play_evaluator_names()
+    names = available()
     return {"evaluators": [DEFAULT, *names], "default_evaluator": DEFAULT, "default_evaluator_is": {
-                "1": resolve_play_name(None, names), "search": bot_name(names)},
+                "1": default_evaluator(1, names), "search": default_evaluator(UNLIMITED_DEPTH, names)},
             "depths": list(PAGE_DEPTHS), "default_depth": DEFAULT_DEPTH, "search_available": True,
             "default_movetime": SEARCH_MOVETIME, "max_movetime": MAX_MOVETIME}
-
-
-def bot_name(names: list[str]) -> str:
-    """The evaluator the default searching bot uses here."""
-    from knights.engine.search import evaluator_for_depth
-
-    return evaluator_for_depth(None, PLAY_DEPTH) or resolve_play_name(None, names)

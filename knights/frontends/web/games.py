@@ -36,15 +36,15 @@ from typing import Any
 import chess
 import chess.pgn
 
-from knights.engine.networks import fast_network_name
+from knights.engine.build import compiled_network
 from knights.engine.one_ply import Decision
 from knights.engine.rules import game_over, result_of
 from knights.engine.search import Control, SearchEngine
 from knights.engine.user_input import EngineError
+from knights.evaluate.names import QUIESCE_SUFFIX
 from knights.frontends.web.engines import SETTINGS_FIELDS, Engine, EngineSettings, engine_for
 from knights.frontends.web.errors import RequestError, quoted
 from knights.frontends.web.storage import IDLE_DAYS, MAX_GAMES, MAX_SEEN, GameDatabase, GameRecord, StorageUnavailable
-from knights.learn.registry import QUIESCE_SUFFIX
 
 BOT_NAME = "Knights and Kernels"
 COLORS = {"white": chess.WHITE, "black": chess.BLACK}
@@ -170,7 +170,7 @@ class Game:
         than one ply is named by the network its compiled search plays (``sparse+quiesce``: EL/v24)."""
         evaluator, depth = self.settings.evaluator, self.settings.depth
         if depth > 1 and evaluator.lower().endswith(QUIESCE_SUFFIX):
-            evaluator = fast_network_name(evaluator) or evaluator
+            evaluator = compiled_network(evaluator) or evaluator
         return f"{BOT_NAME} [{evaluator}" + (f", depth {depth}]" if depth > 1 else "]")
 
     # -- moves -----------------------------------------------------------------------------

@@ -23,13 +23,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from knights.engine.spec import SPARSE_DEMOCRACY
 from knights.lab.arena import quality as move_quality
 from knights.lab.arena.game import Settings
 from knights.lab.arena.matches import player_seconds, run_games, safe_name, schedule
 from knights.lab.arena.report import markdown_table, rating_report, write_report
 from knights.lab.arena.scores import format_scores
 from knights.lab.arena.specs import canonical
-from knights.learn.registry import SPARSE_DEMOCRACY
 
 LADDER = ("random", "greedy", "ab2", "ab3", "sf-nodes:1", "sf-nodes:10", "sf-nodes:100")
 """The free rungs, weak to strong."""
@@ -95,13 +95,13 @@ def strength_plan(*, quick: bool = False, engines: Sequence[str] | None = None, 
     names = list(dict.fromkeys(names))
     shipped = names[0]
     pairings = [(shipped, o, _count(games, 80)) for o in SHIPPED_OPPONENTS]
-    from knights.learn.registry import DEFAULT_EVALUATOR, split_variant
+    from knights.evaluate.names import DEFAULT_EVALUATOR, split_variant
 
     rivals = {split_variant(shipped)[0], f"ours:{split_variant(DEFAULT_EVALUATOR)[0]}"}
     for e in names[1:]:
         # the shipped evaluator's and the democracy's variants (with or without the threat term or the
         # capture search) also meet the lowest anchor, as the shipped bot does: which earns its place is
-        # decided there (knights.learn.registry.ONE_PLY_EVALUATOR)
+        # decided there (knights.engine.spec.ONE_PLY_EVALUATOR)
         extra = ("sf-elo:1350",) if split_variant(e)[0] in rivals else ()
         pairings += [(e, o, _count(version_games, 40)) for o in VERSION_OPPONENTS + extra]
     pairings += [(a, b, _count(chain_games, 40)) for a, b in CHAIN]
@@ -113,16 +113,17 @@ def _our_engines() -> list[str]:
     """The shipped one-ply bot, the democracy's variants (without a suffix, with the threat term, with the
     capture search), and every trained version, as specs.
 
-    The shipped bot plays the one-ply default (:func:`~knights.engine.build.play_default`: the compiled
+    The shipped bot plays the one-ply default (:func:`~knights.engine.build.default_evaluator`: the compiled
     networks' democracy, each judged where the captures end); without their weights the bot falls back as the engine
     does, and so does the ladder, under the evaluator's real name. The democracy's variants stay beside it
     so that the ladder keeps measuring which earns its place."""
-    from knights.engine.build import play_default, play_evaluator_names
-    from knights.evaluate.names import default_evaluator_name, trained_networks
-    from knights.learn.registry import ONE_PLY_EVALUATOR, VARIANT_SUFFIXES, split_variant
+    from knights.engine.build import available as evaluators_here
+    from knights.engine.build import default_evaluator
+    from knights.engine.spec import ONE_PLY_EVALUATOR
+    from knights.evaluate.names import VARIANT_SUFFIXES, default_evaluator_name, split_variant, trained_networks
 
-    available = play_evaluator_names()
-    default = play_default(available)
+    available = evaluators_here()
+    default = default_evaluator(1, available)
     if default != ONE_PLY_EVALUATOR:
         print(f"note: {ONE_PLY_EVALUATOR} is not trained; the shipped bot is rated with '{default}'",
               file=sys.stderr)

@@ -3,7 +3,7 @@
 A player has a ``name``, chooses a move for a board, is told when a new game starts
 and is closed when done::
 
-    player = AlphaBetaPlayer(depth=2, seed=1)
+    player = GreedyPlayer(seed=1)
     move = player.choose_move(chess.Board())
 
 The ladder (:mod:`knights.lab.arena.specs` builds them from spec strings such as ``"ab2"``):
@@ -13,8 +13,8 @@ The ladder (:mod:`knights.lab.arena.specs` builds them from spec strings such as
 ``greedy``          :class:`GreedyPlayer`: one ply, counting material (the project's
                     table, :data:`knights.board.pieces.CENTIPAWNS`) after each
                     move; takes a mate in one; ties at random.
-``ab2``, ``ab3``    :class:`AlphaBetaPlayer`: negamax alpha-beta on material to
-                    depth 2 / 3 plus a capture (quiescence) search; ties at random.
+``ab2``, ``ab3``    our search over material, 2 / 3 plies and its capture search
+                    (:class:`EnginePlayer` of :func:`knights.engine.build.build`).
 ``sf-nodes:N``      :class:`StockfishPlayer`: Stockfish at Skill Level 0 searching
                     N nodes a move (N = 1, 10, 100 in the ladder).
 ``sf-elo:E``        :class:`StockfishPlayer`: Stockfish with ``UCI_LimitStrength``
@@ -22,8 +22,8 @@ The ladder (:mod:`knights.lab.arena.specs` builds them from spec strings such as
 ``uci:<command>``   :class:`UciPlayer`: any UCI engine, through python-chess.
 ==================  ===========================================================
 
-The opponents are independent references: none of them uses our engine; :class:`EnginePlayer`
-wraps our one-ply engine (:mod:`knights.engine.one_ply`) as a player.
+The other opponents are independent references: none of them uses our engine; :class:`EnginePlayer`
+wraps any of our bots (:func:`knights.engine.build.build`) as a player.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from typing import Protocol, runtime_checkable
 
 import chess
 
-from knights.board.outcome import rule_draw
 from knights.board.pieces import CENTIPAWNS, capture_gain
 from knights.data.stockfish import Stockfish
+from knights.engine.constants import MATE
 from knights.engine.one_ply import Decision, OnePlyEngine
 from knights.engine.search import SearchEngine
 from knights.engine.user_input import EngineError
@@ -57,8 +57,6 @@ class Player(Protocol):
     def close(self) -> None: ...
 
 
-MATE = 1_000_000
-"""Score of being mated (negated), minus the plies to it, so shorter mates win."""
 
 
 def material_cp(board: chess.Board, color: chess.Color) -> int:
@@ -122,7 +120,7 @@ class GreedyPlayer(_Base):
     def choose_move(self, board: chess.Board) -> chess.Move:
         moves = list(board.legal_moves)
         self.rng.shuffle(moves)
-        best, best_score = moves[0], -MATE * 2
+        best, best_score = moves[0], -2 * MATE
         for move in moves:
             score = move_gain(board, move)
             board.push(move)
@@ -131,99 +129,6 @@ class GreedyPlayer(_Base):
             board.pop()
             if score > best_score:
                 best, best_score = move, score
-        return best
-
-
-class AlphaBetaPlayer(_Base):
-    """Negamax alpha-beta on material to a fixed depth, then a capture search.
-
-    Captures are tried first (most valuable victim, least valuable attacker); the
-    other moves in a random order, so equal moves are chosen at random. Mates are
-    found within the depth (a shorter mate scores higher). The capture (quiescence)
-    search stands pat on the material and tries captures and promotions only, so
-    the player does not stop counting in the middle of an exchange. ``nodes``
-    counts the positions visited by the last search.
-    """
-
-    def __init__(self, depth: int = 2, seed: int | None = None, name: str | None = None) -> None:
-        if depth < 1:
-            raise ValueError("depth must be at least 1")
-        self.depth = depth
-        self.name = name or f"ab{depth}"
-        self.rng = random.Random(seed)
-        self.nodes = 0
-
-    # -- move ordering -----------------------------------------------------------
-    @staticmethod
-    def _order(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
-        def key(move: chess.Move) -> int:
-            gain = move_gain(board, move)
-            if gain == 0:
-                return 0
-            attacker = board.piece_type_at(move.from_square) or 0
-            return -(10 * gain - CENTIPAWNS[attacker] // 10)
-        return sorted(moves, key=key)
-
-    # -- search ------------------------------------------------------------------
-    def _quiesce(self, board: chess.Board, score: int, alpha: int, beta: int) -> int:
-        self.nodes += 1
-        if score >= beta:
-            return score
-        if score > alpha:
-            alpha = score
-        moves = [m for m in board.generate_legal_moves()
-                 if m.promotion == chess.QUEEN or board.is_capture(m)]
-        for move in self._order(board, moves):
-            gain = move_gain(board, move)
-            if score + gain + 200 <= alpha:  # delta pruning: cannot raise alpha
-                continue
-            board.push(move)
-            value = -self._quiesce(board, -(score + gain), -beta, -alpha)
-            board.pop()
-            if value >= beta:
-                return value
-            if value > alpha:
-                alpha = value
-        return alpha
-
-    def _search(self, board: chess.Board, depth: int, score: int, alpha: int, beta: int, ply: int) -> int:
-        if depth == 0:
-            return self._quiesce(board, score, alpha, beta)
-        self.nodes += 1
-        if rule_draw(board):
-            return 0
-        moves = list(board.generate_legal_moves())
-        if not moves:
-            return -(MATE - ply) if board.is_check() else 0
-        best = -MATE * 2
-        for move in self._order(board, moves):
-            gain = move_gain(board, move)
-            board.push(move)
-            value = -self._search(board, depth - 1, -(score + gain), -beta, -alpha, ply + 1)
-            board.pop()
-            if value > best:
-                best = value
-                if value > alpha:
-                    alpha = value
-                    if alpha >= beta:
-                        break
-        return best
-
-    def choose_move(self, board: chess.Board) -> chess.Move:
-        self.nodes = 0
-        board = board.copy(stack=False)
-        moves = list(board.legal_moves)
-        self.rng.shuffle(moves)
-        moves = self._order(board, moves)  # stable: ties keep the random order
-        score = material_cp(board, board.turn)
-        best, alpha = moves[0], -MATE * 2
-        for move in moves:
-            gain = move_gain(board, move)
-            board.push(move)
-            value = -self._search(board, self.depth - 1, -(score + gain), -MATE * 2, -alpha, 1)
-            board.pop()
-            if value > alpha:
-                best, alpha = move, value
         return best
 
 

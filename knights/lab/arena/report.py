@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import NotRequired, TypedDict
 
 from knights.common import write_json
+from knights.engine.spec import parse
 from knights.lab.arena.elo import Table, fit_ratings
 from knights.lab.arena.scores import pair_stats
-from knights.lab.arena.specs import parse_ours
 
 
 class Target(TypedDict):
@@ -49,8 +49,8 @@ def label(spec: str, shipped: str | None = None) -> str:
     """How the report names ``spec``: ``ours:EL/v8`` -> ``EL/v8 (one ply, stochastic)``."""
     text = spec
     if spec.startswith("ours:"):
-        evaluator, stochastic = parse_ours(spec)
-        text = f"{evaluator} (one ply{', stochastic' if stochastic else ''})"
+        wanted = parse(spec)
+        text = f"{wanted.evaluator or 'default'} (one ply{', stochastic' if wanted.stochastic else ''})"
     if spec == shipped:
         text += " [shipped bot]"
     return text

@@ -63,7 +63,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from knights.common import write_json
-from knights.engine.search import SEARCH_NETWORK
+from knights.engine.spec import SEARCH_NETWORK
 from knights.lab.arena.game import Settings
 from knights.lab.arena.matches import finished, run_games, schedule
 from knights.lab.arena.report import rating_report

@@ -67,8 +67,8 @@ import chess.engine
 
 from knights.board.outcome import outcome as game_outcome
 from knights.data.stockfish import find_stockfish
+from knights.engine.spec import SEARCH_NETWORK
 from knights.lab.arena.openings import OPENINGS
-from knights.learn.registry import SEARCH_NETWORK
 
 ROUTES = ("uci", "homemade")
 CLOCKS = ((3.0, 0.0), (9.0, 0.1))

@@ -6,34 +6,29 @@ its own players from it::
     >>> check_spec("ours:material:stoch"), check_spec(" ab3 ")
     ('ours:material', 'ab3')
 
+Our bots parse into a :class:`~knights.engine.spec.BotSpec` (:mod:`knights.engine.spec` has the grammar) and are
+built by the one builder (:func:`knights.engine.build.build`):
+
 ========================  =====================================================
-``ours:<evaluator>``      our one-ply engine (:mod:`knights.engine.one_ply`) with any
-                          evaluator :func:`knights.engine.build.play_evaluator_names`
-                          lists (``EL/v8``, ``material``, ``democracy``,
-                          ``default``); stochastic openings on. ``:det`` at the
-                          end (``ours:material:det``) plays deterministically.
-                          A compiled network with ``+quiesce`` (``ours:EL/v21+quiesce``)
-                          is judged where the captures end
-                          (:mod:`knights.engine.judged`).
-``search:<evaluator>``    the same evaluator behind the alpha-beta search
-                          (:mod:`knights.engine.search`): ``movetime_ms`` a move when
-                          the settings give one, else depth 3; ``search<D>:...``
-                          searches exactly to depth D; ``...@<ms>`` (at the end)
-                          thinks that many milliseconds a move whatever the
-                          settings say; ``:det`` as for ``ours``
+``ours:<evaluator>``      the one-ply bot with any evaluator
+                          (:func:`knights.engine.build.available` lists them);
+                          ``:det`` at the end plays deterministically
+``search[<D>]:<evaluator>``  the search: ``movetime_ms`` a move when the settings
+                          give one, else depth 3; ``search<D>:...`` exactly D
+                          plies; ``...@<ms>`` that many milliseconds a move
+``ab<N>``                 the search over material, N plies (ab2, ab3)
 ``random``                a random mover
 ``greedy``                one-ply material counter
-``ab<N>``                 material alpha-beta to depth N + capture search (ab2, ab3)
 ``sf-nodes:<N>``          Stockfish, Skill Level 0, N nodes a move (1, 10, 100)
 ``sf-elo:<E>``            Stockfish, UCI_LimitStrength, UCI_Elo E (>= 1350)
 ``sf-depth:<D>``          Stockfish at full strength to depth D
 ``uci:<command>``         any UCI engine started by ``command`` (python-chess)
-``sunfish[@<ms>]``        sunfish (PyPI ``sunfish``: pure Python, a hand-written
-                          piece-square table), its ``sunfish-uci`` executable;
-                          ``movetime_ms`` a move (default 1000), ``@<ms>`` to fix it
+``sunfish[@<ms>]``        sunfish (PyPI ``sunfish``: pure Python), its
+                          ``sunfish-uci`` executable; ``movetime_ms`` a move
+                          (default 1000), ``@<ms>`` to fix it
 ========================  =====================================================
 
-Per-move limits: our engine and the material players search a fixed depth,
+Per-move limits: our bots search a fixed depth or time,
 ``sf-nodes`` its nodes; ``sf-elo`` and ``uci:`` engines take ``nodes`` /
 ``movetime_ms`` from :class:`~knights.lab.arena.game.Settings` (``sf-elo`` defaults to
 20,000 nodes, enough for Stockfish 15.1 to reach the depth, 1 + its skill level, at
@@ -45,93 +40,58 @@ from __future__ import annotations
 import os
 import re
 
-from knights.engine.build import cached_play_evaluator, resolve_play_name
-from knights.engine.clock import PLAY_DEPTH
-from knights.engine.compiled_search import make_engine, search_engine
-from knights.engine.networks import is_fast_network
-from knights.engine.search import evaluator_for_depth
-from knights.evaluate.base import Evaluator
-from knights.evaluate.names import DEFAULT_NETWORK
+from knights.engine import spec as bot
+from knights.engine.build import build, resolve
+from knights.engine.constants import UNLIMITED_DEPTH
 from knights.lab.arena.game import Settings
 from knights.lab.arena.peers import sunfish_command
-from knights.lab.arena.players import (
-    AlphaBetaPlayer,
-    EnginePlayer,
-    GreedyPlayer,
-    Player,
-    RandomPlayer,
-    StockfishPlayer,
-    UciPlayer,
-)
-from knights.learn.registry import ONE_PLY_EVALUATOR
+from knights.lab.arena.players import EnginePlayer, GreedyPlayer, Player, RandomPlayer, StockfishPlayer, UciPlayer
 
-SPEC_HELP = ("ours:<evaluator>[:det], search[<D>]:<evaluator>[:det], random, greedy, ab<N>, sf-nodes:<N>, "
+SPEC_HELP = ("ours:<evaluator>[:det], search[<D>]:<evaluator>[:det][@<ms>], random, greedy, ab<N>, sf-nodes:<N>, "
              "sf-elo:<E>, sf-depth:<D>, uci:<command>, sunfish[@<ms>]")
 SUNFISH_MOVETIME_MS = 1000
-SEARCH_DEPTH = 3
-"""The depth of a ``search:`` player when the match gives no movetime."""
 _SEARCH = re.compile(r"search(\d*):")
 
 
 def canonical(spec: str) -> str:
-    """The one spelling of a spec (``ours`` / ``ours:default`` name the default
-    evaluator; ``:stoch`` is the default and is dropped)."""
+    """The one spelling of a spec: ``ours`` / ``ours:default`` name the one-ply bot's default evaluator (without
+    looking at the files), ``search:default`` the search's (the files decide: :func:`knights.engine.build.resolve`);
+    ``:stoch`` is the default and is dropped; evaluator names are spelled canonically."""
     spec = spec.strip()
-    if spec == "ours" or spec.startswith("ours:"):
-        evaluator, stochastic = parse_ours(spec)
-        return f"ours:{evaluator}" + ("" if stochastic else ":det")
+    if not bot.is_bot(spec) or re.fullmatch(r"ab[1-9]", spec):
+        return spec
+    parsed = bot.parse(spec)
+    det = "" if parsed.stochastic else ":det"
+    if parsed.one_ply and spec.startswith("ours"):
+        return f"ours:{parsed.evaluator or bot.ONE_PLY_EVALUATOR}{det}"
     found = _SEARCH.match(spec)
-    if found:
-        rest, at, ms = spec[found.end():].partition("@")
-        evaluator, stochastic = parse_ours("ours:" + rest)
-        if rest.split(":")[0] in ("", "default"):     # the searching bot's own default
-            evaluator = evaluator_for_depth(None, SEARCH_DEPTH) or DEFAULT_NETWORK
-        depth = str(int(found.group(1))) if found.group(1) else ""
-        return f"search{depth}:{evaluator}" + ("" if stochastic else ":det") + (f"@{ms}" if at else "")
-    return spec
-
-
-def parse_ours(spec: str) -> tuple[str, bool]:
-    """``ours:EL/v8:det`` -> ``("EL/v8", False)``: the evaluator and whether the
-    opening is stochastic."""
-    rest = spec[len("ours:"):] if spec.startswith("ours:") else ""
-    stochastic = True
-    for suffix, value in ((":det", False), (":stoch", True)):
-        if rest.endswith(suffix) or rest == suffix[1:]:
-            rest, stochastic = rest[: -len(suffix)] if rest.endswith(suffix) else "", value
-    return (ONE_PLY_EVALUATOR if rest in ("", "default") else rest), stochastic
+    assert found is not None
+    evaluator = parsed.evaluator or resolve(parsed).evaluator
+    at = f"@{round(parsed.movetime * 1000)}" if parsed.movetime is not None else ""
+    return f"search{(found.group(1) and int(found.group(1))) or ''}:{evaluator}{det}{at}"
 
 
 def check_spec(spec: str) -> str:
     """``spec`` in canonical form; ``ValueError`` if it names no player."""
-    spec = canonical(spec)
-    found = _SEARCH.match(spec)
-    if found and found.group(1) and not 1 <= int(found.group(1)) <= PLAY_DEPTH:
-        raise ValueError(f"{spec!r}: a search depth is from 1 to {PLAY_DEPTH}")
-    if found and "@" in spec and not re.fullmatch(r"[1-9]\d*", spec.partition("@")[2]):
-        raise ValueError(f"{spec!r}: '@' is followed by the milliseconds a move, e.g. search:EL/v10@1000")
-    if found and found.group(1) and "@" in spec:
-        raise ValueError(f"{spec!r}: a search has a fixed depth (search3:...) or a time (...@1000), not both")
-    if spec in ("random", "greedy") or spec.startswith(("ours:", "uci:")) or found:
+    try:
+        spec = canonical(spec)
+    except ValueError as exc:
+        raise ValueError(f"{spec.strip()!r}: {exc}") from None
+    if spec in ("random", "greedy") or bot.is_bot(spec) or spec.startswith("uci:"):
         if spec == "uci:":
             raise ValueError("uci: needs a command, e.g. 'uci:/usr/games/stockfish'")
         return spec
-    if re.fullmatch(r"ab[1-9]", spec) or re.fullmatch(r"sf-(nodes|elo|depth):\d+", spec):
-        return spec
-    if re.fullmatch(r"sunfish(@[1-9]\d*)?", spec):
+    if re.fullmatch(r"sf-(nodes|elo|depth):\d+", spec) or re.fullmatch(r"sunfish(@[1-9]\d*)?", spec):
         return spec
     raise ValueError(f"unknown player {spec!r}; players are: {SPEC_HELP}")
 
 
-def shared_evaluator(name: str) -> Evaluator:
-    """The evaluator ``name`` asks for (:func:`~knights.engine.build.resolve_play_name`: ``EL/v21+quiesce``
-    too), loaded once per process (:func:`~knights.engine.build.cached_play_evaluator`); in an arena worker
-    process (``KNIGHTS_ARENA_WORKER`` set) torch first gets one thread, as each worker has a core."""
+def arena_threads() -> None:
+    """In an arena worker process (``KNIGHTS_ARENA_WORKER`` set) torch gets one thread: each worker has a core."""
     if os.environ.get("KNIGHTS_ARENA_WORKER"):
         import torch
 
         torch.set_num_threads(1)
-    return cached_play_evaluator(resolve_play_name(name))
 
 
 def build_player(spec: str, settings: Settings | None = None, seed: int | None = None) -> Player:
@@ -139,32 +99,16 @@ def build_player(spec: str, settings: Settings | None = None, seed: int | None =
     per-move limits of ``settings`` (default :class:`~knights.lab.arena.game.Settings`)."""
     spec = check_spec(spec)
     settings = settings or Settings()
-    if spec.startswith("ours:"):
-        evaluator, stochastic = parse_ours(spec)
-        chosen = shared_evaluator(evaluator)
-        return EnginePlayer(make_engine(chosen, stochastic=stochastic, seed=seed), spec)
-    found = _SEARCH.match(spec)
-    if found:
-        rest, at, ms = spec[found.end():].partition("@")
-        evaluator, stochastic = parse_ours("ours:" + rest)
-        if found.group(1):
-            depth, movetime = int(found.group(1)), None
-        elif at:
-            depth, movetime = PLAY_DEPTH, int(ms) / 1000
-        elif settings.movetime_ms:
-            depth, movetime = PLAY_DEPTH, settings.movetime_ms / 1000
-        else:
-            depth, movetime = SEARCH_DEPTH, None
-        name = resolve_play_name(evaluator)
-        search = search_engine(name if is_fast_network(name) else shared_evaluator(name), depth=depth,
-                               movetime=movetime, stochastic=stochastic, seed=seed)
-        return EnginePlayer(search, spec)
+    if bot.is_bot(spec):
+        arena_threads()
+        wanted = bot.parse(spec, seed=seed)
+        if spec.startswith("search:") and wanted.movetime is None and settings.movetime_ms:
+            wanted = wanted.with_options(depth=UNLIMITED_DEPTH, movetime=settings.movetime_ms / 1000)
+        return EnginePlayer(build(wanted), spec)
     if spec == "random":
         return RandomPlayer(seed)
     if spec == "greedy":
         return GreedyPlayer(seed)
-    if spec.startswith("ab"):
-        return AlphaBetaPlayer(int(spec[2:]), seed)
     kind, _, value = spec.partition(":")
     if kind == "sf-nodes":
         return StockfishPlayer(nodes=int(value), skill=0, name=spec)

@@ -23,7 +23,8 @@ plies. Here each side is drawn from :data:`PLAYERS`, none of which plays that wa
   choosing among them at random with probability proportional to ``exp(score / T)``
   (``T`` in pawns): plausible moves, not random ones (:class:`SoftmaxStockfish`);
 * ``ab1``, ``ab2``, ``ab3``: material alpha-beta with a capture search
-  (:class:`~knights.lab.arena.players.AlphaBetaPlayer`);
+  (our search over material, :func:`knights.engine.build.build`; the committed sets were played
+  by an earlier material alpha-beta of the arena's, since folded into the one search);
 * ``oneply-material``: the project's one-ply engine over counting material, with its
   stochastic opening (:class:`~knights.engine.one_ply.OnePlyEngine`).
 
@@ -54,7 +55,7 @@ from knights.data.independent import Candidate, EndgameSource, Source
 from knights.data.stockfish import find_stockfish
 from knights.lab.arena.game import Settings, play_game
 from knights.lab.arena.openings import Opening
-from knights.lab.arena.players import AlphaBetaPlayer, EnginePlayer, Player
+from knights.lab.arena.players import EnginePlayer, Player
 
 MIN_PLY = 20
 """Positions are sampled from this ply on (the training generator's random opening is
@@ -151,7 +152,10 @@ def make_player(spec: str, seed: int, stockfish_path: str | None = None) -> Play
         _, nodes, temp = spec.split(":")
         return SoftmaxStockfish(int(nodes[1:]), float(temp[1:]), seed, path=stockfish_path, name=spec)
     if spec.startswith("ab"):
-        return AlphaBetaPlayer(int(spec[2:]), seed)
+        from knights.engine.build import build
+        from knights.engine.spec import parse
+
+        return EnginePlayer(build(parse(spec, seed=seed)), spec)
     if spec == "oneply-material":
         from knights.engine.one_ply import OnePlyEngine
         from knights.evaluate.base import MaterialEvaluator

@@ -120,7 +120,8 @@ def _timed_loop(evaluator, board: chess.Board, repeats: int) -> tuple[float, che
 def network_evaluator_for_timing():
     """The default network with its weights, or its architecture untrained (timing only)."""
     from knights.evaluate.base import NetworkEvaluator
-    from knights.evaluate.names import DEFAULT_NETWORK, load_evaluator
+    from knights.evaluate.load import load_evaluator
+    from knights.evaluate.names import DEFAULT_NETWORK
 
     version = registry.get(DEFAULT_NETWORK)
     if version.is_trained():
@@ -185,7 +186,8 @@ def bench_decision(quick: bool) -> list[dict]:
     """Time per move decision, batched engine against the per-move loop (one core)."""
     import torch
 
-    from knights.evaluate.names import available_evaluators, load_evaluator
+    from knights.evaluate.load import load_evaluator
+    from knights.evaluate.names import available_evaluators
 
     boards = middlegame_positions(60 if quick else 300)
     base_boards = boards[: 15 if quick else 60]
@@ -210,18 +212,20 @@ def bench_decision(quick: bool) -> list[dict]:
 
 
 def _judged_decision_row(boards: Sequence[chess.Board], repeats: int) -> dict:
-    """The one-ply bot's decision (:data:`~knights.learn.registry.ONE_PLY_EVALUATOR`: compiled networks judged
+    """The one-ply bot's decision (:data:`~knights.engine.spec.ONE_PLY_EVALUATOR`: compiled networks judged
     where the captures end) against the democracy's with the captures' material added, on the same positions,
     alternating."""
-    from knights.engine.build import load_play_evaluator, play_evaluator_names
+    from knights.engine.build import available
+    from knights.engine.build import evaluator as play_evaluator
     from knights.engine.one_ply import OnePlyEngine
-    from knights.evaluate.names import available_evaluators, load_evaluator
-    from knights.learn.registry import DEFAULT_EVALUATOR, ONE_PLY_EVALUATOR
+    from knights.engine.spec import ONE_PLY_EVALUATOR
+    from knights.evaluate.load import load_evaluator
+    from knights.evaluate.names import DEFAULT_EVALUATOR, available_evaluators
 
-    if ONE_PLY_EVALUATOR not in play_evaluator_names() or DEFAULT_EVALUATOR not in available_evaluators():
+    if ONE_PLY_EVALUATOR not in available() or DEFAULT_EVALUATOR not in available_evaluators():
         return make_skip("decision_judged", f"{ONE_PLY_EVALUATOR} or {DEFAULT_EVALUATOR} is not trained here",
                          target=1.0, unit="decisions/s")
-    judged = OnePlyEngine(load_play_evaluator(ONE_PLY_EVALUATOR), stochastic=False)
+    judged = OnePlyEngine(play_evaluator(ONE_PLY_EVALUATOR), stochastic=False)
     democracy = OnePlyEngine(load_evaluator(DEFAULT_EVALUATOR), stochastic=False)
 
     def base(board: chess.Board, r: int) -> tuple[float, chess.Move | None]:
@@ -245,12 +249,14 @@ def soak(games: int, *, evaluator=None, max_plies: int = 300, seed: int = 0) -> 
     adjudication, draws claimed once on the board); counts of illegal moves and
     errors. A game still running at ``max_plies`` counts as capped (``unfinished`` /
     ``*``), not as a draw."""
-    from knights.engine.build import select_play_evaluator
+    from knights.engine.build import evaluator as play_evaluator
+    from knights.engine.build import resolve
     from knights.engine.one_ply import OnePlyEngine
+    from knights.engine.spec import BotSpec
     from knights.lab.arena.game import FORFEIT_ERROR, MAX_PLIES, Settings, play_game
     from knights.lab.arena.players import EnginePlayer, RandomPlayer
 
-    evaluator = evaluator or select_play_evaluator(None)   # the one-ply bot's own
+    evaluator = evaluator or play_evaluator(str(resolve(BotSpec(depth=1)).evaluator))   # the one-ply bot's own
     settings = Settings(max_plies=max_plies, adjudicate_cp=None, claim_next_move=False)
     n_random = games // 2
     played = plies = illegal = errors = capped_games = 0

@@ -36,11 +36,12 @@ import numpy as np
 from knights.board.arrays import boards_from_arrays
 from knights.board.positions import Positions
 from knights.data.csslab import MATE_PAWNS
+from knights.engine import build as bot_build
 from knights.engine.judged import JudgedDemocracy, QuiescenceEvaluator
 from knights.engine.one_ply import MATE_SCORE, OnePlyEngine
 from knights.evaluate.base import Evaluator
+from knights.evaluate.names import QUIESCE_SUFFIX, SPARSE_NAME
 from knights.learn import registry
-from knights.learn.registry import QUIESCE_SUFFIX, SPARSE_NAME
 
 SUFFIX = " depth 1"
 """What the name of an evaluator searched one ply ends with."""
@@ -86,6 +87,6 @@ def judged_evaluators() -> list[tuple[str, QuiescenceEvaluator | JudgedDemocracy
     trained = [name for name in registry.FAST_NETWORKS if registry.get(name).is_trained()]
     judged: list[tuple[str, QuiescenceEvaluator | JudgedDemocracy | DepthOneEvaluator]] = [
         ("network", QuiescenceEvaluator(name, mate_pawns=MATE_PAWNS)) for name in trained[-2:]]
-    if f"{SPARSE_NAME}{QUIESCE_SUFFIX}" in registry.judged_names(trained):   # the one rule of when it is offered
+    if f"{SPARSE_NAME}{QUIESCE_SUFFIX}" in bot_build.judged_names(trained):   # the one rule of when it is offered
         judged.append(("democracy", JudgedDemocracy(mate_pawns=MATE_PAWNS)))
     return judged + [("search", DepthOneEvaluator(ev, mate_pawns=MATE_PAWNS)) for _, ev in judged]

@@ -1,0 +1,73 @@
+"""The engine's numbers, each defined once: scores, depths and the searches' margins.
+
+Both searches read them from here: the Python search (:mod:`knights.engine.search`) and the compiled one
+(:mod:`knights.engine.compiled`), whose functions numba compiles with these values frozen in. numba's disk
+cache watches only the compiled module's own file, so the compiled module keys its cache by
+:func:`cache_key` (a digest of every value below and of the piece table): change a number here and
+the next import compiles afresh (``tests/test_fast_search.py`` checks that the compiled code sees these
+values). Piece values live in :mod:`knights.board.pieces`, the project's one table.
+
+Scores inside a search are integer centipawns from the side to move's view; a mate in ``n`` plies
+scores ``MATE - n``. Outside a search (a decision's score, the terminal, the web page) they are pawns
+from White's side, a mate :data:`MATE_SCORE`.
+
+>>> EVAL_LIMIT < MATE_SCORE < MATE_BOUND / 100
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from knights.board.pieces import CENTIPAWNS
+
+# -- scores ---------------------------------------------------------------------------------------------
+INF = 1_000_000
+"""Centipawns beyond any score: the searches' open window."""
+MATE = 100_000
+"""Centipawns of a mate on the board; a mate in ``n`` plies scores ``MATE - n``."""
+MATE_BOUND = MATE - 1_000
+"""Scores beyond this are mates."""
+MATE_SCORE = 100.0
+"""A mate in pawns, White's side, as a decision reports it (positive: White mates): above :data:`EVAL_LIMIT`, so
+that no evaluation reads as a mate. (A search's mate, :data:`MATE` centipawns less its plies, reads as this.)"""
+EVAL_LIMIT = 99.0
+"""Pawns: an evaluator's value (plus the capture bonus) is clipped to this, below a mate."""
+DRAW = 0
+"""The score of a draw by the rules (stalemate, repetition, fifty moves, too little material): no contempt."""
+KING_SEE = 20_000
+"""Centipawns a king counts for in the static exchange: more than anything it could win."""
+
+# -- depths -----------------------------------------------------------------------------------------------
+UNLIMITED_DEPTH = 64
+"""The deepest iteration a bot is asked for when only its clock should stop it (the option's ceiling); 1 is the
+one-ply bot."""
+MAX_PLY = 128
+"""Plies a search line may reach, check extensions and the capture search included: its stacks are this long."""
+
+# -- the searches' margins and reductions (centipawns, plies) -----------------------------------------------------
+DELTA = 200
+"""Capture search: a capture that cannot raise alpha even with this margin is not tried."""
+REVERSE_FUTILITY_MARGIN = 120
+"""A node this many centipawns a ply above beta, at most :data:`REVERSE_FUTILITY_DEPTH` plies from the horizon,
+returns at once."""
+REVERSE_FUTILITY_DEPTH = 3
+FUTILITY_MARGIN = 150
+"""One ply from the horizon, a quiet move that does not give check is skipped when the static value plus this
+cannot raise alpha."""
+NULL_MIN_DEPTH = 3
+NULL_REDUCTION = 2
+"""The null move is searched this many plies shallower (one more from depth :data:`NULL_DEEP_DEPTH`)."""
+NULL_DEEP_DEPTH = 7
+LMR_MIN_DEPTH = 3
+LMR_AFTER = 4
+"""Late move reductions: from the fifth legal move on, quiet moves are searched a ply less first."""
+OPENING_MARGIN = 50
+"""Centipawns: how far below the best a move may be valued and still be a stochastic opening pick."""
+
+
+def cache_key() -> str:
+    """A digest of every number the compiled search freezes in: this module's and the piece table."""
+    values = {name: value for name, value in sorted(globals().items())
+              if name.isupper() and isinstance(value, int | float)}
+    return hashlib.sha256(repr((values, CENTIPAWNS)).encode()).hexdigest()[:16]
