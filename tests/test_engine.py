@@ -12,7 +12,8 @@ import pytest
 
 from knights.board.arrays import parse_fens, squares_from_board
 from knights.board.children import expand
-from knights.engine.one_ply import MATE_SCORE, Decision, OnePlyEngine, opening_weights
+from knights.engine.constants import MATE_SCORE
+from knights.engine.one_ply import Decision, OnePlyEngine, opening_weights
 from knights.engine.rules import (
     CHECKMATE,
     FIFTY,

@@ -17,9 +17,10 @@ from knights.engine import incremental
 from knights.engine.compiled import head_bucket
 from knights.engine.compiled_arrays import warm_up
 from knights.engine.compiled_search import FastSearchEngine
+from knights.engine.constants import MATE
 from knights.engine.incremental import NetEvaluator, feature_table, pack
 from knights.engine.one_ply import OnePlyEngine
-from knights.engine.search import MATE, Control, SearchLimits
+from knights.engine.search import Control, SearchLimits
 from knights.features.sparse import SparseSpec, feature_index
 from knights.learn.nnue import BucketedSparseNet, SparseNet
 from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT

@@ -1,19 +1,16 @@
-"""Behaviour pinned across refactors: the bot's moves on fixed seeds, every evaluator's
-values on fixed positions, and the bytes of every shipped network.
+"""The shipped bots pinned: their moves and scores on fixed positions, the shipped evaluators' values, the bytes of
+every network in git.
 
-``tests/data/golden_bot.json`` was written by :func:`record` on the code before the
-one-way architecture change (run ``python tests/test_golden.py`` to rewrite it, only
-when a change of behaviour is intended and explained in its commit). Each evaluator
-plays three games from the start position: the engine (stochastic opening, fixed
-seed) against a seeded random mover as White and as Black, and the engine against
-itself.
+``tests/data/golden_bot.json`` is written by :func:`record` (``python tests/test_golden.py``); rewrite it only when
+a change of behaviour is intended, and say why in the commit. Everything here is deterministic: the bots play with
+their stochastic opening off, each search starts from empty tables, and nothing depends on the clock (the search
+stops at a fixed depth).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import random
 import sys
 from pathlib import Path
 
@@ -24,15 +21,17 @@ import pytest
 from knights.board.arrays import board_from_arrays
 from knights.board.positions import positions_from_boards
 from knights.data.chunks import read_chunk
-from knights.engine.one_ply import OnePlyEngine
-from knights.evaluate.load import load_evaluator
+from knights.engine.build import build, evaluator
+from knights.engine.spec import ONE_PLY_EVALUATOR, SEARCH_NETWORK
 from knights.learn import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden_bot.json"
-EVALUATORS = ["material", "material+threats", "EL/v1", "EL/v3", "EL/v5", "EL/v8", "EL/v9", "EL/v10",
-              "EL/v10+threats", "democracy", "democracy+threats"]
-SEED = 1234
+BOTS = {"one-ply bot": "ours:default:det", "search": "search4:default:det", "material search": "search3:material:det"}
+"""The shipped bots (the one-ply bot and the search, each with its default evaluator) and the Python search."""
+EVALUATORS = ("material", "material+qsearch", SEARCH_NETWORK, ONE_PLY_EVALUATOR, "democracy")
+"""The shipped evaluators: the search's network, the one-ply bot's democracy, the classical democracy."""
+POSITIONS = 24
 
 
 def state_digest(state: dict) -> str:
@@ -43,47 +42,34 @@ def state_digest(state: dict) -> str:
     return h.hexdigest()
 
 
-def games(evaluator, seed: int) -> list[list[str]]:
-    out = []
-    for g, colour in enumerate((chess.WHITE, chess.BLACK)):
-        engine = OnePlyEngine(evaluator, stochastic=True, seed=seed + g)
-        rnd = random.Random(seed * 31 + g)
-        board, moves = chess.Board(), []
-        while not board.is_game_over(claim_draw=True) and len(moves) < 80:
-            if board.turn == colour:
-                move = engine.choose(board).move
-            else:
-                move = rnd.choice(sorted(board.legal_moves, key=lambda m: m.uci()))
-            moves.append(move.uci())
-            board.push(move)
-        out.append(moves)
-    engine = OnePlyEngine(evaluator, stochastic=True, seed=seed + 7)
-    board, moves = chess.Board(), []
-    while not board.is_game_over(claim_draw=True) and len(moves) < 60:
-        move = engine.choose(board).move
-        moves.append(move.uci())
-        board.push(move)
-    out.append(moves)
+def sample_boards() -> list[chess.Board]:
+    """Fixed positions of the committed sample, spread over its test chunk."""
+    block, _ = read_chunk(ROOT / "data" / "sample" / "Sample_k")
+    rows = np.linspace(0, len(block.white) - 1, POSITIONS).astype(int)
+    return [board_from_arrays(block.squares[i], bool(block.white[i])) for i in rows]
+
+
+def decisions(spec: str, boards: list[chess.Board]) -> list[list[object]]:
+    """``[move, score]`` of the bot ``spec`` on each board, every search from empty tables."""
+    engine = build(spec)
+    out: list[list[object]] = []
+    for board in boards:
+        engine.new_game()
+        decision = engine.choose(board)
+        out.append([decision.move.uci(), round(float(decision.score), 4)])
     return out
 
 
-def sample_boards() -> list[chess.Board]:
-    block, _ = read_chunk(ROOT / "data" / "sample" / "Sample_k")
-    rows = np.linspace(0, len(block.white) - 1, 48).astype(int)
-    return [board_from_arrays(block.squares[i], bool(block.white[i])) for i in rows]
+def values(name: str, boards: list[chess.Board]) -> list[float]:
+    return [round(float(v), 6) for v in evaluator(name).evaluate(positions_from_boards(boards))]
 
 
 def record() -> dict:
     boards = sample_boards()
-    result: dict = {"fens": [b.fen() for b in boards], "evaluators": {}, "models": {}}
-    for name in EVALUATORS:
-        ev = load_evaluator(name)
-        values = np.asarray(ev.evaluate(positions_from_boards(boards)), dtype=np.float64)
-        result["evaluators"][name] = {"values": [round(float(v), 6) for v in values], "games": games(ev, SEED)}
-    for name in registry.shipped():   # the weights in git (status shipped or kept in source_*/versions.toml)
-        model, _ = registry.get(name).load()
-        result["models"][name] = state_digest(model.state_dict())
-    return result
+    return {"fens": [b.fen() for b in boards],
+            "bots": {name: decisions(spec, boards) for name, spec in BOTS.items()},
+            "evaluators": {name: values(name, boards) for name in EVALUATORS},
+            "models": {name: state_digest(registry.get(name).load()[0].state_dict()) for name in registry.shipped()}}
 
 
 @pytest.fixture(scope="module")
@@ -91,20 +77,25 @@ def golden() -> dict:
     return json.loads(GOLDEN.read_text())
 
 
-def test_sample_positions_are_the_recorded_ones(golden):
+def test_the_positions_are_the_recorded_ones(golden):
     assert [b.fen() for b in sample_boards()] == golden["fens"]
 
 
-@pytest.mark.parametrize("name", EVALUATORS)
-def test_evaluator_values_and_games_are_unchanged(golden, name):
-    ev = load_evaluator(name)
+@pytest.mark.parametrize("name", BOTS)
+def test_the_shipped_bots_choose_as_recorded(golden, name):
     boards = [chess.Board(fen) for fen in golden["fens"]]
-    values = np.asarray(ev.evaluate(positions_from_boards(boards)), dtype=np.float64)
-    np.testing.assert_allclose(values, golden["evaluators"][name]["values"], atol=2e-5)
-    assert games(ev, SEED) == golden["evaluators"][name]["games"]
+    got, want = decisions(BOTS[name], boards), golden["bots"][name]
+    assert [m for m, _ in got] == [m for m, _ in want]
+    np.testing.assert_allclose([s for _, s in got], [s for _, s in want], atol=1e-3)
 
 
-def test_shipped_networks_load_bit_identically(golden):
+@pytest.mark.parametrize("name", EVALUATORS)
+def test_the_shipped_evaluators_value_as_recorded(golden, name):
+    boards = [chess.Board(fen) for fen in golden["fens"]]
+    np.testing.assert_allclose(values(name, boards), golden["evaluators"][name], atol=2e-5)
+
+
+def test_the_networks_in_git_load_bit_identically(golden):
     trained = {name: registry.get(name) for name in registry.shipped()}   # archived ones are not in git
     assert set(trained) == set(golden["models"])
     for name, version in trained.items():

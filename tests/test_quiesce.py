@@ -10,9 +10,9 @@ import pytest
 from knights.board.positions import positions_from_boards
 from knights.engine import compiled as core
 from knights.engine.compiled_search import FastSearchEngine
+from knights.engine.constants import INF
 from knights.engine.incremental import NetEvaluator, load_net
 from knights.engine.judged import QuiescenceEvaluator, split_quiesce
-from knights.engine.search import INF
 from knights.evaluate.load import load_evaluator
 from knights.evaluate.names import EvaluatorError
 from knights.learn import registry

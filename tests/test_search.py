@@ -8,8 +8,9 @@ import chess
 import chess.polyglot
 import pytest
 
+from knights.engine.constants import MATE
 from knights.engine.one_ply import OnePlyEngine
-from knights.engine.search import MATE, Control, SearchEngine, SearchLimits
+from knights.engine.search import Control, SearchEngine, SearchLimits
 from knights.engine.zobrist import hash_after, zobrist
 from knights.evaluate.base import MaterialEvaluator
 

@@ -44,7 +44,7 @@ Per node (:func:`negamax`):
 
 * **draws** (repetition of any position since the last irreversible move, the fifty-move
   rule, bare kings or a lone minor piece) score 0; **mate** in ``n`` plies scores
-  ``MATE - n`` (:data:`MATE` as in :mod:`knights.engine.search`);
+  ``MATE - n`` (:data:`~knights.engine.constants.MATE`, as everywhere);
 * **check extension**: a side in check is searched a ply deeper;
 * a **transposition table** (always replace; hash move, bounds and exact values);
 * **reverse futility** near the horizon and **null-move pruning** (R = 2, 3 from depth 7),
@@ -73,6 +73,24 @@ from pathlib import Path
 
 import numpy as np
 
+from knights.board.pieces import CENTIPAWNS
+from knights.engine import constants as C
+from knights.engine.constants import (
+    DELTA,
+    FUTILITY_MARGIN,
+    INF,
+    KING_SEE,
+    LMR_AFTER,
+    LMR_MIN_DEPTH,
+    MATE,
+    MATE_BOUND,
+    MAX_PLY,
+    NULL_DEEP_DEPTH,
+    NULL_MIN_DEPTH,
+    NULL_REDUCTION,
+    REVERSE_FUTILITY_DEPTH,
+    REVERSE_FUTILITY_MARGIN,
+)
 from knights.features.sparse import N_FEATURES  # numpy only, no torch
 from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT  # the network's own constants (numpy only, no torch)
 
@@ -82,7 +100,31 @@ from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT  # the network's own con
 if "NUMBA_CACHE_DIR" not in os.environ and not os.access(Path(__file__).parent, os.W_OK):
     os.environ["NUMBA_CACHE_DIR"] = str(Path(tempfile.gettempdir()) / f"knights-numba-{os.getuid()}")
 
-from numba import njit  # after the cache folder is settled
+
+def _forget_stale_cache() -> None:
+    """numba's cache knows this file's stamp, not the numbers it froze in from :mod:`knights.engine.constants`,
+    the piece table and the network's constants: a stamp of them sits beside the cache, and when it differs the
+    cached code of this module is dropped (it compiles afresh)."""
+    folder = Path(os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).parent / "__pycache__")
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        folder = folder / Path(__file__).parent.relative_to(Path(__file__).parents[2]).as_posix().replace("/", "_")
+    key = f"{C.cache_key()} {N_FEATURES} {MAX_PAWNS!r} {PAWN_LOGIT!r}"
+    stamp = Path(__file__).parent / "__pycache__" / "compiled.constants"
+    try:
+        if stamp.exists() and stamp.read_text() == key:
+            return
+        for pattern in ("compiled.*.nbi", "compiled.*.nbc"):
+            for cached in list(folder.glob(pattern)) + list((Path(__file__).parent / "__pycache__").glob(pattern)):
+                cached.unlink(missing_ok=True)
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(key)
+    except OSError:   # a folder we may not write: numba decides for itself, as before
+        pass
+
+
+_forget_stale_cache()
+
+from numba import njit  # noqa: E402 - after the cache folder is settled and stale code dropped
 
 # -- the state vector ------------------------------------------------------------------------
 SIDE, CASTLE, EP, HALFMOVE, HASH, PLY, WKING, BKING, HLEN, N_STATE = range(10)
@@ -861,7 +903,7 @@ def head_pawns(acc, ply, side, net, board):
 def _pst() -> np.ndarray:
     """``pst[code + 6, square]`` in centipawns for White (positive) and Black (negative):
     material plus a few positional terms, written out as formulas rather than tables."""
-    values = {1: 100, 2: 310, 3: 325, 4: 490, 5: 920, 6: 0}
+    values = dict(enumerate(CENTIPAWNS))
     table = np.zeros((13, 64), np.int64)
     for piece in range(1, 7):
         for sq in range(64):
@@ -922,10 +964,6 @@ def evaluate_squares(squares, white, net):
     return out
 
 
-INF = 1_000_000
-MATE = 100_000
-MATE_BOUND = MATE - 1_000
-MAX_PLY = 128
 EXACT, LOWER, UPPER = 0, 1, 2
 # stats[] indices
 S_NODES, S_QNODES, S_SELDEPTH, S_STOPPED, S_EVALS, S_DONE, S_MOVEGEN, S_MAKES = range(8)
@@ -937,10 +975,7 @@ CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_CHECK_PLIE
 # cfg[CFG_CHECK_PLIES] (0 by default) is a count, not a switch: quiesce also plays the quiet moves that give check at
 # plies below it (absolute plies: meant for a capture search called at ply 0, as quiesce.QuiescenceEvaluator does;
 # the search's tables keep 0, so its leaves play captures only)
-SEE_VALUE = np.array([0, 100, 320, 330, 500, 950, 20000], dtype=np.int64)
-RFP_MARGIN = 120
-FUTILITY_MARGIN = 150
-DELTA = 200
+SEE_VALUE = np.array([*CENTIPAWNS[:6], KING_SEE], dtype=np.int64)
 
 Pos = namedtuple("Pos", "board st undo hist acc changes")
 """A position's arrays (:mod:`knights.engine.compiled_board`) and its accumulator stack."""
@@ -1339,12 +1374,12 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
     static = 0
     if not check:
         static = evaluate(p, net, t)
-        if (t.cfg[CFG_RFP] == 1 and not pv_node and depth <= 3 and abs(beta) < MATE_BOUND
-                and static - RFP_MARGIN * depth >= beta):
+        if (t.cfg[CFG_RFP] == 1 and not pv_node and depth <= REVERSE_FUTILITY_DEPTH and abs(beta) < MATE_BOUND
+                and static - REVERSE_FUTILITY_MARGIN * depth >= beta):
             return static
-        if (t.cfg[CFG_NULL] == 1 and allow_null == 1 and not pv_node and depth >= 3 and static >= beta
+        if (t.cfg[CFG_NULL] == 1 and allow_null == 1 and not pv_node and depth >= NULL_MIN_DEPTH and static >= beta
                 and abs(beta) < MATE_BOUND and _has_pieces(board, side)):
-            r = 3 if depth >= 7 else 2
+            r = NULL_REDUCTION + 1 if depth >= NULL_DEEP_DEPTH else NULL_REDUCTION
             NO = np.int64(0)
             make_null(board, st, p.undo, p.hist)
             if net.use[0] == 1:
@@ -1382,7 +1417,8 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
             score = -negamax(p, net, t, depth - 1, -beta, -alpha, ply + 1, YES)
         else:
             r = 0
-            if (t.cfg[CFG_LMR] == 1 and depth >= 3 and legal > 4 and quiet and not check and not gives_check
+            if (t.cfg[CFG_LMR] == 1 and depth >= LMR_MIN_DEPTH and legal > LMR_AFTER and quiet and not check
+                    and not gives_check
                     and scores[i] < (1 << 34) - 1):
                 r = 2 if (legal > 10 and depth >= 5) else 1
             score = -negamax(p, net, t, depth - 1 - r, -alpha - 1, -alpha, ply + 1, YES)
@@ -1488,3 +1524,11 @@ def time_parts(p, net, t, reps, which):
                     total += 1
                     take_back(p)
     return total
+
+
+@njit(cache=True)
+def frozen_constants() -> tuple[int, int, int, int, int, int, int, int, int, int, int, int, int]:
+    """The numbers this module's compiled code holds (numba froze them in when it compiled): a test holds them
+    against :mod:`knights.engine.constants` and the piece table, so a stale cache cannot hide."""
+    return (INF, MATE, MATE_BOUND, MAX_PLY, DELTA, FUTILITY_MARGIN, REVERSE_FUTILITY_MARGIN, REVERSE_FUTILITY_DEPTH,
+            NULL_MIN_DEPTH, NULL_REDUCTION, LMR_AFTER, SEE_VALUE[2], SEE_VALUE[6])

@@ -19,8 +19,8 @@ import numpy as np
 from knights.engine import compiled as core
 from knights.engine.compiled import acc_refresh
 from knights.engine.compiled_board import PLY, Position, from_chess_move, set_from_chess
+from knights.engine.constants import INF
 from knights.engine.incremental import Net, NetEvaluator
-from knights.engine.search import INF
 
 _WARM: list[bool] = []
 

@@ -39,20 +39,10 @@ import chess
 from knights.engine import compiled as core
 from knights.engine.compiled_arrays import SearchArrays, warm_up
 from knights.engine.compiled_board import standard, to_chess_move
-from knights.engine.constants import UNLIMITED_DEPTH
+from knights.engine.constants import INF, MATE, MATE_BOUND, MATE_SCORE, OPENING_MARGIN, UNLIMITED_DEPTH
 from knights.engine.incremental import Net, NetEvaluator, load_net
-from knights.engine.one_ply import MATE_SCORE, Decision
-from knights.engine.search import (
-    INF,
-    MATE,
-    MATE_BOUND,
-    OPENING_MARGIN,
-    Control,
-    Counters,
-    Iteration,
-    SearchEngine,
-    SearchLimits,
-)
+from knights.engine.one_ply import Decision
+from knights.engine.search import Control, Counters, Iteration, SearchEngine, SearchLimits
 from knights.engine.spec import SEARCH_NETWORK
 from knights.evaluate.base import Evaluator
 from knights.learn import registry

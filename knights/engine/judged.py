@@ -66,9 +66,8 @@ from knights.board.positions import Positions
 from knights.engine import compiled as core
 from knights.engine.compiled_arrays import SearchArrays, warm_up
 from knights.engine.compiled_board import states_from_arrays, states_from_boards
+from knights.engine.constants import INF, MATE_BOUND, MATE_SCORE
 from knights.engine.incremental import Net, files_mirrored, load_net
-from knights.engine.one_ply import MATE_SCORE
-from knights.engine.search import INF, MATE_BOUND
 from knights.engine.spec import SEARCH_NETWORK, SPARSE_DEMOCRACY
 from knights.evaluate.names import QUIESCE_SUFFIX, SPARSE_NAME, EvaluatorError, canonical_evaluator_name
 from knights.learn import registry

@@ -83,16 +83,12 @@ import numpy as np
 
 from knights.board.children import Children, expand
 from knights.board.positions import PlayedPositions, castling_after, castling_code
+from knights.engine.constants import DRAW, EVAL_LIMIT, MATE_SCORE
 from knights.engine.rules import CHECKMATE, opponent_claims, opponent_mates, recent_placements, terminal_outcomes
 from knights.engine.user_input import EngineError, board_from_fen, check_position
 from knights.evaluate.base import Evaluator, finite_evaluations
 from knights.evaluate.load import select_evaluator
 
-MATE_SCORE = 100.0
-"""Score of a checkmate, pawns (positive: White mates)."""
-DRAW_SCORE = 0.0
-EVAL_LIMIT = 99.0
-"""Model values (plus the capture bonus) are clipped to +-EVAL_LIMIT, below a mate."""
 ORIGINAL_CAPTURE_BONUS = 0.15
 """The shipped bot's bonus to captures, pawns, for the side to move (off by default)."""
 
@@ -216,9 +212,9 @@ class OnePlyEngine:
             if outcome == CHECKMATE:
                 scores[i] = sign * MATE_SCORE
             elif outcome is not None:
-                scores[i] = DRAW_SCORE
+                scores[i] = DRAW
             elif claims[i] is not None:   # the opponent may take a draw instead: at most 0 for us
-                scores[i] = min(scores[i], DRAW_SCORE) if sign > 0 else max(scores[i], DRAW_SCORE)
+                scores[i] = min(scores[i], DRAW) if sign > 0 else max(scores[i], DRAW)
         judged = scores.copy()
         if self.mate_guard:
             scores[opponent_mates(board, children, outcomes)] = -sign * MATE_SCORE

@@ -50,8 +50,24 @@ from knights.board.children import expand
 from knights.board.outcome import rule_draw
 from knights.board.pieces import CENTIPAWNS
 from knights.board.positions import Positions, positions_from_boards
-from knights.engine.constants import UNLIMITED_DEPTH
-from knights.engine.one_ply import EVAL_LIMIT, MATE_SCORE, Decision, OnePlyEngine, opening_weights
+from knights.engine.constants import (
+    DELTA,
+    EVAL_LIMIT,
+    INF,
+    LMR_AFTER,
+    LMR_MIN_DEPTH,
+    MATE,
+    MATE_BOUND,
+    MATE_SCORE,
+    MAX_PLY,
+    NULL_MIN_DEPTH,
+    NULL_REDUCTION,
+    OPENING_MARGIN,
+    REVERSE_FUTILITY_DEPTH,
+    REVERSE_FUTILITY_MARGIN,
+    UNLIMITED_DEPTH,
+)
+from knights.engine.one_ply import Decision, OnePlyEngine, opening_weights
 from knights.engine.user_input import EngineError
 from knights.engine.zobrist import hash_after, hash_after_null, zobrist
 from knights.evaluate.base import Evaluator, finite_evaluations
@@ -59,35 +75,15 @@ from knights.evaluate.base import Evaluator, finite_evaluations
 MEASURE_FEN = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9"
 """The middlegame position :meth:`SearchEngine.measure_one_ply` times a decision on."""
 
-INF = 1_000_000
-MATE = 100_000
-"""Centipawns of a mate on the board; a mate in ``n`` plies scores ``MATE - n``."""
-MATE_BOUND = MATE - 1_000
-"""Scores beyond this are mates."""
 EVAL_CAP = int(EVAL_LIMIT * 100)
-MAX_PLY = UNLIMITED_DEPTH
-"""Plies of the main search at most (check extensions included): its arrays are this long."""
 MAX_QPLY = 12
 """Quiescence plies at most (captures run out long before in practice)."""
-DELTA = 200
-"""Quiescence: a capture that cannot raise alpha even with this margin is not tried."""
-OPENING_MARGIN = 50
-"""Centipawns: how far below the best a move may be valued and still be a stochastic pick."""
 CHECK_EVERY = 4
 """Nodes between two looks at the stop flag (the clock is read at every node). A node over a network
-costs a batched evaluation, a millisecond or more: every 16 nodes a stop was seen 40 ms late as a
-rule (90 ms at worst) over EL/v10, every 4 nodes 3 ms; the look reads two shared numbers."""
+costs a batched evaluation, a millisecond or more: every 4 nodes a stop is seen within a few milliseconds."""
 TT_ENTRIES = 500_000
 EVAL_ENTRIES = 1_000_000
-FUTILITY_DEPTH = 3
-FUTILITY_MARGIN = 120
-"""Reverse futility pruning: a node this many centipawns a ply above beta returns at once."""
-NULL_MIN_DEPTH = 3
-NULL_REDUCTION = 2
 KILLER_BONUS = 50
-LMR_MIN_DEPTH = 3
-LMR_AFTER = 3
-"""Late move reductions: from the fourth move on, quiet moves are searched a ply less first."""
 EXACT, LOWER, UPPER = 0, 1, 2
 
 
@@ -380,7 +376,7 @@ class SearchEngine:
                 return value
         if not pv_node and not in_check and static is not None and abs(beta) < MATE_BOUND:
             # reverse futility: far enough above beta that one ply more will not bring it down
-            if depth <= FUTILITY_DEPTH and static - FUTILITY_MARGIN * depth >= beta:
+            if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * depth >= beta:
                 return static
             # null move: if passing still holds beta, a real move will (not in pawn endings: zugzwang)
             if depth >= NULL_MIN_DEPTH and static >= beta and self._has_pieces(board):

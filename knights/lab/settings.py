@@ -26,8 +26,9 @@ from torch import nn
 from knights.common import write_json
 from knights.data.csslab import CLIP_PAWNS, MATE_PAWNS
 from knights.data.generate import ADJUDICATE_PAWNS, EPSILONS, OPENING_PLIES, STYLES
+from knights.engine.constants import MATE_SCORE
 from knights.engine.judged import CHECK_PLIES, ENDING_MEN, trained_on_endings
-from knights.engine.one_ply import MATE_SCORE, OPENING_TABLE, ORIGINAL_CAPTURE_BONUS
+from knights.engine.one_ply import OPENING_TABLE, ORIGINAL_CAPTURE_BONUS
 from knights.engine.spec import ONE_PLY_EVALUATOR, SPARSE_DEMOCRACY
 from knights.evaluate.names import DEFAULT_EVALUATOR
 from knights.learn import registry

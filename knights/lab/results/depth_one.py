@@ -37,8 +37,9 @@ from knights.board.arrays import boards_from_arrays
 from knights.board.positions import Positions
 from knights.data.csslab import MATE_PAWNS
 from knights.engine import build as bot_build
+from knights.engine.constants import MATE_SCORE
 from knights.engine.judged import JudgedDemocracy, QuiescenceEvaluator
-from knights.engine.one_ply import MATE_SCORE, OnePlyEngine
+from knights.engine.one_ply import OnePlyEngine
 from knights.evaluate.base import Evaluator
 from knights.evaluate.names import QUIESCE_SUFFIX, SPARSE_NAME
 from knights.learn import registry
