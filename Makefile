@@ -60,8 +60,8 @@ $(STAMP): pyproject.toml
 	@# numba compiles the bot's search on its first use and caches it beside the sources (__pycache__): once
 	@# here, so that the first make play or knights uci starts in seconds (the searching bot, then the one-ply one)
 	@echo "Compiling the bot's search once (numba; a few minutes on 2 cores)..."
-	@$(PY) -c 'import time, chess; t = time.perf_counter(); from knights.engine.build import bot_for; \
-		[bot_for(None, depth=d, movetime=0.2).choose(chess.Board()) for d in (64, 1)]; \
+	@$(PY) -c 'import time, chess; t = time.perf_counter(); from knights.engine.build import build; \
+		[build(s).choose(chess.Board()) for s in ("search:default@200", "ours")]; \
 		print(f"compiled in {time.perf_counter() - t:.0f} s")'
 	@touch $(STAMP)
 

@@ -1,16 +1,17 @@
-"""Core stage play: an evaluator chooses a move, players play a game.
+"""Core stage engine: a bot named by a spec chooses a move.
 
-The one-ply engine (:mod:`~knights.engine.one_ply`) and the search built on it
-(:mod:`~knights.engine.search`: alpha-beta with iterative deepening, keyed by the
-Zobrist hashes of :mod:`~knights.engine.zobrist`), over the rules they need: the
-positions after every move (:mod:`~knights.board.children`, in the board layer, as training compares them too),
-how the game ends (:mod:`~knights.engine.rules`) and checked input (:mod:`~knights.engine.user_input`);
-and its front ends: the terminal (:mod:`~knights.frontends.terminal`) and the UCI
-protocol (:mod:`~knights.frontends.uci`), which lichess-bot and chess GUIs speak, with its
-engine worker (:mod:`~knights.frontends.uci_worker`), clock (:mod:`~knights.engine.clock`) and
-start-up option list (:mod:`~knights.engine.quick_names`); both read input with
-:mod:`~knights.frontends.stdin`.
-The players and the one game loop that makes games of their moves
-(:mod:`~knights.lab.arena.players`, :mod:`~knights.lab.arena.openings`, :mod:`~knights.lab.arena.game`)
-serve the arena and the benchmarks alike.
+The way in is :func:`knights.engine.build.build`: a :class:`~knights.engine.spec.BotSpec` (parsed once by
+:func:`~knights.engine.spec.parse`) becomes an engine whose ``choose(board)`` returns a decision. Behind it:
+
+- :mod:`~knights.engine.one_ply` — the paper's bot: every legal move's position judged in one batched call;
+- :mod:`~knights.engine.search` — alpha-beta with iterative deepening over any evaluator (Python);
+- :mod:`~knights.engine.compiled_search` — the same search compiled (numba), with its board
+  (:mod:`~knights.engine.compiled_board`), arrays (:mod:`~knights.engine.compiled_arrays`), functions
+  (:mod:`~knights.engine.compiled`), accumulators (:mod:`~knights.engine.incremental`) and a network judged
+  where the captures end (:mod:`~knights.engine.judged`);
+- :mod:`~knights.engine.constants` (every score and margin, once), :mod:`~knights.engine.zobrist` (hashes),
+  :mod:`~knights.engine.rules` (how a game ends), :mod:`~knights.engine.clock` (time per move) and
+  :mod:`~knights.engine.user_input` (a FEN, a move, checked).
+
+The front ends that call it live in :mod:`knights.frontends`; the arena and the measurements in :mod:`knights.lab`.
 """

@@ -1,4 +1,4 @@
-"""EL/v13's network shape (EL/v13, v15 to v19) in the search: accumulators updated move by move.
+"""EL/v13's network shape (every sparse network the search plays) in the search: accumulators updated move by move.
 
 :class:`knights.learn.nnue.SparseNet` sums one learned column per piece (seen from White
 and from Black, :mod:`knights.features.sparse`) into two accumulators, then runs a small
@@ -171,7 +171,7 @@ class NetEvaluator:
     """A packed network (or the piece-square fallback) behind the batched
     :class:`~knights.evaluate.base.Evaluator` interface: pawns from White's side, no torch.
     A one-ply bot of a compiled network named at depth 1
-    (:func:`~knights.engine.compiled_search.search_engine`) uses it."""
+    (:func:`~knights.engine.build.build`) uses it."""
 
     def __init__(self, net: Net, name: str) -> None:
         self.net = net

@@ -1,7 +1,7 @@
 """One game in the browser, and the store that keeps several apart.
 
 A :class:`Game` holds its board, which colour the person plays, the bot
-(:func:`~knights.frontends.web.engines.build_engine`) and, for every bot move, **what the bot
+(:func:`~knights.engine.build.build`) and, for every bot move, **what the bot
 saw**: each legal move it considered with its score (pawns, White's side), best
 first. :meth:`Game.state` is the JSON the page draws from. The
 :class:`GameStore` gives each game a random id, so tabs never share a game, and writes
