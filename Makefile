@@ -32,7 +32,7 @@ ENDINGS_POSITIONS ?= 400000
 # Games of Stockfish playing an early iteration's move (make shallow-data)
 SHALLOW_POSITIONS ?= 500000
 
-.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast bench data more-data endings-data shallow-data grown-data style-data sample notebook lab models strength report clean help
+.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast flake bench data more-data endings-data shallow-data grown-data style-data sample notebook lab models strength report clean help
 
 help:
 	@echo "make play                 play the bot in the terminal"
@@ -40,6 +40,7 @@ help:
 	@echo "make browser              Chromium and the board library, for the browser tests"
 	@echo "make check                ruff, mypy and the import-graph test (tests/test_architecture.py)"
 	@echo "make test-fast            every test not marked slow, in parallel: the quick loop"
+	@echo "make flake RUNS=10        the clock tests (TESTS=\"...\": any pytest arguments) N times in a clean clone"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
 	@echo "make bench | strength | search-strength | soak | label-floor | error-sources | data | more-data | endings-data | shallow-data | grown-data | style-data SET=cold | sample | models | report"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
@@ -140,6 +141,13 @@ test: setup check browser
 # engine process, so two workers overlap them (137 s serially, 85 s with -n 2 on 2 cores).
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow" -n $(TEST_WORKERS) $(PYTEST_ARGS)
+
+# The flake meter: a clean clone of HEAD, set up once, runs the chosen tests RUNS times and prints each failing
+# test's failure rate (knights/lab/flake.py).
+RUNS ?= 10
+TESTS ?= -m clock
+flake: setup
+	$(PY) -m knights.lab.flake --runs $(RUNS) -- $(TESTS)
 
 bench: setup
 	$(KNIGHTS) bench $(ARGS)
