@@ -146,17 +146,17 @@ def load_net(source: str | Path | None) -> Net:
     piece-square fallback)."""
     if source is None:
         return pack(None)
-    import torch
-
     from knights.learn import registry
     from knights.learn.modelfile import ModelFileError, expand_state, load_state
 
     text = str(source)
-    if text.startswith("EL/") or text.startswith("SL/"):
-        model, _ = registry.get(text).load()
-        with torch.no_grad():
-            return pack(dict(model.state_dict()))
-    state = expand_state(load_state(Path(text)))     # any width, one head or heads by men
+    path = Path(text)
+    if text.startswith("EL/") or text.startswith("SL/"):      # its weights file, read as arrays: no module built
+        version = registry.get(text)
+        path = version.weights()
+        if not path.is_file():
+            raise registry.MissingWeights(registry.missing_weights(version.name, path))
+    state = expand_state(load_state(path))     # any width, one head or heads by men
     try:
         return pack(state)
     except KeyError as exc:
