@@ -290,12 +290,13 @@ lab: setup
 # models' metadata into report/build/, then LaTeX; the PDF is copied to report/report.pdf, which is
 # committed (CI fails when its text differs from what the sources build: commit it after a rebuild).
 # Strict: a value not measured, a claim the results contradict, or a number in a sentence that does
-# not name its model fails the build, naming each. Needs no GPU and no dataset. TeX comes from
-# Debian (installed when missing, as root; otherwise the command to run).
+# not name its model fails the build, naming each; so does a page LaTeX sets badly (report/check_pdf.py:
+# an overfull box, a float too large, text past a margin, a half-empty page). Needs no GPU and no
+# dataset. TeX comes from Debian (installed when missing, as root; otherwise the command to run).
 TEX_DEBS := texlive-latex-base texlive-latex-recommended texlive-latex-extra latexmk
 report: $(STAMP)
 	@if command -v latexmk >/dev/null && command -v pdflatex >/dev/null \
-		&& kpsewhich booktabs.sty placeins.sty microtype.sty caption.sty >/dev/null; then :; \
+		&& kpsewhich booktabs.sty placeins.sty microtype.sty caption.sty longtable.sty needspace.sty >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		echo "Installing TeX for the report (Debian: $(TEX_DEBS))"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -307,6 +308,7 @@ report: $(STAMP)
 	$(PY) report/build.py
 	cd report/build && latexmk -pdf -interaction=nonstopmode -halt-on-error -file-line-error report.tex >/dev/null \
 		|| { tail -n 40 report.log; exit 1; }
+	$(PY) report/check_pdf.py report/build/report.pdf --log report/build/report.log
 	cp report/build/report.pdf report/report.pdf
 	@echo "report/report.pdf"
 

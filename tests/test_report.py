@@ -79,7 +79,9 @@ def test_every_path_the_template_names_exists():
     paths = {p.replace("\\_", "_") for p in re.findall(r"\\(?:cmd|texttt)\{([^{}\s\\]*(?:\\_[^{}\s\\]*)*/[^{}\s]*)\}",
                                                         TEMPLATE)}
     assert "notebooks/inside_the_networks.ipynb" in paths
-    missing = [p for p in sorted(paths) if not any(ROOT.glob(p.replace("vN", "v*").rstrip("/")))]
+    # the democracy study's results file is named (as the place its final-set experiment is reported) before it exists
+    optional = {"report/results/democracy.json"}
+    missing = [p for p in sorted(paths - optional) if not any(ROOT.glob(p.replace("vN", "v*").rstrip("/")))]
     # folders a make target generates (data/full, data/more) are ignored by git and absent from
     # a fresh clone: they must be ignored, not committed; every other path must exist
     def ignored(path: str) -> bool:      # as a file or as a folder (a missing folder matches "data/full/" only so)
@@ -96,7 +98,8 @@ def test_no_number_is_typed_into_the_template():
     body = re.sub(r"\\(?:VAR|BLOCK)\{(?:[^{}]|\{[^{}]*\})*\}", "", body)
     allowed = [r"(?:EL|SL)/v\d+", r"\bV\d+\b", r"\bL1\b", r"95\\%", r"\d+(?:\.\d+)?(?:cm|pt|em)",
                r"[\d.]+\\linewidth", r"\\begin\{tabular\}\{[^\n]*", r"\\multicolumn\{\d+\}",
-               r"\\cmidrule\([lr]*\)\{\d+-\d+\}", r"\\itemsep0pt", r"\bsound[23]\b"]
+               r"\\cmidrule\([lr]*\)\{\d+-\d+\}", r"\\itemsep0pt", r"\bsound[23]\b",
+               r"\bRQ[12]\b", r"SHA-256", r"(?:sparse\+quiesce |``)depth 1\b"]        # names, not measurements
     for pattern in allowed:
         body = re.sub(pattern, "", body)
     typed = [m.group() for m in re.finditer(r".{0,30}\d.{0,10}", body)]
@@ -133,7 +136,7 @@ def test_a_contradicted_claim_fails(tmp_path):
     def more_data_hurts(doc: dict) -> None:
         doc["variants"]["quiet_wp_more"]["sets"]["games"]["quiet_level_mae"] = 9.0
     edit(results, "ablation.json", more_data_hurts)
-    assert "contradicted: the text says 'more data lowers the quiet-level MAE on games'" in \
+    assert "contradicted: the text says \"games' quiet-level error fell at each step of the data curve\"" in \
         build_problems(results, tmp_path)
 
 
@@ -218,7 +221,7 @@ def test_the_seed_spread_and_the_soak_fill_their_parts_when_measured(tmp_path):
     assert "No seed-to-seed spread" not in text
     assert "\\val{EL/v10}{0.018}" in text and "are ties on the\ntest MAE, the steps to EL/v10." in text
     assert "\\val{EL/v10}{0.912} & \\val{EL/v10}{0.956}" in text     # the games quiet-level range of the seeds
-    assert "played 250 games\nwith 0 illegal moves, 1 errors" in text
+    assert "played 250 games with 0 illegal moves, 1 errors" in text
     assert "2 of the 125 games on the uci route at 3s+0s, none elsewhere" in text
     assert "\\cmd{make seeds} & the seed spread" in text and "90 s" in text and "40 min" in text
 
@@ -232,7 +235,7 @@ def test_a_template_error_names_its_line(tmp_path):
 def test_the_examples_in_the_machinery_hold():
     import doctest
 
-    for module in (data, render):
+    for module in (data, render, check_pdf):
         failed, tried = doctest.testmod(module)
         assert tried and not failed, module.__name__
 

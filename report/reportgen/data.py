@@ -111,6 +111,9 @@ def load(results: Path = RESULTS, models: Path = REPO) -> dict[str, Any]:
         for path in sorted((models / f"models_{family}").glob("v*.json"), key=lambda p: int(p.stem[1:])):
             meta[f"{family}/{path.stem}"] = json.loads(path.read_text())
     ctx["meta"] = Rec(meta, "models_*/vN.json")
+    final = models / "data" / "final" / "final.json"      # the final test set's record (committed with the set)
+    if final.is_file():
+        ctx["final_set"] = Rec(json.loads(final.read_text()), "data/final/final.json")
     ctx.update(derive(ctx, meta))
     return ctx
 

@@ -49,6 +49,17 @@ def esc(s: Any) -> Tex:
     return Tex("".join(table.get(c, c) for c in str(s)))
 
 
+def breakable(s: Any) -> Tex:
+    """A long identifier escaped for LaTeX, with a line break allowed after each underscore and slash and
+    after a dot followed by a letter (a module path; never inside a number).
+
+    >>> print(breakable("quiet_wp/x 0.01 knights.learn"))
+    quiet\\_\\allowbreak{}wp/\\allowbreak{}x 0.01 knights.\\allowbreak{}learn
+    """
+    text = esc(s).replace("\\_", "\\_\\allowbreak{}").replace("/", "/\\allowbreak{}")
+    return Tex(re.sub(r"\.(?=[A-Za-z])", ".\\\\allowbreak{}", text))
+
+
 def number(fmt: Any, tex: bool):  # type: ignore[no-untyped-def]
     """A filter that prints a number with ``fmt`` and, in LaTeX, tags it with its model, if any."""
     def show(x: Any, *args: Any) -> str:
@@ -88,6 +99,7 @@ def environment(tex: bool = True, folder: Path = HERE) -> jinja2.Environment:
     for name, fmt in FORMATS.items():
         env.filters[name] = number(fmt, tex)
     env.filters["tex"] = esc
+    env.filters["brk"] = breakable
     env.filters["raw"] = Tex            # text the template itself wrote as LaTeX
     env.tests["startingwith"] = lambda s, prefix: str(s).startswith(prefix)
     return env
