@@ -68,10 +68,11 @@ def quiet(by_model: dict[str, Any], nets: list[str], path: Path) -> None:
 
 def ladder(elo: dict[str, Any], runs: list[dict[str, Any]], path: Path) -> None:
     """Every rated player with its 95% interval; the searching bot's runs added."""
-    rows = [(p["label"], p["rating"], p["low"], p["high"], p["kind"]) for p in elo["players"] if not p["relative"]]
+    rows = [(p["label"].replace(" (one ply, stochastic)", ""), p["rating"], p["low"], p["high"], p["kind"])
+            for p in elo["players"] if not p["relative"]]
     rows += [(r["player"], r["rating"], r["low"], r["high"], "search") for r in runs]
     rows.sort(key=lambda r: r[1])
-    fig, ax = plt.subplots(figsize=(6.0, 0.13 * len(rows) + 0.6))
+    fig, ax = plt.subplots(figsize=(4.4, 0.12 * len(rows) + 0.6))
     colours = {"anchor": "0.4", "opponent": "0.6", "search": "C3"}
     for i, (_, rating, low, high, kind) in enumerate(rows):
         c = colours.get(kind, "C0")
