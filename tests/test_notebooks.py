@@ -60,13 +60,18 @@ def test_every_registered_version_and_learner_has_a_notebook():
 def test_committed_notebook_is_its_template_executed_quickly(name):
     committed = nbformat.read(N.notebook_path(name), as_version=4)
     fresh = N.build(name)
-    hint = f"rebuild it: knights notebook --write --execute {name}"
+    hint = (f"rebuild it: knights notebook --write --execute {name} (only the markdown changed: "
+            f"python -m knights.lab.notebooks.build --markdown {name})")
     assert N.template_cells(committed) == N.template_cells(fresh), hint
+    nbformat.validate(committed)
     params, injected = committed.cells[1], committed.cells[2]
     assert "parameters" in params.metadata.get("tags", [])
-    assert N.INJECTED in injected.metadata.get("tags", []) and injected.id == N.INJECTED, hint
-    assert "quick = True" in injected.source
-    assert sum(N.INJECTED in c.metadata.get("tags", []) for c in committed.cells) == 1
+    assert sum(N.INJECTED in c.metadata.get("tags", []) for c in committed.cells) == bool(N.committed_parameters(name))
+    if N.committed_parameters(name):
+        assert N.INJECTED in injected.metadata.get("tags", []) and injected.id == N.INJECTED, hint
+        assert "quick = True" in injected.source
+    else:   # no quick parameter, nothing injected: it runs the same way always
+        assert "quick =" not in params.source
     code = [c for c in committed.cells if c.cell_type == "code"]
     assert all(c.execution_count is not None for c in code), f"not every cell ran: {hint}"
     assert not [o for o in _outputs(committed) if o.get("output_type") == "error"]
@@ -119,14 +124,125 @@ def test_inside_the_networks_checks_every_step_by_hand():
     nb = nbformat.read(N.notebook_path("inside_the_networks"), as_version=4)
     source = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     for step in ("register_forward_hook", "EvalTask(spec).loss", "WinProbTask(spec13).loss", "fit(theirs",
-                 "accumulate(", "sparse.feature_index"):
+                 "accumulate(", "sparse.feature_index", "last.bias.grad", "opt.state[p][\"exp_avg\"]",
+                 "for step, b in enumerate(iter_batches(train_rows"):
         assert step in source, step
-    assert source.count("assert ") >= 8
+    assert source.count("assert ") >= 12
     text = "\n".join(_text(o) for o in _outputs(nb))
     for shown in ("Conv2d      (256, 32, 8, 8)", "(flatten, cat)", "own knight on f3", "opponent knight on f3",
-                  "weights after the step by hand equal fit's", "every updated accumulator equals the recomputed one"):
+                  "weights after the step by hand equal fit's", "every updated accumulator equals the recomputed one",
+                  "d loss / d (output bias) =", "loss on the batch before the step", "after Adam's first step",
+                  "predicted change", "mean of the last ten steps", "m_hat", "sqrt(v_hat)", "step 2 / lr",
+                  "the moment estimates by hand equal torch.optim.Adam's"):
         assert shown in text, shown
-    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 2   # the planes, the accumulators
+    # Adam's first step is sign descent (every weight that moved, by the rate); the second is not
+    first, second = (re.search(rf"step {t}: \|step\| / lr .* median (\d\.\d+)", text) for t in (1, 2))
+    assert first and second and float(first[1]) == 1 and float(second[1]) < 0.95
+    curve = re.search(r"train loss: step 1 (\d+\.\d+), mean of the last ten steps (\d+\.\d+)", text)
+    assert curve and float(curve[2]) < float(curve[1])   # the loop's loss falls
+    # the planes, the accumulators' picture, the loop's loss curve
+    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 3
+
+
+# ---------------------------------------------------------------------------- what each version notebook says
+EL_VERSIONS = [v for v in VERSIONS if v.family == "EL"]
+
+
+def _run_row(version: registry.Version) -> tuple[str, str]:
+    """A committed version notebook's quick run: its loss per epoch and its own row of the held-out table."""
+    nb = nbformat.read(version.notebook, as_version=4)
+    run = next(c for c in nb.cells if c.cell_type == "code" and "run_version(" in c.source)
+    history = run.outputs[-1]["data"]["text/plain"]
+    losses = "\n".join(" ".join(line.split()[:3]) for line in history.splitlines()[2:])   # epoch, train, validation
+    figures = N.quick_figures(nb)
+    return losses, str(figures.get(f"{version.name} (this run)", ""))
+
+
+def _markdown(version: registry.Version) -> str:
+    return "\n".join(c.source for c in nbformat.read(version.notebook, as_version=4).cells if c.cell_type == "markdown")
+
+
+def test_each_version_notebook_says_what_it_changed_from_the_versions_table():
+    import json
+
+    networks = json.loads(N.NETWORKS_JSON.read_text())
+    for version in VERSIONS:
+        row = registry.entry(version.name)
+        text = _markdown(version)
+        assert row.changed in text, version.name
+        if row.parent:
+            assert f"## What {version.name} changes, and where it shows" in text
+            assert f"From **{row.parent}**" in text and f"Kind of change: {', '.join(row.differs)}." in text
+        figures = {r["name"]: r for r in networks["move_networks" if version.family == "SL" else "evaluation"]}
+        mine = figures[version.name]
+        key, digits = ("legal_share", 3) if version.family == "SL" else ("mae", 3)
+        assert f"| {mine[key]:.{digits}f} |" in text, f"{version.name}: its full run's figure is not shown"
+
+
+def test_a_notebook_whose_quick_run_is_another_versions_says_so_and_it_is():
+    """Versions whose quick runs read the same settings make the same run (EL/v1 = EL/v2, EL/v13 = v15 = v16, EL/v18 to
+    v24); their notebooks say so, and the committed outputs agree: the same losses and the same held-out row, while
+    every other pair of versions differs."""
+    groups = {}
+    for version in VERSIONS:
+        groups.setdefault(tuple(N.same_quick_run(version)), []).append(version.name)
+    shared = {g for g in groups if len(g) > 1}
+    assert {("EL/v1", "EL/v2"), ("EL/v13", "EL/v15", "EL/v16")} <= shared
+    assert tuple(f"EL/v{n}" for n in range(18, 25)) in shared
+    runs = {v.name: _run_row(v) for v in VERSIONS}
+    for version in VERSIONS:
+        group = N.same_quick_run(version)
+        text = _markdown(version)
+        said = re.search(r"\*\*Its quick run is the same run as (.*?), number for number\*\*", text)
+        assert bool(said) == (len(group) > 1), version.name
+        for other in VERSIONS:
+            if other.family == version.family and other.name != version.name:
+                same = other.name in group
+                assert (runs[other.name] == runs[version.name]) == same, (version.name, other.name)
+                assert (said is not None and re.search(rf"\b{re.escape(other.name)}\b", said[1]) is not None) == same
+
+
+def test_a_quick_run_worse_than_material_says_so_and_why():
+    """The efficiently updatable networks trained from scratch (EL/v13, EL/v15 to EL/v24) score worse than counting
+    material in a quick run: their notebooks say so with the table's own figures, and why; no other notebook does
+    unless its table shows it."""
+    from knights.learn.nnue import SparseNet
+
+    for version in EL_VERSIONS:
+        figures = N.quick_figures(nbformat.read(version.notebook, as_version=4))
+        worse = figures[f"{version.name} (this run)"]["mae"] > figures["material count"]["mae"]
+        text = _markdown(version)
+        assert ("This quick run scores worse than counting material" in text) == worse, version.name
+        sparse_from_scratch = isinstance(version.build(), SparseNet) and not version.library.PARENT
+        if sparse_from_scratch:
+            assert worse and "That is the quick run, not the design" in text, version.name
+        if worse:
+            mine = figures[f"{version.name} (this run)"]["mae"]
+            assert f"MAE {mine:.3f} pawns against {figures['material count']['mae']:.3f}" in text
+
+
+def test_rewriting_the_markdown_keeps_every_output(tmp_path):
+    committed = nbformat.read(VERSIONS[0].notebook, as_version=4)
+    fresh = N.with_outputs(N.build(VERSIONS[0].name, committed), committed)
+    assert fresh == committed                     # the committed notebook is its template with its outputs
+    stale = nbformat.read(VERSIONS[0].notebook, as_version=4)
+    stale.cells = [c for c in stale.cells if not (c.cell_type == "markdown" and "and where it shows" in c.source)]
+    assert N.with_outputs(N.build(VERSIONS[0].name, committed), stale) == committed   # the markdown comes back
+    changed = nbformat.read(VERSIONS[0].notebook, as_version=4)
+    next(c for c in changed.cells if c.cell_type == "code" and "run_version(" in c.source).source += "\n# edited"
+    with pytest.raises(ValueError, match="not the template's"):
+        N.with_outputs(N.build(VERSIONS[0].name, committed), changed)
+
+
+def test_the_notebook_map_names_notebooks_that_exist():
+    readme = (registry.REPO_ROOT / "notebooks" / "README.md").read_text()
+    links = re.findall(r"\]\(([^)#\s]+)\)", readme)
+    assert links
+    for link in links:
+        assert (registry.REPO_ROOT / "notebooks" / link).resolve().exists(), link
+    first = re.findall(r"^\d+\. \*\*\[", readme, re.MULTILINE)
+    assert 4 <= len(first) <= 6, "the map names 4-6 notebooks to open first"
+    assert len(readme.split()) < 900
 
 
 @pytest.mark.slow   # a kernel start and two networks, about 15 s

@@ -6,8 +6,12 @@ model (a few rows and a board, the parameter count, the loss per epoch, predicte
 against Stockfish, the error by how lopsided a position is, worked positions, the
 baselines) comes from :mod:`knights.lab.notebooks.teach`. There are two kinds:
 
-* each version's ``source_EL/vN/train.ipynb`` / ``source_SL/vN/train.ipynb``: one
-  call into :func:`knights.learn.experiment.run_version`, then the teaching cells;
+* each version's ``source_EL/vN/train.ipynb`` / ``source_SL/vN/train.ipynb``: what the
+  version changes and where that shows (:func:`change_cell`: its parent and "changed" from the
+  versions table, the full runs' figures from ``report/results/networks.json``, and which
+  other versions' quick run is the same run, :func:`same_quick_run`), one call into
+  :func:`knights.learn.experiment.run_version`, then the teaching cells (with a word where the
+  quick run scores worse than counting material, :func:`quick_reading_cell`);
 * the learner and ensemble notebooks ``notebooks/{knn,random_forest,svr,linear,ensemble}.ipynb``:
   calls into :mod:`knights.learn.learners` and :mod:`knights.lab.ensemble.train`;
 * ``notebooks/inside_the_networks.ipynb`` (:mod:`knights.lab.notebooks.inside`): a shipped dense
@@ -16,12 +20,16 @@ baselines) comes from :mod:`knights.lab.notebooks.teach`. There are two kinds:
 
 The committed notebooks hold the outputs of a *quick* run (the committed sample), so
 that they read on a repository page without running anything: papermill's
-``injected-parameters`` cell right after the parameters says ``quick = True``.
+``injected-parameters`` cell right after the parameters says ``quick = True``
+(``inside_the_networks`` has no ``quick``: it runs the same way always, without that cell).
 
 * ``knights notebook --write --execute [NAME ...]`` rewrites them from the templates
   below and executes each quickly (:func:`write_notebooks`); ``--write`` alone writes
   the bare templates. Cell ids are stable, so an unchanged template changes nothing but
   the outputs.
+* ``python -m knights.lab.notebooks.build --markdown [NAME ...]`` rewrites only their
+  markdown and keeps every output (:func:`rewrite_markdown`): what to run when the versions
+  table or the results it quotes change; nothing trains.
 * ``knights notebook EL/v8 [--quick] [-p name value ...]`` (or ``knn``, ``ensemble``, a
   path) runs one (:func:`run_named`) and keeps the executed copy in
   ``<repo>/runs/notebooks/`` (``EL_v8.ipynb``, ``EL_v8.quick.ipynb``), so the committed
@@ -34,7 +42,7 @@ from __future__ import annotations
 import ast
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -168,6 +176,234 @@ SL_STEPS = [
 ]
 
 
+# -- what a version changes, and what its quick run can show ---------------------------------
+QUICK_IGNORES = ("DATA", "MORE", "TRAIN_MAIN", "TRAIN.epochs", "TRAIN.batch_size")
+"""The settings of a ``library.py`` that a quick run does not read: it trains on the committed sample's letters
+(:data:`knights.learn.experiment.QUICK`), for :data:`QUICK_EPOCHS` epochs in batches of the quick runs' size. Two
+versions of a family whose other settings (:func:`version_settings`: inputs, network,
+target, loss, training, the parent it starts from) are equal make the same quick run, number for number."""
+
+NETWORKS_JSON = registry.REPO_ROOT / "report" / "results" / "networks.json"
+"""The full runs measured on data/full's test letter (``knights results``): where a version's change shows."""
+
+EL_FIGURES = (("mae", "MAE (pawns)", 3), ("quiet_level_mae", "MAE on quiet, level positions (pawns)", 3),
+              ("win_probability_error", "win-probability error", 4))
+SL_FIGURES = (("legal_share", "legal share of the top move", 3), ("top1_played", "top move = move played", 4))
+
+KIND_SHOWS = {
+    "network": ("the network changed: that shows in the quick run too (its loss curve and the held-out table, "
+                "beside the quick run in {parent}'s notebook)"),
+    "inputs": "what the network sees changed: that shows in the quick run too, beside {parent}'s",
+    "target": ("what it learns changed (its training loss is in other units than its parent's): compare the MAE "
+               "and the win-probability error below, not the losses"),
+    "loss": "a second loss joined the first: compare the figures below, not the training losses",
+    "training": ("the training changed; a quick run keeps the optimiser, rate, schedule and augmentation but "
+                 "trains {epochs} epochs in batches of {batch:,}, so a change of epochs or batch size shows only "
+                 "in the full runs"),
+    "data": ("the rows it trains on changed: a quick run trains every version on the same committed sample, so "
+             "this shows only in the full runs"),
+    "start": ("training continues from {parent}'s weights, in the quick run too (from the committed "
+              "`{weights}` when it is there): the quick run starts where {parent} ended"),
+}
+"""Where each kind of change (versions.toml's ``differs``) can show."""
+
+
+def version_settings(version: registry.Version) -> dict[str, str]:
+    """Everything a version's ``library.py`` sets, one entry a setting: each field of its
+    INPUTS and TRAIN (``TRAIN.lr``), its other constants (DATA, PARENT, TARGET, ...), and the
+    network it builds (its class and parameter count)."""
+    import dataclasses
+
+    from knights.learn.nets import parameter_count
+
+    lib = version.library
+    names = [t.id for node in ast.parse(version.library_path.read_text()).body if isinstance(node, ast.Assign)
+             for t in node.targets if isinstance(t, ast.Name) and t.id.isupper()]
+    out: dict[str, str] = {}
+    for name in names:
+        value = getattr(lib, name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            out[name] = type(value).__name__
+            out.update({f"{name}.{f.name}": repr(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        elif isinstance(value, dict):
+            out.update({f"{name}[{k!r}]": repr(v) for k, v in value.items()})
+        else:
+            out[name] = repr(value)
+    net = version.build()
+    out["network"] = type(net).__name__
+    out["parameters"] = f"{parameter_count(net):,}"
+    return out
+
+
+@cache
+def quick_settings(name: str) -> tuple[tuple[str, str], ...]:
+    """What a quick run of version ``name`` reads from its library (every setting but :data:`QUICK_IGNORES`)."""
+    settings = version_settings(registry.get(name))
+    return tuple(sorted((k, v) for k, v in settings.items() if not k.startswith(QUICK_IGNORES)))
+
+
+def same_quick_run(version: registry.Version) -> list[str]:
+    """The versions of ``version``'s family whose quick run is its own (itself included), in order."""
+    own = quick_settings(version.name)
+    return [v.name for v in registry.all_versions(version.family) if quick_settings(v.name) == own]
+
+
+def ignored_differences(names: Sequence[str]) -> list[str]:
+    """The settings in which the versions ``names`` differ (all of them among :data:`QUICK_IGNORES`)."""
+    settings = [version_settings(registry.get(n)) for n in names]
+    keys = dict.fromkeys(k for s in settings for k in s)
+    return [k for k in keys if len({s.get(k) for s in settings}) > 1]
+
+
+def full_run_figures(name: str) -> dict[str, float] | None:
+    """Version ``name``'s full run on the test letter as ``report/results/networks.json`` records it."""
+    import json
+
+    if not NETWORKS_JSON.is_file():
+        return None
+    table = json.loads(NETWORKS_JSON.read_text())
+    rows = table["move_networks"] if name.startswith("SL/") else table["evaluation"]
+    return next((r for r in rows if r["name"] == name), None)
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def change_cell(version: registry.Version) -> str:
+    """A version notebook's "what it changes" cell: its parent and what changed (versions.toml), where that kind of
+    change can show, the full runs' figures on the test letter (report/results/networks.json) and, when its quick
+    run is another version's, which and why."""
+    import json
+
+    row = registry.entry(version.name)
+    toml = f"source_{version.family}/versions.toml"
+    parent = row.parent
+    if parent:
+        lines = [f"## What {version.name} changes, and where it shows\n",
+                 f"From **{parent}** (`{toml}`): {row.changed}. Kind of change: {', '.join(row.differs)}.\n"]
+        fmt = {"epochs": QUICK_EPOCHS, "batch": QUICK["batch_size"], "parent": parent,
+               "weights": registry.repo_relative(registry.get(parent).weights())}
+        lines += [f"* {KIND_SHOWS[kind].format(**fmt)}." for kind in row.differs]
+    else:
+        lines = [f"## What {version.name} is, and where it shows\n",
+                 f"A first network of its line (`{toml}`): {row.changed}. Nothing before it to compare with but "
+                 "the baselines.\n"]
+    figures = {n: full_run_figures(n) for n in ([parent] if parent else []) + [version.name]}
+    if all(figures.values()):
+        measured = json.loads(NETWORKS_JSON.read_text())["data"]
+        spec = SL_FIGURES if version.family == "SL" else EL_FIGURES
+        if version.family == "EL":
+            figures = {"material count": full_run_figures("material"), **figures}
+        header = " | ".join(["full runs", *figures])
+        lines += ["", f"The full runs on the {measured['rows']:,} positions of `{measured['folder']}`'s test letter "
+                  f"`{measured['test_letters']}` (`{registry.repo_relative(NETWORKS_JSON)}`, written by "
+                  f"`knights results`){', beside counting material' if version.family == 'EL' else ''}:\n",
+                  f"| {header} |", "|---" * (len(figures) + 1) + "|"]
+        for key, label, digits in spec:
+            cells = [f"{f[key]:.{digits}f}" if f and key in f else "-" for f in figures.values()]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    group = same_quick_run(version)
+    if len(group) > 1:
+        others = [n for n in group if n != version.name]
+        where = ", ".join(f"`{registry.repo_relative(registry.get(n).notebook)}`" for n in others)
+        differ = ", ".join(f"`{k}`" for k in ignored_differences(group))
+        whose = (f"**Its quick run is the same run as {others[0]}'s, number for number**" if len(others) == 1 else
+                 f"**Its quick run is the same run as those of {_names(others)}, number for number**")
+        lines += ["", f"{whose} ({where}): {_names(group)} differ only in settings a quick run does not read "
+                  f"({differ}), so on the committed sample, {QUICK_EPOCHS} epochs in batches of "
+                  f"{QUICK['batch_size']:,}, they train the same network the same way from the same seed. The loss "
+                  "per epoch and this run's row of the held-out table below are the same in each of those notebooks; "
+                  "what sets them apart shows only in the full runs above."]
+    return "\n".join(lines)
+
+
+def quick_figures(nb: NotebookNode | None) -> dict[str, dict[str, float]]:
+    """The held-out table of an executed EL version notebook (its ``cmp.metrics()`` output): row -> MAE and
+    median error in pawns; empty when it has not run."""
+    import re
+
+    if nb is None:
+        return {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.strip().endswith("cmp.metrics()"):
+            for out in cell.get("outputs", []):
+                text = out.get("data", {}).get("text/plain", "")
+                block = text.split("\n\n")[0]
+                return {m["row"].strip(): {"mae": float(m["mae"]), "median": float(m["median"])}
+                        for m in re.finditer(r"^(?P<row>\S.*?)\s{2,}(?P<mae>-?\d+\.\d+)\s+(?P<median>-?\d+\.\d+)",
+                                             block, re.MULTILINE)}
+    return {}
+
+
+def quick_reading_cell(version: registry.Version, executed: NotebookNode | None) -> str | None:
+    """After the held-out table of an EL version notebook: where this quick run scores worse than counting
+    material, say so with the table's figures, and why a quick run is too short for that design. None when it
+    scores better (or has not run)."""
+    from knights.learn.nets import parameter_count
+    from knights.learn.nnue import SparseNet
+
+    rows = quick_figures(executed)
+    mine, material = rows.get(f"{version.name} (this run)"), rows.get("material count")
+    level = rows.get("always 0.00")
+    if not mine or not material or mine["mae"] <= material["mae"]:
+        return None
+    net = version.build()
+    recipe = registry.recipe(version.name).get("epochs")
+    full = full_run_figures(version.name)
+    near = level and abs(mine["median"] - level["median"]) < 0.1 * level["median"]
+    text = [f"**This quick run scores worse than counting material**: MAE {mine['mae']:.3f} pawns against "
+            f"{material['mae']:.3f} in the table above"
+            + (f", and its median error, {mine['median']:.3f}, is close to that of always saying 0.00 "
+               f"({level['median']:.3f})" if near else "") + "."]
+    trained = full_run_rows(version.name)
+    over = f" over {trained:,} positions" if trained else ""
+    if full and full_run_figures("material"):
+        floor = full_run_figures("material")["mae"]
+        verdict = (f"reaches an MAE of {full['mae']:.3f} on the test letter, below counting material's "
+                   f"{floor:.3f}" if full["mae"] < floor else
+                   f"does not beat counting material either (MAE {full['mae']:.3f} against {floor:.3f} on the "
+                   "test letter)")
+    else:
+        verdict = "is measured in the table in the first section"
+    if isinstance(net, SparseNet):
+        steps = QUICK_EPOCHS * -(-quick_train_rows(version.name) // QUICK["batch_size"])
+        text.append(
+            f"That is the quick run, not the design. An efficiently updatable network starts from random columns, "
+            f"one for each of its {net.columns.shape[0]:,} piece-square features ({net.columns.numel():,} weights "
+            f"before the head), and a feature's column learns only from the positions where that piece stands on "
+            f"that square. The quick run gives it {steps} optimiser steps ({QUICK_EPOCHS} epochs over the sample's "
+            f"{quick_train_rows(version.name):,} quiet training positions in batches of {QUICK['batch_size']:,}): most "
+            "columns are still nearly random, and the answers stay near level. It also learns in win-probability "
+            "space, where +3 and +8 are both nearly won, so the lopsided positions that dominate an MAE in pawns "
+            f"(the buckets below) are the last it learns. Its full run, {recipe} epochs{over}, {verdict}.")
+    else:
+        text.append(f"A network of {parameter_count(net):,} parameters trained from random weights for "
+                    f"{QUICK_EPOCHS} epochs on the sample's {quick_train_rows(version.name):,} training positions "
+                    f"has not learned what counting material knows. Its full run, {recipe} epochs{over}, "
+                    f"{verdict}.")
+    return "\n\n".join(text)
+
+
+def full_run_rows(name: str) -> int | None:
+    """How many rows version ``name``'s full run trained on (its metadata, ``models_*/vN.json``)."""
+    import json
+
+    meta = registry.get(name).meta_path()
+    return json.loads(meta.read_text())["data"]["train"]["rows"] if meta.is_file() else None
+
+
+@cache
+def quick_train_rows(name: str) -> int:
+    """How many rows a quick run of ``version`` trains on (the sample's training letters, its TRAIN_ON filter)."""
+    from knights.data.cache import ChunkCache, load_encoded
+    from knights.data.chunks import select_chunks
+    from knights.learn.experiment import trained_rows
+
+    rows = load_encoded(select_chunks(registry.repo_path(SAMPLE_DATA), QUICK["train"]), ChunkCache())
+    return len(trained_rows(registry.get(name), {"train": rows})["train"])
+
+
 def reproducibility_test(version: registry.Version) -> str:
     """The test that checks the version family's training is bit-identical from a seed."""
     from knights.learn.nets import ConvNet
@@ -176,10 +412,17 @@ def reproducibility_test(version: registry.Version) -> str:
     return "tests/test_deep_versions.py" if deep else "tests/test_training.py"
 
 
-def version_notebook(version: registry.Version) -> NotebookNode:
-    """A version's ``train.ipynb``: its library's docstring, parameters, what makes the version
-    (its ``library.py`` and what changed from the one before), the data, the network, the run,
-    and how the trained network errs beside its baselines."""
+def version_notebook(version: registry.Version, executed: NotebookNode | None = None) -> NotebookNode:
+    """A version's ``train.ipynb``: its library's docstring, parameters, what the version changes and where that
+    shows (:func:`change_cell`), what makes the version (its ``library.py`` and what changed from the one before),
+    the data, the network, the run, and how the trained network errs beside its baselines.
+
+    ``executed``: the notebook run quickly (default: the committed one, when it has outputs), whose held-out table
+    says whether the quick run scores worse than counting material (:func:`quick_reading_cell`)."""
+    if executed is None and version.notebook.is_file():
+        import nbformat
+
+        executed = nbformat.read(version.notebook, as_version=4)
     lib = version.library
     doc = (lib.__doc__ or version.name).strip()
     title, _, body = doc.partition("\n")
@@ -207,7 +450,8 @@ def version_notebook(version: registry.Version) -> NotebookNode:
     changes = (f"every setting that differs from {before}'s and the two files line by line"
                if before in {v.name for v in registry.all_versions(version.family)} else
                "nothing to compare it with: it is the first of its family")
-    cells = [("markdown", CARD_MD.format(name=version.name, changes=changes)), ("code", CARD),
+    cells = [("markdown", change_cell(version)),
+             ("markdown", CARD_MD.format(name=version.name, changes=changes)), ("code", CARD),
              ("markdown", DATA_MD.format(target=" and with the move played, the move network's target" if sl else "")),
              ("code", DATA),
              ("markdown", f"## The network\n\nAs `library.py` builds it, before training (random weights{start})."),
@@ -220,6 +464,8 @@ def version_notebook(version: registry.Version) -> NotebookNode:
     for heading, code in SL_STEPS if sl else EL_STEPS:
         cells += [("markdown", heading)] if heading else []
         cells += [("code", code)]
+        reading = quick_reading_cell(version, executed) if code == COMPARE and not sl else None
+        cells += [("markdown", reading)] if reading else []
     parameters = PARAMETERS.format(name=version.name, family=version.family, models=models, run=run,
                                    epochs=QUICK_EPOCHS, q_train=QUICK["train"], q_val=QUICK["val"],
                                    q_test=QUICK["test"])
@@ -516,9 +762,59 @@ def check_data(name: str, parameters: dict[str, Any]) -> None:
                          f"(make notebook V={name} ARGS=--quick)") from None
 
 
-def build(name: str) -> NotebookNode:
-    """The template of notebook ``name`` (a version or one of :data:`NOTEBOOKS`)."""
-    return NOTEBOOKS[name]() if name in NOTEBOOKS else version_notebook(registry.get(name))
+def build(name: str, executed: NotebookNode | None = None) -> NotebookNode:
+    """The template of notebook ``name`` (a version or one of :data:`NOTEBOOKS`). A version notebook's markdown
+    reads its quick run's held-out table from ``executed`` (default: the committed notebook)."""
+    return NOTEBOOKS[name]() if name in NOTEBOOKS else version_notebook(registry.get(name), executed)
+
+
+def committed_parameters(name: str) -> dict[str, Any]:
+    """What notebook ``name``'s committed outputs are run with: :data:`COMMITTED_PARAMETERS`, or nothing for a
+    notebook without a ``quick`` parameter (``inside_the_networks``: the same run either way)."""
+    return {} if name == "inside_the_networks" else COMMITTED_PARAMETERS
+
+
+def with_outputs(template: NotebookNode, executed: NotebookNode) -> NotebookNode:
+    """``template``'s cells with ``executed``'s outputs, its injected parameters and its metadata: how a notebook's
+    markdown is rewritten without running it again. Its code must be the template's, cell for cell (else it must
+    run: ``knights notebook --write --execute NAME``)."""
+    import copy
+
+    injected = [c for c in executed.cells if INJECTED in c.metadata.get("tags", [])]
+    old = [c for c in executed.cells if c.cell_type == "code" and c not in injected]
+    new = [c for c in template.cells if c.cell_type == "code"]
+    if [c.source for c in old] != [c.source for c in new]:
+        raise ValueError("its code is not the template's: run it (knights notebook --write --execute NAME)")
+    out = copy.deepcopy(template)
+    out.metadata = copy.deepcopy(executed.metadata)
+    for cell, ran in zip([c for c in out.cells if c.cell_type == "code"], old, strict=True):
+        cell.outputs, cell.execution_count = copy.deepcopy(ran.outputs), ran.execution_count
+    if injected:
+        at = next(i for i, c in enumerate(out.cells) if "parameters" in c.metadata.get("tags", []))
+        out.cells.insert(at + 1, copy.deepcopy(injected[0]))
+    return out
+
+
+def rewrite_markdown(names: Sequence[str] | None = None, report: Callable[[str], None] | None = None) -> list[Path]:
+    """Rewrite the committed notebooks' markdown from their templates and keep their outputs (:func:`with_outputs`):
+    no cell runs. ``python -m knights.lab.notebooks.build --markdown [NAME ...]``; returns the notebooks changed."""
+    import nbformat
+
+    changed = []
+    for name in [canonical_name(n) for n in names] if names else notebook_names():
+        path = notebook_path(name)
+        committed = nbformat.read(path, as_version=4)
+        try:
+            fresh = with_outputs(build(name, committed), committed)
+        except ValueError as exc:
+            raise ValueError(f"{registry.repo_relative(path)}: {exc}") from None
+        if fresh != committed:
+            nbformat.validate(fresh)
+            nbformat.write(fresh, path)
+            changed.append(path)
+            if report:
+                report(f"rewrote the markdown of {registry.repo_relative(path)}")
+    return changed
 
 
 def template_cells(nb: NotebookNode) -> list[str]:
@@ -545,8 +841,9 @@ def write_notebooks(names: Sequence[str] | None = None, *, execute: bool = False
                     report: Callable[[str], None] | None = None) -> list[Path]:
     """(Re)write notebooks from their templates (default: every one, :func:`notebook_names`).
 
-    ``execute``: then run each quickly (:data:`COMMITTED_PARAMETERS`, the executed copy in
-    ``runs/notebooks/``) and write it back with its outputs: the committed form. ``report``
+    ``execute``: then run each quickly (:func:`committed_parameters`, the executed copy in
+    ``runs/notebooks/``) and write it back with its outputs: the committed form, whose markdown is built from
+    those outputs (:func:`build`, :func:`with_outputs`). ``report``
     gets a line a notebook.
     """
     import nbformat
@@ -561,10 +858,11 @@ def write_notebooks(names: Sequence[str] | None = None, *, execute: bool = False
         line = f"wrote {registry.repo_relative(path)}"
         if execute:
             t0 = time.perf_counter()
-            out = run_notebook(path, executed_path(name, quick=True), COMMITTED_PARAMETERS, progress=progress)
-            nbformat.write(committed_form(nbformat.read(out, as_version=4)), path)
-            line += f" with the outputs of a quick run ({time.perf_counter() - t0:.0f} s, " \
-                    f"{path.stat().st_size / 1e3:,.0f} kB)"
+            out = run_notebook(path, executed_path(name, quick=True), committed_parameters(name), progress=progress)
+            executed = committed_form(nbformat.read(out, as_version=4))
+            nbformat.write(with_outputs(build(name, executed), executed), path)   # its markdown reads its outputs
+            what = "the outputs of a quick run" if committed_parameters(name) else "its outputs"
+            line += f" with {what} ({time.perf_counter() - t0:.0f} s, {path.stat().st_size / 1e3:,.0f} kB)"
         if report:
             report(line)
         written.append(path)
@@ -619,3 +917,23 @@ def run_named(name: str, parameters: dict[str, Any], progress: bool = True) -> t
     t0 = time.perf_counter()
     out = run_notebook(src, executed_path(key, bool(parameters.get("quick"))), parameters, progress=progress)
     return src, out, time.perf_counter() - t0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m knights.lab.notebooks.build --markdown [NAME ...]``: :func:`rewrite_markdown`."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m knights.lab.notebooks.build",
+                                     description="rewrite the committed notebooks' markdown from their templates, "
+                                                 "keeping their outputs (nothing runs)")
+    parser.add_argument("--markdown", action="store_true", required=True)
+    parser.add_argument("names", nargs="*", help="versions (EL/v8), learners, ensemble, inside_the_networks; "
+                                                 "default: every notebook")
+    args = parser.parse_args(argv)
+    changed = rewrite_markdown(args.names or None, report=print)
+    print(f"{len(changed)} notebooks rewritten")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

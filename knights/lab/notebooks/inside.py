@@ -5,9 +5,12 @@ by hand what the library does for it, and asserts that both agree:
 
 * EL/v10 (dense): a FEN becomes the input planes and extras (drawn as 8x8 images), one
   batch goes through the network with the shape after every layer (forward hooks), the
-  loss is computed by hand and equals :class:`knights.learn.training.EvalTask`'s, and one
+  loss is computed by hand and equals :class:`knights.learn.training.EvalTask`'s, one
   Adam step taken by hand equals what :func:`knights.learn.training.fit` does with the
-  same batch;
+  same batch; then the gradient printed (the output bias's has a closed form, checked), the
+  loss before and after that step beside plain gradient steps of growing size, a short
+  training loop from random weights with its loss curve, and Adam's second step by hand
+  (its moment estimates equal ``torch.optim.Adam``'s);
 * EL/v13 (NNUE-style): the sparse features of a position in words, the accumulator
   summed by hand, the whole forward pass by hand, the win-probability loss
   (:class:`~knights.learn.training.WinProbTask`) by hand, and the accumulator updated
@@ -17,7 +20,7 @@ by hand what the library does for it, and asserts that both agree:
 Its cells are the template below (:func:`knights.lab.notebooks.build.build`, name
 ``inside_the_networks``); ``knights notebook --write --execute inside_the_networks``
 rebuilds the committed copy with its outputs. It reads the shipped weights and the
-committed sample only, and runs in well under a minute on a CPU.
+committed sample only, and runs in a minute or two on a CPU.
 """
 
 from __future__ import annotations
@@ -30,20 +33,23 @@ shipped networks and does by hand what the library does for them, asserting at e
 1. **EL/v10**, a dense network (two 3x3 convolutions and a hidden layer): a position (FEN) becomes its input \
 planes, drawn as 8x8 images; one batch goes through the network with the shape printed after every layer; the \
 loss is computed by hand and equals the training loop's; one optimiser step (Adam) is taken by hand and equals \
-what `knights.learn.training.fit` does with the same batch.
+what `knights.learn.training.fit` does with the same batch. Then the gradient itself, the loss before and after the \
+step (beside plain gradient steps of growing size), a short training loop from random weights with its falling \
+loss curve, and Adam's *second* step, where its moment estimates start to matter.
 2. **EL/v13**, an efficiently updatable network in the style of Stockfish's NNUE: the same position as a list of \
 sparse features, each in words ("own knight on f3"); the accumulator summed by hand; the whole forward pass by hand; \
 and the accumulator *updated* after a move (take the moved piece's old column out, put its new one in, take a \
 captured piece out) equal to summing it again from scratch.
 
-It reads the shipped weights (`models_EL/`) and the committed sample (`data/sample/`), and runs in well under a \
-minute on a CPU: `knights notebook inside_the_networks`, or open it in JupyterLab (`make lab`) and run every cell."""
+It reads the shipped weights (`models_EL/`) and the committed sample (`data/sample/`), and runs in a minute or \
+two on a CPU: `knights notebook inside_the_networks`, or open it in JupyterLab (`make lab`) and run every cell."""
 
 PARAMETERS = '''fen = "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4"   # the position we open
 move = "b5c6"          # a capture in it, for the accumulator update (UCI)
 batch_rows = 256       # rows of the batch pushed through the networks
 test_letter = "k"      # the sample chunk the batch comes from (a quick run's test letter)
-quick = False          # (the committed outputs say True; this notebook is the same either way)'''
+step_sizes = (1e-5, 1e-4, 1e-3, 1e-2)   # plain gradient steps w <- w - lr x g, beside Adam's first step
+loop_steps = 40        # optimiser steps of the short training loop'''
 
 CELLS: list[tuple[str, str]] = [
     ("code", '''import copy
@@ -221,6 +227,142 @@ for (name, p), (_, q) in zip(mine.named_parameters(), theirs.named_parameters())
     assert torch.allclose(p, q, rtol=1e-6, atol=1e-7), f"{name}: the hand-made step is not fit's"
 print(f"all {sum(p.numel() for p in model.parameters()):,} weights after the step by hand equal fit's "
       f"(largest difference {max(differ.values()):.1e}, float32 rounding; the step itself is {cfg.lr})")'''),
+
+    ("markdown", """### What the gradient says
+
+`loss.backward()` left in every weight's `.grad` the gradient: how fast the batch's loss changes as that weight \
+moves. The output bias's has a closed form to check it by: the network's answer moves one for one with that bias, \
+and the L1 loss of a position changes by +1/N per pawn where the answer is too high and by -1/N where it is too low \
+(N positions in the batch), so the gradient is the share of the batch put too high minus the share put too low. \
+Below it, six weights of the output layer: the gradient, and what Adam's first step did with it (minus the \
+learning rate times its sign, whatever its size)."""),
+    ("code", """last = mine.head[-1]                                   # the output layer: its weights and bias, stepped
+g_bias = last.bias.grad.item()
+with torch.no_grad():
+    errors = model(*spec.tensors(shuffled)) - torch.from_numpy(shuffled.target)
+too_high, too_low = (errors > 0).float().mean().item(), (errors < 0).float().mean().item()
+print(f"d loss / d (output bias) = {g_bias:+.6f}: the share of the batch put too high ({too_high:.4f}) "
+      f"minus the share put too low ({too_low:.4f}) = {too_high - too_low:+.6f}")
+assert abs(g_bias - (too_high - too_low)) < 1e-6
+pd.DataFrame({"weight before": model.head[-1].weight.detach()[0, :6].numpy(),
+              "gradient": last.weight.grad[0, :6].numpy(),
+              "Adam's first step": (last.weight.detach() - model.head[-1].weight.detach())[0, :6].numpy()},
+             index=pd.Index([f"head[-1].weight[0, {i}]" for i in range(6)], name="weight")).round(6)"""),
+
+    ("markdown", """### The loss before and after the step
+
+A gradient is a slope: for a small step `dw` it predicts the change of the loss, the sum over all weights of \
+`gradient x dw`. Below: the batch's loss before the step and after it, for plain gradient steps `w <- w - lr x g` \
+of growing size (`step_sizes`) and for the Adam step above, each beside what the gradient predicted. The small \
+steps go down about as predicted; the large ones overshoot. Adam's first step moves *every* weight by the full \
+learning rate at once: on a network that is already trained that is a large step, and the batch's loss rises \
+(asserted). Continuing from trained weights calls for a smaller rate: EL/v25 continues EL/v24 at a tenth of its \
+rate (`TRAIN.lr` in their `library.py`)."""),
+    ("code", """def batch_loss(net: torch.nn.Module) -> float:
+    \"\"\"The L1 loss of ``net`` on the batch of the step above.\"\"\"
+    with torch.no_grad():
+        return EvalTask(spec).loss(net(*spec.tensors(shuffled)), shuffled, torch.device("cpu")).item()
+
+
+grads = [w.grad for w in mine.parameters()]
+before = loss.item()
+steps = []
+for lr in step_sizes:
+    plain = copy.deepcopy(model)
+    with torch.no_grad():
+        for w, g in zip(plain.parameters(), grads):
+            w -= lr * g
+    steps.append({"step": f"gradient, lr {lr:g}", "predicted change": -lr * sum((g * g).sum().item() for g in grads),
+                  "loss after": batch_loss(plain)})
+adam_move = [p.detach() - q.detach() for p, q in zip(mine.parameters(), model.parameters())]
+steps.append({"step": f"Adam's first, lr {cfg.lr:g}",
+              "predicted change": sum((g * d).sum().item() for g, d in zip(grads, adam_move)),
+              "loss after": batch_loss(mine)})
+steps = pd.DataFrame(steps).set_index("step")
+steps.insert(0, "loss before", before)
+steps["actual change"] = steps["loss after"] - before
+print(f"loss on the batch before the step {before:.6f}; after Adam's first step {batch_loss(mine):.6f}")
+assert steps["actual change"].iloc[0] < 0 < steps["actual change"].iloc[-1]   # the smallest goes down, Adam's up
+steps.round(6)"""),
+
+    ("markdown", """### A short training loop
+
+`fit` repeats that step over batches and epochs. Here the loop is written out: EL/v10's network with fresh \
+random weights, Adam at EL/v10's rate, `loop_steps` batches of 256 from the sample's training chunks (a-h), and \
+after each step the loss on the batch of chunk k above, which the loop never trains on. Each step's training \
+loss is measured on its own batch before the step, so it is noisy; the held-out loss jumps too, as a \
+large-rate optimiser does early on. Both fall (asserted: the mean of the last ten steps against the first)."""),
+    ("code", """torch.manual_seed(0)
+fresh = v10.build().train()                                   # EL/v10 with random weights, before any training
+opt = torch.optim.Adam(fresh.parameters(), lr=cfg.lr)         # what make_optimizer builds for "adam"
+train_rows = load_encoded(select_chunks(registry.repo_path(SAMPLE_DATA), "a-h"), ChunkCache())
+held_out = spec.tensors(batch)                                # chunk k's batch: never trained on here
+first_two, curve = [], []
+for step, b in enumerate(iter_batches(train_rows, 256, seed=0), start=1):
+    kept = [p.detach().clone() for p in fresh.parameters()]
+    opt.zero_grad()
+    step_loss = EvalTask(spec).loss(fresh(*spec.tensors(b)), b, torch.device("cpu"))
+    step_loss.backward()
+    opt.step()
+    if step <= 2:                                             # Adam's first two steps, for the next section
+        first_two.append({"grad": [p.grad.clone() for p in fresh.parameters()],
+                          "moved": [p.detach() - q for p, q in zip(fresh.parameters(), kept)],
+                          "m": [opt.state[p]["exp_avg"].clone() for p in fresh.parameters()],
+                          "v": [opt.state[p]["exp_avg_sq"].clone() for p in fresh.parameters()]})
+    with torch.no_grad():
+        held = (fresh(*held_out) - target).abs().mean().item()
+    curve.append((step, step_loss.item(), held))
+    if step == loop_steps:
+        break
+curve = pd.DataFrame(curve, columns=["step", "train loss (its batch)", "held-out loss (chunk k)"]).set_index("step")
+start, end = curve.iloc[0], curve.iloc[-10:].mean()
+print(f"train loss: step 1 {start.iloc[0]:.3f}, mean of the last ten steps {end.iloc[0]:.3f}; "
+      f"held-out: step 1 {start.iloc[1]:.3f}, mean of the last ten {end.iloc[1]:.3f}")
+assert (end < start).all()
+fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")
+curve.plot(ax=ax, marker=".")
+ax.set_xlabel("optimiser step")
+ax.set_ylabel("L1 (pawns)")
+ax.set_title(f"EL/v10 from random weights: {len(curve)} Adam steps on batches of 256")
+curve.iloc[sorted({0, 1, 4, 9, 19, len(curve) - 1})].round(3)"""),
+
+    ("markdown", """### Adam's second step
+
+At its first step Adam is sign descent (above: every weight moved by the learning rate). From the second step \
+on, its two running averages hold more than one gradient, `m <- b1 m + (1 - b1) g` and \
+`v <- b2 v + (1 - b2) g^2`, divided by `1 - b^t` with `t = 2`:
+
+    m_hat = (b1 g1 + g2) / (1 + b1),   v_hat = (b2 g1^2 + g2^2) / (1 + b2)
+    w <- w - lr * m_hat / (sqrt(v_hat) + eps)
+
+`m_hat` is a weighted mean of the two gradients and `v_hat` one of their squares, so a step is the learning rate \
+times `mean(g) / sqrt(mean(g^2))`: the full rate only where the two gradients are equal, less where they differ \
+in size, much less where they differ in sign. The loop above kept its first two steps: the moment estimates by \
+hand equal `torch.optim.Adam`'s (`exp_avg`, `exp_avg_sq`) for every weight, six weights of the output layer are \
+shown side by side, and how far every weight moved at each step, in units of the learning rate."""),
+    ("code", """def close(mine: torch.Tensor, theirs: torch.Tensor) -> bool:
+    \"\"\"Equal up to float32 rounding, relative to the tensor's scale.\"\"\"
+    return (mine - theirs).abs().max().item() <= 1e-5 * theirs.abs().max().item() + 1e-12
+
+
+one, two = first_two
+for i, (g1, g2) in enumerate(zip(one["grad"], two["grad"])):
+    m1, v1 = (1 - b1) * g1, (1 - b2) * g1 * g1                         # after step 1
+    m2, v2 = b1 * m1 + (1 - b1) * g2, b2 * v1 + (1 - b2) * g2 * g2     # after step 2
+    assert close(m1, one["m"][i]) and close(v1, one["v"][i]) and close(m2, two["m"][i]) and close(v2, two["v"][i])
+    assert close(-cfg.lr * (m2 / (1 - b1 ** 2)) / ((v2 / (1 - b2 ** 2)).sqrt() + eps), two["moved"][i])
+print(f"both steps and the moment estimates by hand equal torch.optim.Adam's, for all "
+      f"{sum(p.numel() for p in fresh.parameters()):,} weights")
+for t, kept in (("1", one), ("2", two)):
+    ratio = torch.cat([(d / cfg.lr).abs().flatten() for d in kept["moved"]])
+    ratio = ratio[ratio > 0]                                  # a weight whose gradient is 0 does not move
+    print(f"step {t}: |step| / lr over the {len(ratio):,} weights that moved: median {ratio.median():.3f}, "
+          f"10th to 90th percentile {ratio.quantile(0.1):.3f} to {ratio.quantile(0.9):.3f}")
+k = [name for name, _ in fresh.named_parameters()].index("head.2.weight")   # the output layer's weights
+pd.DataFrame({"gradient 1": one["grad"][k][0, :6], "gradient 2": two["grad"][k][0, :6],
+              "m_hat": two["m"][k][0, :6] / (1 - b1 ** 2), "sqrt(v_hat)": (two["v"][k][0, :6] / (1 - b2 ** 2)).sqrt(),
+              "step 1 / lr": one["moved"][k][0, :6] / cfg.lr, "step 2 / lr": two["moved"][k][0, :6] / cfg.lr},
+             index=pd.Index([f"head[-1].weight[0, {i}]" for i in range(6)], name="weight")).round(5)"""),
 
     # -- part 2: EL/v13 -------------------------------------------------------------------------------------------
     ("markdown", """## Part 2: EL/v13, an efficiently updatable network
@@ -418,6 +560,9 @@ first plays the captures out (its capture search) and evaluates the quiet positi
 the same way in training and in play.
 * The loss and the optimiser step are a few lines of tensor arithmetic; the training loop only repeats them over \
 batches and epochs (with a learning-rate schedule, mirrored batches and the best epoch kept).
+* The gradient is a slope: it predicts a small step's change of the loss, not a large one's. Adam's first step is \
+sign descent; from the second on it divides a running mean of the gradient by the root of a running mean of its \
+square, so weights whose gradients disagree from batch to batch move less.
 * A dense network must recompute everything for every position; EL/v13's first layer is a sum of columns, so a \
 search edits a few columns per move (`knights/engine/incremental.py`) and runs only the small head at each node."""),
 ]

@@ -46,6 +46,7 @@ from knights.data.chunks import Encoded, chunk_files, select_chunks
 from knights.features.inputs import InputSpec
 from knights.lab.ensemble.plan import network_training_chunks
 from knights.lab.notebooks.build import QUICK_EPOCHS as QUICK_EPOCHS  # the notebooks' quick epochs
+from knights.lab.notebooks.build import version_settings as version_settings  # what a library sets
 from knights.lab.results import tables as results
 from knights.learn import registry
 from knights.learn.experiment import FULL_DATA, SAMPLE_DATA, Result, predict
@@ -685,32 +686,6 @@ def library_code(version: registry.Version) -> str:
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
         start = first.end_lineno or 0
     return "\n".join(source.splitlines()[start:]).strip() + "\n"
-
-
-def version_settings(version: registry.Version) -> dict[str, str]:
-    """Everything a version's ``library.py`` sets, one entry a setting: each field of its
-    INPUTS and TRAIN (``TRAIN.lr``), its other constants (DATA, PARENT, TARGET, ...), and the
-    network it builds (its class and parameter count)."""
-    import ast
-    import dataclasses
-
-    lib = version.library
-    names = [t.id for node in ast.parse(version.library_path.read_text()).body if isinstance(node, ast.Assign)
-             for t in node.targets if isinstance(t, ast.Name) and t.id.isupper()]
-    out: dict[str, str] = {}
-    for name in names:
-        value = getattr(lib, name)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            out[name] = type(value).__name__
-            out.update({f"{name}.{f.name}": repr(getattr(value, f.name)) for f in dataclasses.fields(value)})
-        elif isinstance(value, dict):
-            out.update({f"{name}[{k!r}]": repr(v) for k, v in value.items()})
-        else:
-            out[name] = repr(value)
-    net = version.build()
-    out["network"] = type(net).__name__
-    out["parameters"] = f"{parameter_count(net):,}"
-    return out
 
 
 def previous_version(version: registry.Version) -> registry.Version | None:
