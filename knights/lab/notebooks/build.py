@@ -202,8 +202,11 @@ KIND_SHOWS = {
                  "in the full runs"),
     "data": ("the rows it trains on changed: a quick run trains every version on the same committed sample, so "
              "this shows only in the full runs"),
-    "start": ("training continues from {parent}'s weights, in the quick run too (from the committed "
-              "`{weights}` when it is there): the quick run starts where {parent} ended"),
+    "start": ("training continues from {parent}'s weights, in the quick run too (the committed `{weights}`): "
+              "the quick run starts where {parent} ended"),
+    "start, archived": ("training continues from {parent}'s weights; those are archived, not in git "
+                        "(`make version V={parent}` rebuilds them), and a quick run without them starts from "
+                        "random weights"),
 }
 """Where each kind of change (versions.toml's ``differs``) can show."""
 
@@ -284,7 +287,9 @@ def change_cell(version: registry.Version) -> str:
                  f"From **{parent}** (`{toml}`): {row.changed}. Kind of change: {', '.join(row.differs)}.\n"]
         fmt = {"epochs": QUICK_EPOCHS, "batch": QUICK["batch_size"], "parent": parent,
                "weights": registry.repo_relative(registry.get(parent).weights())}
-        lines += [f"* {KIND_SHOWS[kind].format(**fmt)}." for kind in row.differs]
+        archived = registry.entry(parent).status == registry.ARCHIVED
+        lines += [f"* {KIND_SHOWS[kind + (', archived' if kind == 'start' and archived else '')].format(**fmt)}."
+                  for kind in row.differs]
     else:
         lines = [f"## What {version.name} is, and where it shows\n",
                  f"A first network of its line (`{toml}`): {row.changed}. Nothing before it to compare with but "
