@@ -153,7 +153,12 @@ def democracy_json(final: bool) -> dict:
             "members": {"EL/v25|judged": figures(0.061, 1.2, 0.65), "EL/v24|judged": figures(0.063, 1.25, 0.66)},
             "ensembles": {CHOSEN: {"final": figures(0.0581, 1.15, 0.63)}, BOT: {"final": figures(0.0592, 1.18, 0.64)}},
             "chosen": {"key": CHOSEN, "figures": figures(0.0581, 1.15, 0.63), "best_member_on_final": "EL/v25+quiesce",
-                       "paired_wp": {"best member on the selection sets": pair, "best member on the final set": pair}}}
+                       "paired_wp": {"best member on the selection sets": pair, "best member on the final set": pair,
+                                     "the current one-ply bot": {**pair, "reference": "sparse+quiesce"}},
+                       "beats_every_shipped_network_overall_and_quiet_level_by_more_than_se": False,
+                       "shipped_networks_not_beaten_so": ["shipped network EL/v10"]},
+            "bot": {"key": BOT, "figures": figures(0.0592, 1.18, 0.64),
+                    "paired_wp": {"best member on the selection sets": {**pair, "reference": "EL/v24+quiesce"}}}}
     return doc
 
 
@@ -180,6 +185,7 @@ def test_with_the_final_figures_the_section_renders_them(tmp_path):
     assert "0.0581 & 1.15 & 0.63" in text                      # the chosen democracy's row on the final set
     assert "-0.0029 $\\pm$ 0.0004 against its best member on the selection sets" in text
     assert "(lower by more than two standard errors)" in text
+    assert "not so against EL/v10." in text and "Against the average the one-ply bot plays" in text
     assert "no choice was made on, the democracy chosen on the selection sets" in text    # the abstract
     assert "it does" in text.split("RQ2: Does a democracy beat its best member?")[1][:400]
 
