@@ -177,6 +177,12 @@ def test_each_version_notebook_says_what_it_changed_from_the_versions_table():
         mine = figures[version.name]
         key, digits = ("legal_share", 3) if version.family == "SL" else ("mae", 3)
         assert f"| {mine[key]:.{digits}f} |" in text, f"{version.name}: its full run's figure is not shown"
+        if row.parent and set(row.differs) & N.QUICK_SHOWS and row.parent not in N.same_quick_run(version):
+            # where the change shows in a quick run: the parent's figure on the same sample rows, from its outputs
+            shipped = N.quick_figures(nbformat.read(version.notebook, as_version=4)).get(f"{row.parent} as shipped")
+            parents = N.quick_figures(nbformat.read(registry.get(row.parent).notebook, as_version=4))
+            figure = shipped if "start" in row.differs and shipped else parents[f"{row.parent} (this run)"]
+            assert f"{figure['mae']:.3f}" in text.split("## What makes")[0], version.name
 
 
 def test_a_notebook_whose_quick_run_is_another_versions_says_so_and_it_is():

@@ -204,9 +204,9 @@ KIND_SHOWS = {
              "this shows only in the full runs"),
     "start": ("training continues from {parent}'s weights, in the quick run too (the committed `{weights}`): "
               "the quick run starts where {parent} ended"),
-    "start, archived": ("training continues from {parent}'s weights; those are archived, not in git "
-                        "(`make version V={parent}` rebuilds them), and a quick run without them starts from "
-                        "random weights"),
+    "start, archived": ("training continues from {parent}'s weights, in the quick run too when they are here; "
+                        "they are archived, not in git (`make version V={parent}` rebuilds them), and a quick run "
+                        "without them starts from random weights"),
 }
 """Where each kind of change (versions.toml's ``differs``) can show."""
 
@@ -273,10 +273,38 @@ def _names(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def change_cell(version: registry.Version) -> str:
+QUICK_SHOWS = {"network", "inputs", "target", "loss", "training", "start"}
+"""The kinds of change a quick run can show (beside the parent's quick run)."""
+
+
+def quick_comparison(version: registry.Version, parent: str, executed: NotebookNode | None) -> str | None:
+    """This quick run's figure beside its parent's on the same held-out sample rows, read from the executed
+    notebooks' tables: the parent as shipped (in this notebook's table) for a version that starts from its weights,
+    else the parent's quick run (its notebook). None when a table is missing."""
+    import nbformat
+
+    rows = quick_figures(executed)
+    mine = rows.get(f"{version.name} (this run)")
+    what = "the share of legal top moves" if version.family == "SL" else "the MAE in pawns"
+    differs = registry.entry(version.name).differs
+    if "start" in differs and f"{parent} as shipped" in rows and mine:
+        start = ("whose weights this quick run starts from where the layers match" if "network" in differs else
+                 "where this quick run starts")
+        return (f"On the held-out rows of the sample, {what}: {parent} as shipped, {start}, "
+                f"{rows[f'{parent} as shipped']['mae']:.3f}; this quick run {mine['mae']:.3f} (the table below).")
+    path = registry.get(parent).notebook
+    theirs = quick_figures(nbformat.read(path, as_version=4) if path.is_file() else None).get(f"{parent} (this run)")
+    if not mine or not theirs:
+        return None
+    return (f"In the quick runs, on the same held-out rows of the sample, {what}: {parent} {theirs['mae']:.3f} "
+            f"(`{registry.repo_relative(path)}`), {version.name} {mine['mae']:.3f} (the table below).")
+
+
+def change_cell(version: registry.Version, executed: NotebookNode | None = None) -> str:
     """A version notebook's "what it changes" cell: its parent and what changed (versions.toml), where that kind of
-    change can show, the full runs' figures on the test letter (report/results/networks.json) and, when its quick
-    run is another version's, which and why."""
+    change can show, this quick run beside its parent's (:func:`quick_comparison`, when its change can show there),
+    the full runs' figures on the test letter (report/results/networks.json) and, when its quick run is another
+    version's, which and why."""
     import json
 
     row = registry.entry(version.name)
@@ -290,6 +318,9 @@ def change_cell(version: registry.Version) -> str:
         archived = registry.entry(parent).status == registry.ARCHIVED
         lines += [f"* {KIND_SHOWS[kind + (', archived' if kind == 'start' and archived else '')].format(**fmt)}."
                   for kind in row.differs]
+        quick = (quick_comparison(version, parent, executed)
+                 if set(row.differs) & QUICK_SHOWS and parent not in same_quick_run(version) else None)
+        lines += ["", quick] if quick else []
     else:
         lines = [f"## What {version.name} is, and where it shows\n",
                  f"A first network of its line (`{toml}`): {row.changed}. Nothing before it to compare with but "
@@ -455,7 +486,7 @@ def version_notebook(version: registry.Version, executed: NotebookNode | None = 
     changes = (f"every setting that differs from {before}'s and the two files line by line"
                if before in {v.name for v in registry.all_versions(version.family)} else
                "nothing to compare it with: it is the first of its family")
-    cells = [("markdown", change_cell(version)),
+    cells = [("markdown", change_cell(version, executed)),
              ("markdown", CARD_MD.format(name=version.name, changes=changes)), ("code", CARD),
              ("markdown", DATA_MD.format(target=" and with the move played, the move network's target" if sl else "")),
              ("code", DATA),
@@ -848,7 +879,8 @@ def write_notebooks(names: Sequence[str] | None = None, *, execute: bool = False
 
     ``execute``: then run each quickly (:func:`committed_parameters`, the executed copy in
     ``runs/notebooks/``) and write it back with its outputs: the committed form, whose markdown is built from
-    those outputs (:func:`build`, :func:`with_outputs`). ``report``
+    those outputs (:func:`build`, :func:`with_outputs`); then every version notebook's markdown is rewritten, since
+    a version's first section quotes its parent's quick run (:func:`rewrite_markdown`). ``report``
     gets a line a notebook.
     """
     import nbformat
@@ -871,6 +903,8 @@ def write_notebooks(names: Sequence[str] | None = None, *, execute: bool = False
         if report:
             report(line)
         written.append(path)
+    if execute:   # a version's first section quotes its parent's quick run: the children read the new outputs
+        rewrite_markdown([v.name for v in registry.all_versions() if v.notebook.is_file()], report=report)
     return written
 
 
