@@ -111,8 +111,11 @@ def use_holds(name: str, kind: str, what: str) -> bool:
     text = (ROOT / what).read_text()
     if kind == "notebook":
         return notebook_opens(what, name)
-    if kind == "report":    # the report reads its re-measured row: knights results needs its weights
-        return f'ind["{name}"]' in text
+    if kind == "report":    # the report reads its re-measured row (by name, or in the table of every evaluator
+        # on the selection sets): knights results needs its weights to measure it
+        rows = json.loads((ROOT / "report" / "results" / "independent.json").read_text())["headline"]["quiet_level_mae"]
+        every_row = "for name in ind.keys()" in text
+        return f'ind["{name}"]' in text or (every_row and name in rows)
     return re.search(rf"[\"']{re.escape(name)}(\+\w+)?[\"']", text) is not None   # a test names it (EL/v8+threats too)
 
 

@@ -306,7 +306,7 @@ def compare_versions(measured: dict[str, dict[str, Any]], *, runs_log: Path = TR
     test MAE on ``j`` (the same rows for every version; the shipped weights: the last epoch
     unless the version keeps its best)."""
     seconds = json.loads(runs_log.read_text()) if runs_log.is_file() else {}
-    versions = [v for v in registry.all_versions("EL") if v.is_trained()]
+    versions = [v for v in registry.all_versions("EL") if v.meta_path().is_file()]   # archived ones too: metadata
     rows = [version_row(v, seconds) for v in versions]
     for m in measured.values():
         if "architecture" not in m:
