@@ -32,7 +32,7 @@ ENDINGS_POSITIONS ?= 400000
 # Games of Stockfish playing an early iteration's move (make shallow-data)
 SHALLOW_POSITIONS ?= 500000
 
-.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast flake bench data more-data endings-data shallow-data grown-data style-data sample notebook lab models strength report clean help
+.PHONY: all setup venv stockfish play independent web frontend browser check test test-fast flake bench data more-data endings-data shallow-data grown-data style-data sample notebook lab models strength report clean help democracy democracy-play democracy-notebook
 
 help:
 	@echo "make play                 play the bot in the terminal"
@@ -44,6 +44,9 @@ help:
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
 	@echo "make bench | strength | search-strength | soak | label-floor | error-sources | data | more-data | endings-data | shallow-data | grown-data | style-data SET=cold | sample | models | report"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
+	@echo "make democracy            the democracy study: the choice on the selection sets, then the final test set"
+	@echo "make democracy-play       the democracy against its best member, one ply, against one anchor (resumable)"
+	@echo "make democracy-notebook   rebuild and execute notebooks/democracy.ipynb (the committed sample, minutes)"
 	@echo "make lab                  JupyterLab on the project (prints its URL; Ctrl-C stops it)"
 	@echo "make clean                remove the virtual environment and caches"
 
@@ -276,6 +279,24 @@ sample: setup
 # Run one notebook (a version, knn, random_forest, svr, linear, ensemble): the executed copy goes to
 # runs/notebooks/, the committed notebook stays as it is. make notebook V=EL/v8 [ARGS="--quick" | "-p epochs 3"]
 # The committed notebooks hold a quick run's outputs: knights notebook --write --execute [NAME ...] rebuilds them.
+# The democracy study (issue 53): choose on the selection sets (data/independent/), then report once on the final
+# test set (data/final/); results in report/results/democracy.json, figures in report/figures/democracy*.
+democracy: setup
+	$(PY) -m knights.lab.ensemble.study
+	$(PY) -m knights.lab.ensemble.study --final
+
+# One-ply play: the chosen democracy and its best member, the same openings against the same anchor (PLAY_GAMES each;
+# rerun to resume), then report/results/democracy_play.json.
+PLAY_GAMES ?= 400
+PLAY_MEMBER ?= EL/v23+quiesce
+democracy-play: setup
+	$(PY) -m knights.lab.ensemble.play --arm sparse+quiesce --games $(PLAY_GAMES)
+	$(PY) -m knights.lab.ensemble.play --arm $(PLAY_MEMBER) --games $(PLAY_GAMES)
+	$(PY) -m knights.lab.ensemble.play --summary --member $(PLAY_MEMBER) --games $(PLAY_GAMES)
+
+democracy-notebook: setup
+	$(PY) -m knights.lab.ensemble.notebook
+
 notebook: setup
 	@test -n "$(V)" || { echo "make notebook: name one, e.g. make notebook V=EL/v8 (ARGS=--quick for the committed sample)" >&2; exit 2; }
 	$(KNIGHTS) notebook $(V) $(ARGS)

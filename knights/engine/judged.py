@@ -57,11 +57,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import chess
 import numpy as np
 
-from knights.board.placements import PAWN_COUNTS, PIECE_COUNTS
 from knights.board.positions import Positions
 from knights.engine import compiled as core
 from knights.engine.compiled_arrays import SearchArrays, warm_up
@@ -69,13 +70,15 @@ from knights.engine.compiled_board import states_from_arrays, states_from_boards
 from knights.engine.constants import INF, MATE_BOUND, MATE_SCORE
 from knights.engine.incremental import Net, files_mirrored, load_net
 from knights.engine.spec import SEARCH_NETWORK, SPARSE_DEMOCRACY
+from knights.evaluate.democracy import ENDING_MEN, trained_on_endings
 from knights.evaluate.names import QUIESCE_SUFFIX, SPARSE_NAME, EvaluatorError, canonical_evaluator_name
 from knights.learn import registry
 
+if TYPE_CHECKING:
+    from knights.evaluate.ensemble import Democracy
+
 CHECK_PLIES = 3
 """At how many of the capture search's first plies a quiet move that gives check is played too (0: captures only)."""
-ENDINGS_DATA = "data/endings"
-"""The endings' folder as a version's library names it."""
 MIRRORS = False
 """Whether ``sparse+quiesce`` also asks each member's mirrored twin (:func:`~knights.engine.incremental.files_mirrored`)
 where no side can castle. Off: on the independent sets the twins lowered a single network's quiet-level error
@@ -174,18 +177,6 @@ def position_states(positions: Positions) -> tuple[np.ndarray, np.ndarray]:
                               [-1] * n if ep is None else np.asarray(ep).tolist())
 
 
-ENDING_MEN = 2 * (1 + (len(PIECE_COUNTS) - 1) + (len(PAWN_COUNTS) - 1))
-"""The most men an ending of ``make endings-data`` starts with (kings, and at most 3 pieces and 5 pawns a side:
-:func:`knights.board.placements.random_material`): where :class:`JudgedDemocracy`'s networks that learned from
-those endings judge alone."""
-
-
-def trained_on_endings(version: str) -> bool:
-    """Whether ``version`` learned from the endings data: ``data/endings`` among its library's ``MORE``, or
-    among its parent's (a version that continues from a parent, ``PARENT``, starts from what the parent learned)."""
-    lib = registry.get(version).library
-    parent = getattr(lib, "PARENT", None)
-    return ENDINGS_DATA in getattr(lib, "MORE", ()) or (parent is not None and trained_on_endings(parent))
 
 
 class JudgedDemocracy:
@@ -258,3 +249,49 @@ class JudgedDemocracy:
             if len(mine):
                 values[k + i, mine], mates[k + i, mine] = mirror.judge_states(boards[mine], states[mine])
         return self.vote(values, mates, used)
+
+
+# -- the democracy's judged members (knights.evaluate.ensemble) -------------------------------------------------------
+_LAST = threading.local()
+"""Per thread, the last positions turned into compiled boards and states, and those: the members of a democracy are
+asked about the same positions one after another, and turn them into the compiled search's form once."""
+
+
+class SharedQuiescence(QuiescenceEvaluator):
+    """:class:`QuiescenceEvaluator` whose ``evaluate`` reuses the compiled boards and states of the positions the
+    previous member of the same thread was asked about (the same object, unchanged)."""
+
+    def evaluate(self, positions: Any) -> np.ndarray:
+        key = [np.asarray(getattr(positions, f)) for f in ("squares", "white", "castling", "ep")
+               if hasattr(positions, f)]
+        last = getattr(_LAST, "value", None)
+        if last is None or last[0] is not positions or not all(
+                np.array_equal(a, b) for a, b in zip(last[1], key, strict=True)):
+            last = _LAST.value = (positions, [k.copy() for k in key], position_states(positions))
+        return self.judge_states(*last[2])[0].astype(np.float32)
+
+
+def judge(version: str, weights: Path | None, mate_pawns: float, name: str) -> QuiescenceEvaluator:
+    """A sparse network (a version of :data:`~knights.learn.registry.FAST_NETWORKS`, or a weights file) judged where
+    the captures end: the builder :mod:`knights.evaluate.ensemble` (a layer below the compiled search) is given by
+    :func:`install_judge`."""
+    if weights is None:
+        return SharedQuiescence(version, mate_pawns=mate_pawns)
+    return SharedQuiescence(load_net(weights), name=name, mate_pawns=mate_pawns)
+
+
+def install_judge() -> None:
+    """Give :mod:`knights.evaluate.ensemble` :func:`judge`, so that its members can be judged where the captures end
+    (called where a democracy is built, not at import: the bot need not load scikit-learn)."""
+    from knights.evaluate import ensemble
+
+    ensemble.set_judge(judge)
+
+
+def load_democracy(path: str | Path, *, mate_pawns: float = MATE_SCORE) -> Democracy:
+    """The democracy of the manifest ``path`` as the bot would play it (every member's files checked; a mate found
+    in a member's capture search reads ``mate_pawns``)."""
+    from knights.evaluate import ensemble
+
+    install_judge()
+    return ensemble.load_manifest(path, mate_pawns=mate_pawns)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from knights.board.placements import PAWN_COUNTS, PIECE_COUNTS
 from knights.common import write_json
 from knights.evaluate.learner import LearnerEvaluator
 from knights.learn import registry, store
@@ -35,6 +36,13 @@ if TYPE_CHECKING:
     from knights.evaluate.base import Evaluator
 
 MODELS_DIR = registry.ENSEMBLE_MODELS
+ENDINGS_DATA = "data/endings"
+"""The endings' folder as a version's library names it."""
+ENDING_MEN = 2 * (1 + (len(PIECE_COUNTS) - 1) + (len(PAWN_COUNTS) - 1))
+"""The most men an ending of ``make endings-data`` starts with (kings, and at most 3 pieces and 5 pawns a side:
+:func:`knights.board.placements.random_material`): where a democracy's networks that learned from those endings judge
+alone (``sparse+quiesce``, :class:`knights.engine.judged.JudgedDemocracy`; the ``endings`` gate of
+:class:`knights.evaluate.ensemble.Democracy`)."""
 MANIFEST = "democracy.json"
 MANIFEST_FORMAT = "knights-democracy"
 MANIFEST_VERSION = 1
@@ -43,6 +51,14 @@ ORIGINAL_BLEND = {"network": 0.9, "random_forest": 0.1 * 0.5, "svr": 0.1 * 0.25,
 """The original's shipped blend: 0.9 network + 0.1 x (0.5 RF + 0.25 SVR + 0.25 LR).
 Its SVR was a LinearSVR, so ``svr`` here means our ``linear_svr`` member
 (see :func:`original_weights`)."""
+
+
+def trained_on_endings(version: str) -> bool:
+    """Whether ``version`` learned from the endings data: ``data/endings`` among its library's ``MORE``, or
+    among its parent's (a version that continues from a parent, ``PARENT``, starts from what the parent learned)."""
+    lib = registry.get(version).library
+    parent = getattr(lib, "PARENT", None)
+    return ENDINGS_DATA in getattr(lib, "MORE", ()) or (parent is not None and trained_on_endings(parent))
 
 
 # ---------------------------------------------------------------------------- the vote
@@ -127,7 +143,7 @@ SPACES = ("pawns", "win_probability")
 
 
 def to_space(pawns: np.ndarray, space: str) -> np.ndarray:
-    """Evaluations in pawns as the values a democracy of ``space`` averages."""
+    """Evaluations in pawns as the values a democracy of ``space`` averages (:mod:`knights.evaluate.ensemble`'s too)."""
     if space == "pawns":
         return pawns
     if space == "win_probability":
@@ -203,61 +219,21 @@ def original_weights(names: Sequence[str], networks: Sequence[str] = (), svr: st
 
 
 def fit_weights(predictions: np.ndarray, target: np.ndarray, loss: str = "mae", min_weight: float = 0.0) -> np.ndarray:
-    """Non-negative weights summing to one that minimise the blend's validation loss.
-
-    ``predictions``: (members, N). ``loss="mae"`` solves the exact linear programme
-    (least absolute deviations on the simplex: min sum|e| with e = P'w - y split
-    into its positive and negative parts) with HiGHS; ``loss="mse"`` the small
-    quadratic programme on the members' Gram matrix (SLSQP). Either optimum is at
-    least as good as any other point of the simplex, equal weights included.
-
-    ``min_weight``: members weighing less are dropped and the rest refitted (a
-    member of weight 0.001 would cost its evaluation time for nothing)."""
-    from scipy import optimize, sparse
+    """Non-negative weights summing to one that minimise the blend's validation loss (``predictions``: members, N;
+    ``loss``: ``"mae"`` or ``"mse"``): :func:`knights.evaluate.ensemble.simplex_weights`, the one fit of the
+    democracy's weights."""
+    from knights.evaluate.ensemble import simplex_weights
 
     P = np.asarray(predictions, dtype=np.float64)
     y = np.asarray(target, dtype=np.float64).reshape(-1)
-    m, n = P.shape
-    if n != len(y):
-        raise ValueError(f"{n} predictions per member for {len(y)} targets")
-    if m == 1:
-        return np.ones(1)
-    w: np.ndarray
-    if loss == "mae":
-        # variables [w (m), u (n), v (n)]: P'w - u + v = y, sum w = 1, all >= 0; min sum(u + v)
-        eye = sparse.identity(n, format="csc")
-        A_eq = sparse.vstack([sparse.hstack([sparse.csc_matrix(P.T), -eye, eye]),
-                              sparse.hstack([sparse.csc_matrix(np.ones((1, m))), sparse.csc_matrix((1, 2 * n))])],
-                             format="csc")
-        b_eq = np.append(y, 1.0)
-        c = np.concatenate([np.zeros(m), np.ones(2 * n)])
-        res = optimize.linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs")
-        if not res.success:
-            raise RuntimeError(f"weight fitting failed: {res.message}")
-        w = res.x[:m]
-    elif loss == "mse":
-        G = P @ P.T / n
-        b = P @ y / n
-
-        def obj(w: np.ndarray) -> tuple[float, np.ndarray]:
-            return w @ G @ w - 2 * b @ w, 2 * G @ w - 2 * b
-
-        res = optimize.minimize(obj, np.full(m, 1.0 / m), jac=True, method="SLSQP", bounds=[(0, 1)] * m,
-                                constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1.0,
-                                              "jac": np.ones_like}],
-                                options={"ftol": 1e-12, "maxiter": 500})
-        w = res.x
-    else:
+    if P.ndim != 2 or P.shape[1] != len(y):
+        raise ValueError(f"{P.shape[-1]} predictions per member for {len(y)} targets")
+    if loss not in _LOSSES:
         raise ValueError(f"loss must be 'mae' or 'mse', not {loss!r}")
-    w = np.clip(w, 0.0, None)
-    w[w < 1e-9] = 0.0
-    w = w / w.sum()
-    small = (w > 0) & (w < min_weight)
-    if small.any():
-        keep = np.flatnonzero(w >= min_weight)
-        w = np.zeros(m)
-        w[keep] = fit_weights(P[keep], y, loss, min_weight)
-    return w
+    return simplex_weights(P.T, y, _LOSSES[loss], min_weight)
+
+
+_LOSSES = {"mae": "absolute", "mse": "squared"}
 
 
 # ---------------------------------------------------------------------------- shipping
