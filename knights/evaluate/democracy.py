@@ -220,10 +220,8 @@ def original_weights(names: Sequence[str], networks: Sequence[str] = (), svr: st
 
 def fit_weights(predictions: np.ndarray, target: np.ndarray, loss: str = "mae", min_weight: float = 0.0) -> np.ndarray:
     """Non-negative weights summing to one that minimise the blend's validation loss (``predictions``: members, N;
-    ``loss``: ``"mae"`` or ``"mse"``): :func:`knights.evaluate.ensemble.simplex_weights`, the one fit of the
-    democracy's weights."""
-    from knights.evaluate.ensemble import simplex_weights
-
+    ``loss``: ``"mae"`` or ``"mse"``): :func:`simplex_weights`, the one fit of the democracy's weights (the
+    ensemble's :class:`~knights.evaluate.ensemble.SimplexWeights` too)."""
     P = np.asarray(predictions, dtype=np.float64)
     y = np.asarray(target, dtype=np.float64).reshape(-1)
     if P.ndim != 2 or P.shape[1] != len(y):
@@ -234,6 +232,45 @@ def fit_weights(predictions: np.ndarray, target: np.ndarray, loss: str = "mae", 
 
 
 _LOSSES = {"mae": "absolute", "mse": "squared"}
+
+
+def simplex_weights(P: np.ndarray, y: np.ndarray, loss: str = "absolute", min_weight: float = 0.0) -> np.ndarray:
+    """Non-negative weights summing to one that minimise the blend ``P @ w``'s loss against ``y`` (``P``: rows,
+    members): ``"absolute"`` through the exact linear programme (HiGHS), ``"squared"`` the small quadratic programme
+    on the members' Gram matrix (SLSQP); either optimum is at least as good as any other point of the simplex, equal
+    weights included. ``min_weight``: members weighing less are dropped and the rest refitted."""
+    from scipy import optimize
+
+    n, m = P.shape
+    if m == 1:
+        return np.ones(1)
+    if loss == "absolute":
+        # min_w sum_r |P_r w - y_r| over the simplex is a linear programme; its dual is small and fast:
+        # max_{u, t} y'u + t subject to P'u + t <= 0 (one row a member) and -1 <= u_r <= 1. The weights are that
+        # dual's multipliers of the member rows (HiGHS; the primal's optimum, to its tolerance).
+        res = optimize.linprog(np.concatenate([-y, [-1.0]]), A_ub=np.hstack([P.T, np.ones((m, 1))]),
+                               b_ub=np.zeros(m), bounds=[(-1.0, 1.0)] * n + [(None, None)], method="highs")
+        if not res.success:
+            raise RuntimeError(f"fitting the weights failed: {res.message}")
+        w = -np.asarray(res.ineqlin.marginals, dtype=np.float64)
+    elif loss == "squared":
+        G, b = P.T @ P / n, P.T @ y / n
+        res = optimize.minimize(lambda w: (w @ G @ w - 2 * b @ w, 2 * G @ w - 2 * b), np.full(m, 1.0 / m), jac=True,
+                                method="SLSQP", bounds=[(0, 1)] * m,
+                                constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1.0, "jac": np.ones_like}],
+                                options={"ftol": 1e-12, "maxiter": 500})
+        w = np.asarray(res.x, dtype=np.float64)
+    else:
+        raise ValueError(f"loss must be 'absolute' or 'squared', not {loss!r}")
+    w = np.clip(w, 0.0, None)
+    w[w < 1e-9] = 0.0
+    w = w / w.sum()
+    if min_weight > 0 and ((w > 0) & (w < min_weight)).any():
+        keep = np.flatnonzero(w >= min_weight)
+        out = np.zeros(m)
+        out[keep] = simplex_weights(P[:, keep], y, loss, min_weight)
+        return out
+    return np.asarray(w, dtype=np.float64)
 
 
 # ---------------------------------------------------------------------------- shipping
