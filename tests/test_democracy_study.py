@@ -329,3 +329,29 @@ def test_the_democracy_notebook_is_small_executed_and_draws_the_decomposition():
     text = "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in outputs)
     assert "/work/" not in text and "/home/" not in text and str(ROOT) not in text
     assert "ambiguity" in "\n".join(c.source for c in nb.cells)
+
+
+def test_the_results_say_what_the_bot_plays_beside_the_choice():
+    from knights.engine.spec import ONE_PLY_EVALUATOR
+    from knights.lab.ensemble.study import BOT_KEY, bot_decision
+
+    same = bot_decision({"choice": {"key": BOT_KEY}})
+    assert same["plays_the_chosen"] and same["evaluator"] == ONE_PLY_EVALUATOR
+    other = bot_decision({"choice": {"key": "six|judged|fitted|pawns|-"}})
+    assert not other["plays_the_chosen"] and "six|judged|fitted|pawns|-" in other["why"]
+
+
+def test_the_committed_choice_loads_and_is_what_the_results_record():
+    """ensemble/democracy/democracy.json (written by the choosing stage) loads with every member's files checked,
+    and is the democracy report/results/democracy.json names as chosen."""
+    from knights.engine.judged import load_democracy
+
+    manifest = ROOT / "ensemble" / "democracy" / "democracy.json"
+    results = json.loads((ROOT / "report" / "results" / "democracy.json").read_text())
+    doc = json.loads(manifest.read_text())
+    assert doc["chosen_on"]["key"] == results["choice"]["key"]
+    assert all("final" not in s for s in doc["chosen_on"]["sets"])
+    dem = load_democracy(manifest)
+    assert dem.coefficients() == doc["groups"]
+    values = dem.evaluate_boards([chess.Board(), chess.Board("6k1/5ppp/8/8/8/8/8/R3K3 w - - 0 1")])
+    assert np.isfinite(values).all() and values[1] > 3      # a rook up

@@ -175,6 +175,9 @@ def figures(pred: np.ndarray, data: Encoded, calm: np.ndarray, sets: np.ndarray 
     row = evaluation_row("", "", pred, data.target, calm)
     row.pop("name"), row.pop("kind")
     row["quiet_mae"] = float(np.abs(pred[calm] - data.target[calm]).mean()) if calm.any() else None
+    level = level_rows(data.target, calm)
+    row["quiet_level_win_probability_error"] = (win_probability_error(pred[level], data.target[level])
+                                                if level.any() else None)
     if sets is not None:
         row["per_set"] = {}
         for i, name in enumerate(SELECTION_SETS):
@@ -687,23 +690,38 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m knights.lab.ensemble.study", description=__doc__.splitlines()[0])
     p.add_argument("--final", action="store_true", help="report on the final test set (after the choice is written)")
     p.add_argument("--no-timing", action="store_true", help="skip the one-ply decision timings (no choice budget)")
-    p.add_argument("--figures", action="store_true", help="only draw the figures from the results")
+    p.add_argument("--figures", action="store_true",
+                   help="only draw the figures from the results (and record what the bot plays)")
     p.add_argument("--table", choices=("validation", "final"), help="only print a table of the results (Markdown)")
     a = p.parse_args(argv)
     if a.table:
         results = json.loads(RESULTS_JSON.read_text())
         print(markdown(results, a.table) + "\n" + diversity_markdown(results, a.table))
         return 0
-    if a.figures:
-        for path in draw(json.loads(RESULTS_JSON.read_text())):
-            print(path)
-        return 0
     if a.final:
         run_final()
-    else:
+    elif not a.figures:
         run_choice(timing=not a.no_timing)
-    draw(json.loads(RESULTS_JSON.read_text()))
+    results = json.loads(RESULTS_JSON.read_text())
+    results["choice"]["the_bot_plays"] = bot_decision(results)
+    write_json(RESULTS_JSON, results)
+    for path in draw(results):
+        print(path)
     return 0
+
+
+def bot_decision(results: dict[str, Any]) -> dict[str, Any]:
+    """What the one-ply bot plays beside the democracy chosen on the selection sets, and why."""
+    from knights.engine.spec import ONE_PLY_EVALUATOR
+
+    chosen = results["choice"]["key"]
+    plays_chosen = chosen == BOT_KEY
+    return {"evaluator": ONE_PLY_EVALUATOR, "chosen": chosen, "plays_the_chosen": plays_chosen,
+            "why": ("the chosen democracy is sparse+quiesce itself" if plays_chosen else
+                    f"chosen {chosen}; the bot still plays {ONE_PLY_EVALUATOR} because its moves are pinned by "
+                    "tests/data/golden_bot.json, which this study may not change, and the chosen weights have not "
+                    "been measured in one-ply play; switching is a change of the shipped bot, with its own golden "
+                    "and strength measurements")}
 
 
 if __name__ == "__main__":
