@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable, Sequence
 from functools import cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from knights.learn import registry
 from knights.learn.experiment import FULL_DATA, QUICK, SAMPLE_DATA
@@ -60,6 +60,8 @@ COMMITTED_PARAMETERS: dict[str, Any] = {"quick": True}
 """What the committed notebooks' outputs were run with (their ``injected-parameters`` cell)."""
 INJECTED = "injected-parameters"
 QUICK_EPOCHS = 3
+QUICK_BATCH = cast(int, QUICK["batch_size"])
+QUICK_TRAIN = cast(str, QUICK["train"])
 """Epochs of a version notebook's quick run: enough for the loss to be a curve, not a dot."""
 
 
@@ -387,15 +389,17 @@ def quick_reading_cell(version: registry.Version, executed: NotebookNode | None)
     net = version.build()
     recipe = registry.recipe(version.name).get("epochs")
     full = full_run_figures(version.name)
-    near = level and abs(mine["median"] - level["median"]) < 0.1 * level["median"]
+    near = ""
+    if level is not None and abs(mine["median"] - level["median"]) < 0.1 * level["median"]:
+        near = (f", and its median error, {mine['median']:.3f}, is close to that of always saying 0.00 "
+                f"({level['median']:.3f})")
     text = [f"**This quick run scores worse than counting material**: MAE {mine['mae']:.3f} pawns against "
-            f"{material['mae']:.3f} in the table above"
-            + (f", and its median error, {mine['median']:.3f}, is close to that of always saying 0.00 "
-               f"({level['median']:.3f})" if near else "") + "."]
+            f"{material['mae']:.3f} in the table above{near}."]
     trained = full_run_rows(version.name)
     over = f" over {trained:,} positions" if trained else ""
-    if full and full_run_figures("material"):
-        floor = full_run_figures("material")["mae"]
+    material_full = full_run_figures("material")
+    if full and material_full:
+        floor = material_full["mae"]
         verdict = (f"reaches an MAE of {full['mae']:.3f} on the test letter, below counting material's "
                    f"{floor:.3f}" if full["mae"] < floor else
                    f"does not beat counting material either (MAE {full['mae']:.3f} against {floor:.3f} on the "
@@ -403,7 +407,7 @@ def quick_reading_cell(version: registry.Version, executed: NotebookNode | None)
     else:
         verdict = "is measured in the table in the first section"
     if isinstance(net, SparseNet):
-        steps = QUICK_EPOCHS * -(-quick_train_rows(version.name) // QUICK["batch_size"])
+        steps = QUICK_EPOCHS * -(-quick_train_rows(version.name) // QUICK_BATCH)
         text.append(
             f"That is the quick run, not the design. An efficiently updatable network starts from random columns, "
             f"one for each of its {net.columns.shape[0]:,} piece-square features ({net.columns.numel():,} weights "
@@ -436,7 +440,7 @@ def quick_train_rows(name: str) -> int:
     from knights.data.chunks import select_chunks
     from knights.learn.experiment import trained_rows
 
-    rows = load_encoded(select_chunks(registry.repo_path(SAMPLE_DATA), QUICK["train"]), ChunkCache())
+    rows = load_encoded(select_chunks(registry.repo_path(SAMPLE_DATA), QUICK_TRAIN), ChunkCache())
     return len(trained_rows(registry.get(name), {"train": rows})["train"])
 
 
