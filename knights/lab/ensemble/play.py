@@ -20,6 +20,7 @@ import datetime as _dt
 import json
 import math
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -88,18 +89,21 @@ def summary(democracy: str, member: str, games: int, anchor: str = ANCHOR, folde
             seed: int = SEED) -> dict[str, Any]:
     """Both arms' scores on the games both have finished (the same openings and colours) and the difference
     (democracy minus member) with the standard error of the paired per-game differences."""
-    arms = {}
+    arms, walls = {}, {}
     for evaluator in (democracy, member):
-        out = arm_folder(evaluator, folder)
-        arms[evaluator] = {r["index"]: float(r["score_a"]) for r in finished(out, tasks_for(evaluator, games, anchor,
-                                                                                                seed))}
+        records = finished(arm_folder(evaluator, folder), tasks_for(evaluator, games, anchor, seed))
+        arms[evaluator] = {r["index"]: float(r["score_a"]) for r in records}
+        walls[evaluator] = round(sum(float(r.get("wall", 0.0)) for r in records), 1)
     common = sorted(set(arms[democracy]) & set(arms[member]))
     diffs = [arms[democracy][g] - arms[member][g] for g in common]
     return {
         "what": "One-ply play: the shipped democracy against its best member alone (chosen on the selection sets), "
                 "judged where the captures end, each against the same anchor over the same openings and colours "
                 "(game g: opening g // 2, the bot White when g is even); python -m knights.lab.ensemble.play",
-        "anchor": anchor, "seed": seed, "games_planned": games,
+        "anchor": anchor, "seed": seed, "games_planned": games, "settings": asdict(Settings(seed=seed)),
+        "limits": "the bot one ply, stochastic as shipped; the anchor with the arena's default for sf-elo (no nodes or "
+                  "movetime given: 20,000 nodes a move, knights.lab.arena.players.StockfishPlayer)",
+        "wall_seconds": walls,
         "democracy": democracy, "member": member,
         "games_paired": len(common),
         "arms": {k: _score([v[g] for g in common]) for k, v in arms.items()},
