@@ -70,7 +70,7 @@ from knights.engine.compiled_board import states_from_arrays, states_from_boards
 from knights.engine.constants import INF, MATE_BOUND, MATE_SCORE
 from knights.engine.incremental import Net, files_mirrored, load_net
 from knights.engine.spec import SEARCH_NETWORK, SPARSE_DEMOCRACY
-from knights.evaluate.democracy import ENDING_MEN, trained_on_endings
+from knights.evaluate.democracy import ENDING_MEN, mate_rule, trained_on_endings
 from knights.evaluate.names import QUIESCE_SUFFIX, SPARSE_NAME, EvaluatorError, canonical_evaluator_name
 from knights.learn import registry
 
@@ -212,11 +212,8 @@ class JudgedDemocracy:
         of it and ordinary values."""
         values, mates = np.asarray(values, dtype=np.float64), np.asarray(mates, dtype=bool)
         used = np.ones(values.shape, bool) if used is None else np.asarray(used, dtype=bool)
-        mates = mates & used
-        wins, losses = (mates & (values > 0)).any(axis=0), (mates & (values < 0)).any(axis=0)
         mean = np.where(used, values, 0.0).sum(axis=0) / np.maximum(used.sum(axis=0), 1)
-        out = np.where(wins & ~losses, self.mate_pawns, np.where(losses & ~wins, -self.mate_pawns, mean))
-        return np.asarray(out, dtype=np.float32)
+        return np.asarray(mate_rule(mean, np.sign(values) * (mates & used), self.mate_pawns), dtype=np.float32)
 
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
         """Every member's value of each board; a board of at most :data:`ENDING_MEN` men is judged only by the

@@ -61,6 +61,16 @@ def trained_on_endings(version: str) -> bool:
     return ENDINGS_DATA in getattr(lib, "MORE", ()) or (parent is not None and trained_on_endings(parent))
 
 
+def mate_rule(mean: np.ndarray, found: np.ndarray, mate_pawns: float) -> np.ndarray:
+    """The vote's one rule about mates (``sparse+quiesce``'s and :class:`knights.evaluate.ensemble.Democracy`'s):
+    where a voting member's capture search found a mate (``found``: members x positions, +1 for White, -1 for Black,
+    0 none) and none found one for the other side, that mate (``mate_pawns``), not the ``mean``."""
+    found = np.asarray(found)
+    wins, losses = (found > 0).any(axis=0), (found < 0).any(axis=0)
+    return np.asarray(np.where(wins & ~losses, mate_pawns, np.where(losses & ~wins, -mate_pawns, mean)),
+                      dtype=np.float64)
+
+
 # ---------------------------------------------------------------------------- the vote
 def _check_weights(weights: npt.ArrayLike, n: int) -> np.ndarray:
     w = np.asarray(weights, dtype=np.float64).reshape(-1)

@@ -61,7 +61,7 @@ from sklearn.frozen import FrozenEstimator
 from knights.common import write_json
 from knights.data.chunks import Encoded
 from knights.data.csslab import MATE_PAWNS
-from knights.evaluate.democracy import ENDING_MEN, simplex_weights
+from knights.evaluate.democracy import ENDING_MEN, mate_rule, simplex_weights
 from knights.evaluate.democracy import SPACES as SPACES
 from knights.evaluate.democracy import from_space as _from_space
 from knights.evaluate.democracy import to_space as _to_space
@@ -654,16 +654,10 @@ class Democracy(RegressorMixin, BaseEstimator):  # type: ignore[misc]  # scikit-
         finders = [i for i in values if self.members_[i].finds_mates_]
         if not self.mate_rule or not finders:
             return out
-        wins = np.zeros(len(out), bool)
-        losses = np.zeros(len(out), bool)
-        for group, mask in groups.items():
-            for i in self.used_[group]:
-                if i in finders:
-                    mates = self.members_[i].mates(np.where(mask, values[i], 0.0))
-                    wins |= mask & (mates > 0)
-                    losses |= mask & (mates < 0)
+        found = [np.where(mask, self.members_[i].mates(np.where(mask, values[i], 0.0)), 0)
+                 for group, mask in groups.items() for i in self.used_[group] if i in finders]
         mate = max(self.members_[i].mate_pawns for i in finders)
-        return np.where(wins & ~losses, mate, np.where(losses & ~wins, -mate, out))
+        return mate_rule(out, np.array(found).reshape(len(found), len(out)), mate)
 
     def predict(self, X: Any) -> np.ndarray:
         """Pawns from White's side: each gate group's fitted scikit-learn ensemble (the voting or stacking regressor

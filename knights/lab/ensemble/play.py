@@ -2,7 +2,7 @@
 
     python -m knights.lab.ensemble.play --arm sparse+quiesce --games 400     # one arm (resumable)
     python -m knights.lab.ensemble.play --arm EL/v23+quiesce --games 400
-    python -m knights.lab.ensemble.play --summary                            # report/results/democracy_play.json
+    python -m knights.lab.ensemble.play --summary --member EL/v23+quiesce    # report/results/democracy_play.json
 
 Each arm is the one-ply bot (``ours:<evaluator>``, stochastic as shipped) against one anchor
 (:data:`ANCHOR`, Stockfish at a limited Elo) for the same games of :func:`knights.lab.arena.matches.schedule`:
