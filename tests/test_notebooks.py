@@ -227,6 +227,43 @@ def test_a_quick_run_worse_than_material_says_so_and_why():
             assert f"MAE {mine:.3f} pawns against {figures['material count']['mae']:.3f}" in text
 
 
+def test_where_it_shows_sets_each_version_beside_the_yardsticks_and_the_selection_sets():
+    """The first section's table: the version beside counting material, always answering level and Stockfish at
+    depth 1 on the test letter, then the quiet level positions of each selection set, every figure from the results
+    files; a version kept for a selection set's figure says so, with what the test letter's figures did."""
+    networks = json.loads(N.NETWORKS_JSON.read_text())
+    sets = json.loads(N.INDEPENDENT_JSON.read_text())["sets"]
+    depth1 = next(r for r in networks["evaluation"] if r["name"] == "stockfish depth 1")
+    for version in EL_VERSIONS:
+        row = registry.entry(version.name)
+        first = _markdown(version).split("## What makes")[0]
+        header = f"| full runs | material count | {N.ALWAYS_LEVEL} | {N.STOCKFISH_1} |"
+        assert header in first, version.name
+        assert f"| {networks['quiet_level']['always_level_mae']:.3f} | {depth1['quiet_level_mae']:.3f} |" in first
+        for st in sets:
+            mine = next(r for r in st["evaluation"] if r["name"] == version.name)["quiet_level_mae"]
+            line = next(ln for ln in first.splitlines() if f"of `{st['set']}`, a selection set" in ln)
+            assert line.endswith(f"| {mine:.3f} |") and f"| {st['quiet_level']['always_level_mae']:.3f} |" in line
+        chosen = "**Chosen on a selection set.**" in first
+        assert chosen == (version.name in N.CHOSEN_ON_SELECTION), version.name
+        if chosen:
+            mine, theirs = N.full_run_figures(version.name), N.full_run_figures(row.parent)
+            assert mine and theirs and f"its MAE from {theirs['mae']:.3f} to {mine['mae']:.3f}" in first
+    v25 = _markdown(registry.get("EL/v25")).split("## What makes")[0]
+    assert "**Chosen on a selection set.**" in v25 and "(worse)" in v25   # EL/v25's j figures got worse
+    assert "selection-set figures" in v25                                      # its opening's games figures
+
+
+def test_the_held_out_table_names_its_criterion_and_its_lopsided_rows():
+    from knights.evaluate.names import DEFAULT_NETWORK
+
+    for version in EL_VERSIONS:
+        text = _markdown(version)
+        assert f"{DEFAULT_NETWORK}, the network alone with the lowest MAE on the test letter `j`" in text
+        buckets = N.quick_buckets(nbformat.read(version.notebook, as_version=4))
+        assert buckets and f"{buckets['>=6']:,} of these {sum(buckets.values()):,} are 6 pawns or more" in text
+
+
 def test_rewriting_the_markdown_keeps_every_output(tmp_path):
     committed = nbformat.read(VERSIONS[0].notebook, as_version=4)
     fresh = N.with_outputs(N.build(VERSIONS[0].name, committed), committed)

@@ -40,3 +40,24 @@ def test_every_linked_document_exists():
         for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
             if not target.startswith("http"):
                 assert (base / target).exists(), target
+
+
+def test_the_sets_and_the_bots_have_one_name_each():
+    """games/tactics/endgames are the selection sets (choices were made on them), data/final the final test set; the
+    bots are the default bot (the search `make play` starts), the one-ply bot (--depth 1) and the fallback, named
+    alike here and in the notebook map."""
+    from knights.engine.spec import ONE_PLY_EVALUATOR, SEARCH_NETWORK, SPARSE_DEMOCRACY
+    from knights.evaluate.names import DEFAULT_NETWORK
+
+    assert "independent test set" not in README.lower() and "**selection sets**" in README
+    assert "nothing was chosen on it" in README
+    notebooks = (ROOT / "notebooks" / "README.md").read_text()
+    for text in (README, notebooks):
+        assert "default bot" in text and "one-ply bot" in text and "fallback" in text
+        assert "fallback bot" not in text
+    bots = README[README.index("**The bots.**"):]
+    bots = bots[: bots.index("\n\n")]
+    assert f"over {SEARCH_NETWORK}" in bots and f"`{ONE_PLY_EVALUATOR}`" in bots and "`--depth 1`" in bots
+    assert f"{SPARSE_DEMOCRACY[0]} to\n  {SPARSE_DEMOCRACY[-1]}" in bots or \
+        f"{SPARSE_DEMOCRACY[0]} to {SPARSE_DEMOCRACY[-1]}" in bots.replace("\n  ", " ")
+    assert f"the democracy of {DEFAULT_NETWORK}" in bots

@@ -17,7 +17,8 @@ HASH_KEPT = "stockfish depth 1, hash kept"   # the row knights.lab.results.table
 
 
 def headline_rows(src: Any) -> list[tuple[str, str]]:
-    """(what, measured) rows of what play needs, from the independent sets' evaluation rows:
+    """(what, measured) rows of what play needs, from the selection sets' evaluation rows
+    (data/independent/):
     the quiet-level MAE of the network best there (lowest mean over the sets) beside
     Stockfish at depth 1 and material, their win-probability errors, and the one-ply move
     quality of the best network on the set that measured it. ``src``: the sets, or an

@@ -40,6 +40,7 @@ that they read on a repository page without running anything: papermill's
 from __future__ import annotations
 
 import ast
+import re
 import time
 from collections.abc import Callable, Sequence
 from functools import cache, partial
@@ -157,8 +158,9 @@ EL_STEPS = [
     ("## Held-out test rows: the network and its baselines\n\nThe test chunks are in no training or validation "
      "set. Beside this run: counting material (P=1, N=B=3, R=5, Q=9), always saying 0.00, always saying the "
      "training rows' mean, and the shipped networks that never trained on these rows (this version trained on "
-     "the full data, the previous version, the best one). MAE and median error are in pawns; sign agreement is "
-     "the share of positions where the evaluation's sign is Stockfish's (Stockfish's 0.00 left out).", COMPARE),
+     "the full data, the previous version, and {best}, the network alone with the lowest MAE on the test letter "
+     "`j`{report_best}). MAE and median error are in pawns; sign agreement is the share of positions where the "
+     "evaluation's sign is Stockfish's (Stockfish's 0.00 left out).{lopsided}", COMPARE),
     ("## Predicted against Stockfish\n\nLeft: every test position, coloured by how many fall in each hexagon "
      "(log scale); on the red diagonal the network would be Stockfish. Middle: the errors. Right: the MAE by how "
      "lopsided the position is (|Stockfish| in pawns), for every evaluator above.",
@@ -271,6 +273,59 @@ def full_run_figures(name: str) -> dict[str, float] | None:
     return next((r for r in rows if r["name"] == name), None)
 
 
+INDEPENDENT_JSON = registry.REPO_ROOT / "report" / "results" / "independent.json"
+"""The selection sets (data/independent: ``games``, ``tactics``, ``endgames``) measured by ``knights results``:
+versions were chosen on them, so they are not the final test set (data/final)."""
+ALWAYS_LEVEL = "always level (0)"
+STOCKFISH_1 = "Stockfish depth 1"
+_RESULT_NAMES = {"material count": "material", STOCKFISH_1: "stockfish depth 1"}
+CHOSEN_ON_SELECTION = {"EL/v23": "games", "EL/v25": "games"}
+"""The versions whose change was kept for what it did on a selection set's quiet level positions (their library's
+docstring, the first cell of the notebook, tells how): that set's name."""
+
+
+def selection_figures(columns: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Each selection set's quiet-level MAE for the table's ``columns`` (a version, ``material count``, ``always
+    level (0)``, ``Stockfish depth 1``) that ``report/results/independent.json`` records: set -> column -> MAE."""
+    import json
+
+    if not INDEPENDENT_JSON.is_file():
+        return {}
+    out: dict[str, dict[str, float]] = {}
+    for st in json.loads(INDEPENDENT_JSON.read_text())["sets"]:
+        rows = {r["name"]: r.get("quiet_level_mae") for r in st["evaluation"]}
+        row = {c: rows[_RESULT_NAMES.get(c, c)] for c in columns if rows.get(_RESULT_NAMES.get(c, c)) is not None}
+        if ALWAYS_LEVEL in columns and st.get("quiet_level", {}).get("always_level_mae") is not None:
+            row[ALWAYS_LEVEL] = st["quiet_level"]["always_level_mae"]
+        out[st["set"]] = row
+    return out
+
+
+def chosen_cell(version: registry.Version, parent: str, selection: dict[str, dict[str, float]]) -> str | None:
+    """For a version kept for what it did on a selection set (:data:`CHOSEN_ON_SELECTION`): that set's figure
+    beside its parent's and what the test letter's figures did meanwhile, all read from the results files."""
+    name = CHOSEN_ON_SELECTION.get(version.name)
+    row = selection.get(name or "", {})
+    mine, theirs = full_run_figures(version.name), full_run_figures(parent)
+    if name is None or version.name not in row or parent not in row or not mine or not theirs:
+        return None
+
+    def went(key: str, label: str, digits: int) -> str:
+        a, b = theirs[key], mine[key]
+        verdict = "better" if b < a else "worse" if b > a else "unchanged"
+        return f"{label} from {a:.{digits}f} to {b:.{digits}f} ({verdict})"
+
+    moves = [went(k, lab, d) for k, lab, d in (("mae", "its MAE", 3), ("quiet_level_mae", "its quiet-level MAE", 3),
+                                                ("win_probability_error", "its win-probability error", 4))]
+    worse = [m for m in moves if m.endswith("(worse)")]
+    but = (" It was kept although some of its test-letter figures got slightly worse: the choice was made on the "
+           "selection set, and the test letter only measures it." if worse else "")
+    return (f"**Chosen on a selection set.** {version.name} was kept for its error on the quiet positions within a "
+            f"pawn of level of `{name}` (the notebook's opening tells how it was chosen): {parent} "
+            f"{row[parent]:.3f}, {version.name} {row[version.name]:.3f} in the table above. On the test letter `j` "
+            f"meanwhile: {_names(moves)}.{but}")
+
+
 def _names(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
@@ -329,18 +384,34 @@ def change_cell(version: registry.Version, executed: NotebookNode | None = None)
                  "the baselines.\n"]
     figures = {n: full_run_figures(n) for n in ([parent] if parent else []) + [version.name]}
     if all(figures.values()):
-        measured = json.loads(NETWORKS_JSON.read_text())["data"]
+        table = json.loads(NETWORKS_JSON.read_text())
+        measured = table["data"]
         spec = SL_FIGURES if version.family == "SL" else EL_FIGURES
-        if version.family == "EL":
-            figures = {"material count": full_run_figures("material"), **figures}
+        el = version.family == "EL"
+        level = {"quiet_level_mae": table["quiet_level"]["always_level_mae"]} if el else None
+        if el:
+            figures = {"material count": full_run_figures("material"), ALWAYS_LEVEL: level,
+                       STOCKFISH_1: full_run_figures("stockfish depth 1"), **figures}
         header = " | ".join(["full runs", *figures])
+        beside = (", beside counting material, always answering level (0) and Stockfish searching one ply "
+                  "(depth 1)" if el else "")
+        selection = selection_figures(list(figures)) if el else {}
+        where = (f"; the last rows are the quiet positions within a pawn of level of the selection sets "
+                 f"`{'`, `'.join(selection)}` (`{registry.repo_relative(INDEPENDENT_JSON)}`: the sets the choices "
+                 "were made on, not the final test set)" if selection else "")
         lines += ["", f"The full runs on the {measured['rows']:,} positions of `{measured['folder']}`'s test letter "
                   f"`{measured['test_letters']}` (`{registry.repo_relative(NETWORKS_JSON)}`, written by "
-                  f"`knights results`){', beside counting material' if version.family == 'EL' else ''}:\n",
+                  f"`knights results`){beside}{where}:\n",
                   f"| {header} |", "|---" * (len(figures) + 1) + "|"]
         for key, label, digits in spec:
             cells = [f"{f[key]:.{digits}f}" if f and key in f else "-" for f in figures.values()]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        for set_name, by_column in selection.items():
+            cells = [f"{by_column[n]:.3f}" if n in by_column else "-" for n in figures]
+            lines.append(f"| MAE on quiet, level positions of `{set_name}`, a selection set (pawns) | "
+                         + " | ".join(cells) + " |")
+        chosen = chosen_cell(version, parent, selection) if parent and selection else None
+        lines += ["", chosen] if chosen else []
     group = same_quick_run(version)
     if len(group) > 1:
         others = [n for n in group if n != version.name]
@@ -425,6 +496,75 @@ def quick_reading_cell(version: registry.Version, executed: NotebookNode | None)
     return "\n\n".join(text)
 
 
+def selection_note(doc: str) -> str:
+    """For a library docstring that quotes the selection sets (``games``, ``tactics``, ``endgames``): a paragraph
+    saying what they are, so that its figures are not read as the report's test figures. Empty otherwise."""
+    import re
+
+    if not re.search(r"``(games|tactics|endgames)``", doc):
+        return ""
+    return ("\n\n*The `games`, `tactics` and `endgames` figures above are selection-set figures*: those sets "
+            "(`data/independent/`) are where versions were chosen, and the figures quoted above come from the runs "
+            "that made the choice, not all of them from the report. The report's figures for each version on those "
+            f"sets are in `{registry.repo_relative(INDEPENDENT_JSON)}` (the next section's table); the final test "
+            "set, `data/final/`, is the one nothing was chosen on.")
+
+
+def quick_buckets(nb: NotebookNode | None) -> dict[str, int]:
+    """The positions in each |Stockfish| bucket of an executed EL version notebook's ``cmp.buckets()`` table."""
+    import re
+
+    if nb is None:
+        return {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.strip() == "cmp.buckets()":
+            for out in cell.get("outputs", []):
+                text = out.get("data", {}).get("text/plain", "")
+                block = text.split("\n\n")[0]
+                return {m["bucket"]: int(m["rows"])
+                        for m in re.finditer(r"^(?P<bucket>[<>=]*[\d-]+|mate)\s+(?P<rows>\d+)\s", block,
+                                             re.MULTILINE)}
+    return {}
+
+
+def report_best_network() -> str | None:
+    """The network alone with the lowest mean quiet-level MAE over the selection sets (the report's best network,
+    as README's headline names it), or None without ``report/results/independent.json``."""
+    import json
+
+    if not INDEPENDENT_JSON.is_file():
+        return None
+    sets = json.loads(INDEPENDENT_JSON.read_text())["sets"]
+    means: dict[str, list[float]] = {}
+    for st in sets:
+        for r in st["evaluation"]:
+            if r["kind"] == "network" and re.fullmatch(r"EL/v\d+", r["name"]) and r.get("quiet_level_mae") is not None:
+                means.setdefault(r["name"], []).append(r["quiet_level_mae"])
+    full = {n: sum(v) / len(v) for n, v in means.items() if len(v) == len(sets)}
+    return min(full, key=lambda n: (full[n], n)) if full else None
+
+
+def compare_heading(template: str, executed: NotebookNode | None) -> str:
+    """The held-out table's heading: which network is "the best one" and by what (the lowest MAE on the test
+    letter, :data:`knights.evaluate.names.DEFAULT_NETWORK`), the report's best network beside it, and, when the
+    quick run's bucket table is here, how many of its rows are lopsided (an MAE over all of them is mostly theirs)."""
+    from knights.evaluate.names import DEFAULT_NETWORK
+
+    best = report_best_network()
+    report_best = (f"; the report's best network, {best}, is the one with the lowest error on the selection sets' "
+                   "quiet positions within a pawn of level" if best and best != DEFAULT_NETWORK else "")
+    buckets = quick_buckets(executed)
+    total = sum(buckets.values())
+    lopsided = ""
+    if buckets.get(">=6") and total:
+        lopsided = (f"\n\nThe MAE below is over every held-out row, and {buckets['>=6']:,} of these {total:,} are 6 "
+                    "pawns or more from level, where an error of a pawn or two rarely changes the move played. For the "
+                    "positions that decide games read the `<1` row of the bucket table after the figure (the MAE "
+                    "on positions within a pawn of level); the full runs' quiet-level MAE is in the first section's "
+                    "table.")
+    return template.format(best=DEFAULT_NETWORK, report_best=report_best, lopsided=lopsided)
+
+
 def full_run_rows(name: str) -> int | None:
     """How many rows version ``name``'s full run trained on (its metadata, ``models_*/vN.json``)."""
     import json
@@ -472,7 +612,7 @@ def version_notebook(version: registry.Version, executed: NotebookNode | None = 
     shipped = f"the shipped network's (`{models}/RESULTS.md`{')' if sl else ', and below as a baseline)'}"
     quick = QUICK_NOTE.format(name=version.name, what=f"the network trains for {QUICK_EPOCHS} epochs",
                               shipped=shipped, full=f"`make notebook V={version.name}` (or set `quick = False`)")
-    intro = (f"{body.strip()}\n\nArchitecture, inputs and hyperparameters: "
+    intro = (f"{body.strip()}{selection_note(body)}\n\nArchitecture, inputs and hyperparameters: "
              f"`{version.library_path.relative_to(registry.REPO_ROOT)}`. Training is reproducible: the "
              "same seed (`TrainConfig.seed`) and data give bit-identical weights on the same machine "
              f"(`{reproducibility_test(version)}` checks it).\n\n{quick}")
@@ -502,6 +642,7 @@ def version_notebook(version: registry.Version, executed: NotebookNode | None = 
     if getattr(lib, "RANKING", None) is not None:
         cells += [("markdown", SIBLINGS_MD.format(weight=lib.RANKING.weight)), ("code", SIBLINGS)]
     for heading, code in SL_STEPS if sl else EL_STEPS:
+        heading = compare_heading(heading, executed) if code == COMPARE and not sl else heading
         cells += [("markdown", heading)] if heading else []
         cells += [("code", code)]
         reading = quick_reading_cell(version, executed) if code == COMPARE and not sl else None
