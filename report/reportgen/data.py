@@ -186,9 +186,7 @@ def derive(ctx: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
         "epochs_range": (min(v["epochs"] for v in el), max(v["epochs"] for v in el)),
         "train_seeds": sorted({v["seed"] for v in el if v["seed"] is not None}),
         "several_changes": [v["name"] for v in versions[1:] if len(v["changed"]) > 1],
-        "result_files": [{"file": f"{k}.json", "generated": ctx[k].plain().get("generated"),
-                          "command": ctx[k].plain().get("command") or ctx[k].plain().get("written_by")}
-                         for k in sorted(ctx) if k != "meta" and isinstance(ctx[k].plain(), dict)],
+        "result_files": result_files(ctx),
         "elo_ours": Rec(ours, "results/elo.json: players (ours, by evaluator)"),
         "by_model": Rec(by_model, "results/independent.json + networks.json (by model)"),
         "versions": Rec({v["name"]: v for v in versions}, "models_EL/vN.json + settings.json"),
@@ -200,6 +198,42 @@ def derive(ctx: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
         "search_previous": search_runs(ctx, "previous"),
         "timings": timings(ctx),
     }
+
+
+ISO_TIME = re.compile(r"20\d\d-\d\d-\d\dT\d\d:\d\d")
+
+
+def result_files(ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every results file with the command that wrote it and when: the command and time the file records
+    itself (``command``/``written_by``; ``generated``/``updated``/``written``, else the newest time stamp
+    inside it), and where it records no command, the make target that writes it (:func:`timings`, whose
+    rows name their files). ``None`` where the file records no time."""
+    writers: dict[str, str] = {}
+    for row in timings(ctx):
+        for name in row["file"].split(", "):
+            if row["target"] == "make style-data":
+                writers[name] = "make style-data SET=" + name.removeprefix("dataset_").removesuffix(".json")
+            else:
+                writers.setdefault(name, row["target"])
+    writers.update({"data_stats.json": "make data (report/data_stats.py data/full)",
+                    "quality.json": "make strength"})
+    out = []
+    for k in sorted(ctx):
+        if k in ("meta", "final_set") or not isinstance(ctx[k], Rec) or not isinstance(ctx[k].plain(), dict):
+            continue
+        doc = ctx[k].plain()
+        own = doc.get("command") or doc.get("written_by")
+        when = doc.get("generated") or doc.get("updated") or doc.get("written")
+        if not when:
+            stamps = ISO_TIME.findall(json.dumps(doc))
+            when = max(stamps) if stamps else None
+        command = own if isinstance(own, str) else writers.get(f"{k}.json")
+        if command and isinstance(doc.get("what"), str) and doc["what"] in command:
+            command = command.replace(doc["what"], "WHAT")          # the question, recorded beside it
+        if command and isinstance(doc.get("note"), str):
+            command = re.sub(r"--note '.*'$", "--note NOTE", command, flags=re.S)
+        out.append({"file": f"{k}.json", "command": command, "generated": when})
+    return out
 
 
 def search_runs(ctx: dict[str, Any], key: str = "runs") -> list[dict[str, Any]]:
@@ -266,10 +300,10 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
     rows = [
         ("make data", sec("dataset", "seconds"), "dataset.json", "the labelled dataset"),
         ("make more-data", sec("dataset_more", "seconds_all_runs"), "dataset_more.json", "the grown dataset"),
-        ("make independent", independent, "independent.json", "the independent test sets"),
+        ("make independent", independent, "independent.json", "the three selection sets (data/independent)"),
         ("make models", training, "training_runs.json", "training every version"),
         ("knights results", sec("independent", "seconds"),     # its clock starts before the letters' (networks.json)
-         "networks.json, independent.json", "the held-out and independent tables"),
+         "networks.json, independent.json", "the test-letter and selection-set tables"),
         ("knights ensemble", sec("ensemble", "total_seconds"), "ensemble.json", "the democracy"),
         ("knights ablation", ablation, "ablation.json", "the ablation table"),
         ("make strength", sec("elo", "seconds_games") + sec("elo", "seconds_quality"), "elo.json", "the ladder"),

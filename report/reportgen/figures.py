@@ -34,35 +34,37 @@ def losses(meta: dict[str, Any], path: Path) -> None:
         ax.plot(epochs, h["val_loss"], color="C0", lw=1.2, label="validation")
         best = min(range(len(h["val_loss"])), key=h["val_loss"].__getitem__)
         ax.plot([best + 1], [h["val_loss"][best]], "o", color="C3", ms=3)
-        ax.set_title(name, fontsize=8, pad=2)
+        ax.set_title(name, fontsize=8, pad=4)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4, integer=True))
         ax.tick_params(labelsize=6)
     for ax in list(axes.flat)[len(names):]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=6, frameon=False)
-    fig.tight_layout(pad=0.4)
+    fig.tight_layout(pad=0.4, h_pad=1.4)                  # room between a panel's title and the ticks above it
     save(fig, path)
 
 
 def quiet(by_model: dict[str, Any], nets: list[str], path: Path) -> None:
     """Quiet, level positions: every network's MAE on each independent set, material and
     Stockfish at depth 1 as lines."""
-    fig, axes = plt.subplots(1, 3, figsize=(7.2, 2.3), sharey=True)
+    fig, axes = plt.subplots(3, 1, figsize=(7.2, 4.6), sharex=True)     # one panel a set: room for every label
     for ax, st in zip(axes, SETS, strict=True):
         vals = [by_model[n][st]["quiet_level_mae"] for n in nets]
         top = 2.5 * sorted(vals)[len(vals) // 2]          # a diverged version would flatten the rest
         ax.bar(range(len(nets)), [min(v, top) for v in vals], color="C0")
         for i, v in enumerate(vals):
             if v > top:
-                ax.text(i, top, f"{v:.1f}", ha="center", va="bottom", fontsize=5, rotation=90)
-        ax.set_ylim(0, top * 1.15)
+                ax.text(i, top, f"{v:.1f}", ha="center", va="bottom", fontsize=7)
+        ax.set_ylim(0, top * 1.2)
         for base, style in (("material", "--"), ("stockfish depth 1", ":")):
             ax.axhline(by_model[base][st]["quiet_level_mae"], color="C3", ls=style, lw=1, label=base)
-        ax.set_xticks(range(len(nets)), [n.removeprefix("EL/") for n in nets], rotation=90, fontsize=6)
-        ax.set_title(st, fontsize=8)
-    axes[0].set_ylabel("MAE (pawns), quiet, |eval| <= 1")
-    axes[0].legend(fontsize=6, frameon=False)
-    fig.tight_layout(pad=0.4)
+        ax.set_title(st, fontsize=9, loc="left", pad=3)
+        ax.tick_params(labelsize=8)
+    axes[-1].set_xticks(range(len(nets)), [n.removeprefix("EL/") for n in nets], fontsize=8)
+    axes[-1].set_xlim(-0.6, len(nets) - 0.4)
+    axes[1].set_ylabel("MAE (pawns), quiet, |eval| <= 1", fontsize=8)
+    axes[0].legend(fontsize=7, frameon=False, ncol=2, loc="upper right")
+    fig.tight_layout(pad=0.4, h_pad=0.8)
     save(fig, path)
 
 
@@ -72,13 +74,15 @@ def ladder(elo: dict[str, Any], runs: list[dict[str, Any]], path: Path) -> None:
             for p in elo["players"] if not p["relative"]]
     rows += [(r["player"], r["rating"], r["low"], r["high"], "search") for r in runs]
     rows.sort(key=lambda r: r[1])
-    fig, ax = plt.subplots(figsize=(4.4, 0.12 * len(rows) + 0.6))
+    fig, ax = plt.subplots(figsize=(4.6, 0.14 * len(rows) + 0.7))
     colours = {"anchor": "0.4", "opponent": "0.6", "search": "C3"}
     for i, (_, rating, low, high, kind) in enumerate(rows):
         c = colours.get(kind, "C0")
         ax.errorbar(rating, i, xerr=[[rating - low], [high - rating]], fmt="o", color=c, ms=3, capsize=2, lw=1)
-    ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=6)
-    ax.set_xlabel("Elo (anchored on Stockfish UCI_Elo levels)")
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=7.5)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_xlabel("Elo (anchored on Stockfish UCI_Elo levels)", fontsize=8)
     fig.tight_layout(pad=0.4)
     save(fig, path)
 
