@@ -331,6 +331,15 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
     if "error_sources" in ctx:
         rows.append(("make error-sources", sec("error_sources", "seconds"), "error_sources.json",
                      "where the evaluators err"))
+    dem = ctx["democracy"].plain() if "democracy" in ctx else {}
+    if isinstance(dem.get("seconds"), int | float) and isinstance((dem.get("final") or {}).get("seconds"), dict):
+        # the choice's recorded wall time, then each member's time on the final set
+        rows.append(("make democracy", float(dem["seconds"]) + sum(float(v) for v in dem["final"]["seconds"].values()),
+                     "democracy.json", "the democracy study: the choice, then the final set"))
+    play = ctx["democracy_play"].plain() if "democracy_play" in ctx else {}
+    if isinstance(play.get("wall_seconds"), dict):
+        rows.append(("make democracy-play", sum(float(v) for v in play["wall_seconds"].values()),
+                     "democracy_play.json", "the democracy and its best member in one-ply play"))
     if "seeds" in ctx:
         # the file's own "seconds" is its last invocation's (a --compare-only rewrite takes seconds)
         rows.append(("make seeds", sum(float(v["seconds"]) for v in ctx["seeds"].plain()["seeds"].values()),
