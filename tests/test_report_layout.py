@@ -183,7 +183,7 @@ def test_with_the_final_figures_the_section_renders_them(tmp_path):
     text = build_with(tmp_path, democracy_json(final=True))
     assert "\\section{Does the democracy beat its best member?}" in text
     assert "0.0581 & 1.15 & 0.63" in text                      # the chosen democracy's row on the final set
-    assert "-0.0029 $\\pm$ 0.0004 against its best member on the selection sets" in text
+    assert "$-0.0029$ $\\pm$ 0.0004 against its best member on the selection sets" in text
     assert "(lower by more than two standard errors)" in text
     assert "not so against EL/v10." in text and "Against the average the one-ply bot plays" in text
     abstract = text.split("\\begin{abstract}")[1].split("\\end{abstract}")[0]
