@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import chess
@@ -221,51 +224,61 @@ def test_convert_under_a_file_is_one_line(tmp_path: Path, capsys: pytest.Capture
     assert code == 2 and "is a file" in err and err.count("\n") == 1
 
 
-def _as_nobody(tmp_path: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+def _as_nobody(args: list[str]) -> subprocess.CompletedProcess[str]:
     """Run the CLI as an unprivileged user (root reads and writes anything)."""
-    os.chmod(tmp_path, 0o777)
-    for parent in tmp_path.parents:
-        if parent == Path(parent.anchor):
-            break
-        os.chmod(parent, os.stat(parent).st_mode | 0o011)
     return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                            sys.executable, "-m", "knights.cli", *args],
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120,
                           check=False)
 
 
-def _unprivileged(tmp_path: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+def _unprivileged(args: list[str]) -> subprocess.CompletedProcess[str]:
     if ROOT:
-        return _as_nobody(tmp_path, args)
+        return _as_nobody(args)
     return subprocess.run([sys.executable, "-m", "knights.cli", *args], capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parents[1], timeout=120, check=False)
 
 
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A folder every user can enter, directly in the system's temporary folder: not under pytest's
+    ``pytest-of-<user>``, which every pytest session starting on the machine sets back to 0700 (the
+    unprivileged run then could not reach its files: seen once in a clean clone beside other runs)."""
+    folder = Path(tempfile.mkdtemp(prefix="knights-nobody-"))
+    os.chmod(folder, 0o777)
+    try:
+        yield folder
+    finally:
+        for path in (folder, *folder.rglob("*")):
+            os.chmod(path, 0o777 if path.is_dir() else 0o666)
+        shutil.rmtree(folder)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
-def test_unreadable_input_and_unwritable_output_are_one_line(tmp_path: Path) -> None:
+def test_unreadable_input_and_unwritable_output_are_one_line(open_tmp: Path) -> None:
     """Before: PermissionError tracebacks (the unwritable directory only after converting)."""
-    src = tmp_path / "e.jsonl"
+    src = open_tmp / "e.jsonl"
     src.write_bytes(jsonl(2))
     os.chmod(src, 0o000)
-    done = _unprivileged(tmp_path, ["data", "convert", "--quiet", str(src), str(tmp_path / "o.csv")])
+    done = _unprivileged(["data", "convert", "--quiet", str(src), str(open_tmp / "o.csv")])
     assert done.returncode == 2 and "not readable" in done.stderr and "Traceback" not in done.stderr
     os.chmod(src, 0o644)
-    locked = tmp_path / "locked"
+    locked = open_tmp / "locked"
     locked.mkdir(mode=0o555)
     os.chmod(locked, 0o555)
-    done = _unprivileged(tmp_path, ["data", "convert", "--quiet", str(src), str(locked / "o.csv")])
+    done = _unprivileged(["data", "convert", "--quiet", str(src), str(locked / "o.csv")])
     assert done.returncode == 2 and "not writable" in done.stderr and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
-def test_data_check_on_an_unreadable_chunk_is_one_line(tmp_path: Path) -> None:
+def test_data_check_on_an_unreadable_chunk_is_one_line(open_tmp: Path) -> None:
     """Before: PermissionError traceback."""
-    (tmp_path / "Chess_aa").write_text(f"board,cp\n{START},0.1\n", encoding="utf-8")
-    bad = tmp_path / "Chess_ab"
+    (open_tmp / "Chess_aa").write_text(f"board,cp\n{START},0.1\n", encoding="utf-8")
+    bad = open_tmp / "Chess_ab"
     bad.write_text(f"board,cp\n{START},0.1\n", encoding="utf-8")
-    os.chmod(tmp_path / "Chess_aa", 0o644)
+    os.chmod(open_tmp / "Chess_aa", 0o644)
     os.chmod(bad, 0o000)
-    done = _unprivileged(tmp_path, ["data", "check", str(tmp_path), "all"])
+    done = _unprivileged(["data", "check", str(open_tmp), "all"])
     assert done.returncode == 1 and f"cannot read {bad}" in done.stderr and "Traceback" not in done.stderr
     assert "1 usable rows, 1 unreadable" in done.stdout
