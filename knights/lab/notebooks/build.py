@@ -275,7 +275,7 @@ def full_run_figures(name: str) -> dict[str, float] | None:
 
 INDEPENDENT_JSON = registry.REPO_ROOT / "report" / "results" / "independent.json"
 """The selection sets (data/independent: ``games``, ``tactics``, ``endgames``) measured by ``knights results``:
-versions were chosen on them, so they are not the final test set (data/final)."""
+versions were chosen on them, so they are not the final test set (read by :mod:`knights.evaluate.final`)."""
 ALWAYS_LEVEL = "always level (0)"
 STOCKFISH_1 = "Stockfish depth 1"
 _RESULT_NAMES = {"material count": "material", STOCKFISH_1: "stockfish depth 1"}
@@ -507,7 +507,7 @@ def selection_note(doc: str) -> str:
             "(`data/independent/`) are where versions were chosen, and the figures quoted above come from the runs "
             "that made the choice, not all of them from the report. The report's figures for each version on those "
             f"sets are in `{registry.repo_relative(INDEPENDENT_JSON)}` (the next section's table); the final test "
-            "set, `data/final/`, is the one nothing was chosen on.")
+            "set, read only by `knights.evaluate.final`, is the one nothing was chosen on.")
 
 
 def quick_buckets(nb: NotebookNode | None) -> dict[str, int]:
