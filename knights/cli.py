@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from knights.common import quoted
+
 Handler = Callable[[argparse.Namespace], int]
 
 
@@ -54,7 +56,7 @@ def _shard_flag(text: str) -> Shard:
 
 def _part_number(text: str) -> int:
     if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"{_clip(text)} is not a part number (0, 1, 2, ...)")
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a part number (0, 1, 2, ...)")
     return int(text)
 
 
@@ -65,9 +67,9 @@ def _number(text: str, what: str, ok: Callable[[float], bool], rule: str) -> flo
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{_clip(text)} is not a number of {what}") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number of {what}") from None
     if not math.isfinite(value) or not ok(value):
-        raise argparse.ArgumentTypeError(f"must be {rule}, not {_clip(text)}")
+        raise argparse.ArgumentTypeError(f"must be {rule}, not {quoted(text)}")
     return value
 
 
@@ -77,7 +79,7 @@ def _at_least(low: int, what: str) -> Callable[[str], int]:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{_clip(text)} is not a whole number of {what}") from None
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number of {what}") from None
         if value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
         return value
@@ -92,10 +94,10 @@ def _seed(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{_clip(text)} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number") from None
     if not 0 <= value <= SEED_MAX:
         raise argparse.ArgumentTypeError(f"must be a whole number from 0 to {SEED_MAX} (leave it out for a "
-                                         f"fresh seed), not {_clip(text)}")
+                                         f"fresh seed), not {quoted(text)}")
     return value
 
 
@@ -104,7 +106,7 @@ def _short(most: int, what: str) -> Callable[[str], str]:
     that no error down the line quotes a 5,000-character value whole."""
     def text(value: str) -> str:
         if len(value) > most:
-            raise argparse.ArgumentTypeError(f"{_clip(value)} is too long for {what} ({len(value):,} characters; "
+            raise argparse.ArgumentTypeError(f"{quoted(value)} is too long for {what} ({len(value):,} characters; "
                                              f"at most {most})")
         return value
 
@@ -113,13 +115,6 @@ def _short(most: int, what: str) -> Callable[[str], str]:
 
 EVALUATOR_NAME = _short(64, "an evaluator name")
 FEN = _short(100, "a FEN")
-
-
-def _clip(text: str, width: int = 40) -> str:
-    """``text`` quoted as an error message echoes what was typed: at most ``width`` characters, an
-    ellipsis marking the cut."""
-    quoted = repr(text)
-    return quoted if len(quoted) <= width else quoted[:width - 1] + "\u2026"
 
 
 def _seconds(text: str) -> float:
@@ -134,7 +129,7 @@ def _depth(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{_clip(text)} is not a whole number of plies") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number of plies") from None
     if not 1 <= value <= MAX_DEPTH:
         raise argparse.ArgumentTypeError(f"must be from 1 (the one-ply bot) to {MAX_DEPTH}, not {value}")
     return value

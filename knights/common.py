@@ -27,6 +27,21 @@ COMMAND_ERRORS: tuple[type[BaseException], ...] = (FileNotFoundError, ValueError
 """What a command reports in one line (exit status 2) instead of a traceback."""
 
 
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, an ellipsis marking the cut.
+
+    >>> clip("e2e4", 10), clip("x" * 12, 6)
+    ('e2e4', 'xxxxx…')
+    """
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
+
+
+def quoted(value: object, width: int = 40) -> str:
+    """``repr(value)`` cut to ``width`` characters: how a message quotes what a user sent (a line, a body or a
+    file may hold megabytes of it), an ellipsis marking the cut."""
+    return clip(repr(value), width)
+
+
 def write_json(path: str | Path, value: object, *, indent: int | None = 1) -> None:
     """Write ``value`` as JSON (and a final newline) through a temporary file and a rename,
     so that a reader, or another machine sharing the folder, never sees half of it; the

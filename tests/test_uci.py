@@ -153,6 +153,10 @@ def test_illegal_move_in_the_list(session):
     assert session.board.move_stack == [chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5")]
     out = exchange(session, "position startpos moves e2e4 xyz")
     assert "illegal move 'xyz'" in out[0] and len(session.board.move_stack) == 1
+    out = exchange(session, "position startpos moves e2e4 " + "x" * 5000)    # quoted by a short prefix
+    assert len(out) == 1 and "illegal move 'xxx" in out[0] and "\u2026" in out[0] and len(out[0]) < 200, out
+    out = exchange(session, "position fen " + "y" * 5000)
+    assert len(out) == 1 and "invalid FEN 'yyy" in out[0] and len(out[0]) < 300, out
 
 
 def test_go_variants(session):

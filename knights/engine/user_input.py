@@ -18,6 +18,8 @@ from collections.abc import Iterable
 
 import chess
 
+from knights.common import quoted
+
 
 class EngineError(ValueError):
     """Bad input to the engine (no legal move, an invalid FEN or position): one clear line."""
@@ -40,7 +42,7 @@ def board_from_fen(fen: str, moves: Iterable[str] = ()) -> chess.Board:
     try:
         board = chess.Board() if text in ("startpos", "start") else chess.Board(text)
     except ValueError as exc:
-        raise EngineError(f"invalid FEN {fen!r}: {exc}") from None
+        raise EngineError(f"invalid FEN {quoted(fen, 120)}: {exc}") from None
     check_position(board)
     for token in moves:
         board.push(parse_move(board, token))
@@ -60,7 +62,7 @@ def parse_move(board: chess.Board, text: str) -> chess.Move:
             continue
         if move and move in board.legal_moves:
             return move
-    raise EngineError(f"illegal move {token!r} in {board.fen()}")
+    raise EngineError(f"illegal move {quoted(token)} in {board.fen()}")
 
 
 def check_position(board: chess.Board) -> None:

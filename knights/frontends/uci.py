@@ -76,6 +76,7 @@ from typing import Any, TextIO
 
 import chess
 
+from knights.common import clip, quoted
 from knights.engine.clock import (
     MAX_GO_MS,
     MOVE_OVERHEAD,
@@ -298,7 +299,7 @@ class UciSession:
                 board = chess.Board(fen)
                 check_position(board)
             except (ValueError, EngineError) as exc:
-                self.info(f"invalid FEN {fen!r} ({exc}); position unchanged")
+                self.info(f"invalid FEN {quoted(fen, 120)} ({clip(str(exc), 120)}); position unchanged")
                 return
         else:
             self.info(f"invalid position command: position {' '.join(args)[:200]}; position unchanged")
@@ -309,7 +310,7 @@ class UciSession:
                 if not move:
                     raise ValueError("null move")
             except ValueError:
-                self.info(f"illegal move {token!r} (move {i + 1} of the list) in {board.fen()}; "
+                self.info(f"illegal move {quoted(token)} (move {i + 1} of the list) in {board.fen()}; "
                           f"position set to before it")
                 break
             board.push(move)

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     import chess.engine
 
 from knights.board.arrays import fen_fields_problem, position_problem
-from knights.data.convert.sink import CorruptInput, LimitReached, Sink, at_line, clip, short
+from knights.common import clip
+from knights.data.convert.sink import CorruptInput, LimitReached, Sink, at_line, short
 from knights.data.csslab import (
     BLUNDER_CP_PAWNS,
     BLUNDER_WINRATE,

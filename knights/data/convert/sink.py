@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from knights.common import clip, quoted
 from knights.data.csslab import RowWriter
 
 MAX_FIRST_ERRORS = 10
@@ -159,12 +160,6 @@ def at_line(path: Path, line: int) -> str:
     return f"{path}:{line}"
 
 
-def clip(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters, an ellipsis marking the cut."""
-    return text if len(text) <= width else text[:width - 1] + "\u2026"
-
-
 def short(value: object, width: int = 60) -> str:
-    """``repr(value)`` cut to ``width`` characters, to quote bad input in a message."""
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
+    """``repr(value)`` cut to ``width`` characters, to quote bad input in a message (:func:`knights.common.quoted`)."""
+    return quoted(value, width)

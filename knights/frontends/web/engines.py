@@ -25,12 +25,13 @@ from typing import Any, Protocol
 
 import chess
 
+from knights.common import quoted
 from knights.engine.build import available, build, default_evaluator, resolve
 from knights.engine.constants import UNLIMITED_DEPTH
 from knights.engine.one_ply import Decision
 from knights.engine.spec import PLAY_MOVETIME, BotSpec, parse
 from knights.evaluate.names import EvaluatorError, is_default
-from knights.frontends.web.errors import RequestError, quoted
+from knights.frontends.web.errors import RequestError
 
 DEFAULT = "default"
 """The evaluator name that asks for the bot's own (as ``knights play`` and ``knights uci`` do)."""

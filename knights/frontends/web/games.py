@@ -36,6 +36,7 @@ from typing import Any
 import chess
 import chess.pgn
 
+from knights.common import quoted
 from knights.engine.build import compiled_network
 from knights.engine.one_ply import Decision
 from knights.engine.rules import game_over, result_of
@@ -43,7 +44,7 @@ from knights.engine.search import Control, SearchEngine
 from knights.engine.user_input import EngineError
 from knights.evaluate.names import QUIESCE_SUFFIX
 from knights.frontends.web.engines import SETTINGS_FIELDS, Engine, EngineSettings, engine_for
-from knights.frontends.web.errors import RequestError, quoted
+from knights.frontends.web.errors import RequestError
 from knights.frontends.web.storage import IDLE_DAYS, MAX_GAMES, MAX_SEEN, GameDatabase, GameRecord, StorageUnavailable
 
 BOT_NAME = "Knights and Kernels"
