@@ -82,17 +82,19 @@ def resolve(spec: BotSpec, names_here: list[str] | None = None, notice: Notice |
 
 
 # -- evaluators ---------------------------------------------------------------------------------------------------
-_LOADED: dict[str, object] = {}
+_LOADED: dict[tuple[str, tuple[tuple[str, str], ...]], object] = {}
 _LOADING = threading.Lock()
 
 
 def evaluator(name: str):
     """The evaluator of the canonical ``name``, loaded once per process (the web page's games and the arena's
-    players share them; every evaluator may be asked from several threads) and tried on a few positions first."""
+    players share them; every evaluator may be asked from several threads) and tried on a few positions first.
+    Kept by name and by the model folders it was read from (a process that points a family elsewhere loads anew)."""
+    key = (name, tuple((family, str(models)) for family, (_, models) in sorted(registry.FAMILIES.items())))
     with _LOADING:
-        if name not in _LOADED:
-            _LOADED[name] = _load(name)
-        return _LOADED[name]
+        if key not in _LOADED:
+            _LOADED[key] = _load(name)
+        return _LOADED[key]
 
 
 def _load(name: str):
