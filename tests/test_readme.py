@@ -4,6 +4,7 @@ and contradicted the block); the long material lives in docs/ and is linked."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from knights.learn import registry
@@ -61,3 +62,15 @@ def test_the_sets_and_the_bots_have_one_name_each():
     assert f"{SPARSE_DEMOCRACY[0]} to\n  {SPARSE_DEMOCRACY[-1]}" in bots or \
         f"{SPARSE_DEMOCRACY[0]} to {SPARSE_DEMOCRACY[-1]}" in bots.replace("\n  ", " ")
     assert f"the democracy of {DEFAULT_NETWORK}" in bots
+
+
+def test_the_democracy_question_has_its_notebook_and_its_paired_answer():
+    """The democracy notebook is linked, and the final set's row carries the democracy's paired difference from
+    its best member with the standard error, at the four decimals that show it (report/results/democracy.json)."""
+    assert "](notebooks/democracy.ipynb)" in README
+    final = json.loads((ROOT / "report" / "results" / "democracy.json").read_text())["final"]
+    paired = final["chosen"]["paired_wp"]["best member on the selection sets"]["overall"]
+    block = BLOCK.search(README)
+    assert block is not None
+    assert f"{paired['difference']:.4f} ± {paired['standard_error']:.4f}" in block.group(0)
+    assert f"{final['chosen']['figures']['win_probability_error']:.4f}" in block.group(0)
