@@ -161,6 +161,21 @@ def pgn_path(out_dir: Path, record: dict) -> Path:
     return out_dir / f"{safe_name(record['a'])}__vs__{safe_name(record['b'])}" / f"g{record['index'] + 1:04d}.pgn"
 
 
+def save_record(out: Path, log: Path, record: dict) -> dict:
+    """One finished game kept: its PGN under ``out``, its row (the PGN's file instead of its text) appended to the
+    ``log`` a resumed run reads; a pairing whose players could not be built stops the run, naming them."""
+    if "fatal" in record:
+        raise RuntimeError(f"cannot build players {record['a']} / {record['b']}: {record['fatal']}")
+    path = pgn_path(out, record)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(record["pgn"] + "\n\n")
+    row = {k: v for k, v in record.items() if k != "pgn"}
+    row["pgn_file"] = str(path.relative_to(out))
+    with log.open("a") as fh:
+        fh.write(json.dumps(row) + "\n")
+    return row
+
+
 def run_games(tasks: Sequence[GameTask], out_dir: str | Path, *, workers: int = 1,
               progress: bool = True, desc: str = "games") -> list[dict]:
     """Play ``tasks`` in ``workers`` processes (1: in this process), write every game
@@ -177,16 +192,7 @@ def run_games(tasks: Sequence[GameTask], out_dir: str | Path, *, workers: int = 
     todo = sorted(tasks, key=lambda t: (-(player_seconds(t.a) + player_seconds(t.b)), t.a, t.b))
 
     def keep(record: dict, bar) -> None:
-        if "fatal" in record:
-            raise RuntimeError(f"cannot build players {record['a']} / {record['b']}: {record['fatal']}")
-        path = pgn_path(out, record)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(record["pgn"] + "\n\n")
-        row = {k: v for k, v in record.items() if k != "pgn"}
-        row["pgn_file"] = str(path.relative_to(out))
-        with log.open("a") as fh:
-            fh.write(json.dumps(row) + "\n")
-        records.append(row)
+        records.append(save_record(out, log, record))
         bar.update(1)
         bar.set_postfix_str(f"{record['a']} {record['score_a']:g} vs {record['b']}", refresh=False)
 

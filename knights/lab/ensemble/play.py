@@ -26,7 +26,7 @@ from typing import Any
 
 from knights.common import write_json
 from knights.lab.arena.game import Settings
-from knights.lab.arena.matches import _close_players, finished, pgn_path, run_task, safe_name, schedule
+from knights.lab.arena.matches import _close_players, finished, run_task, safe_name, save_record, schedule
 from knights.learn import registry
 
 ANCHOR = "sf-elo:1500"
@@ -58,16 +58,7 @@ def play_arm(evaluator: str, games: int, anchor: str = ANCHOR, folder: Path = PL
     log = out / "games.jsonl"
     try:
         for n, task in enumerate(todo, 1):
-            record = run_task(task)
-            if "fatal" in record:
-                raise RuntimeError(f"cannot build players {record['a']} / {record['b']}: {record['fatal']}")
-            path = pgn_path(out, record)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(record["pgn"] + "\n\n")
-            row = {k: v for k, v in record.items() if k != "pgn"}
-            row["pgn_file"] = str(path.relative_to(out))
-            with log.open("a") as fh:
-                fh.write(json.dumps(row) + "\n")
+            row = save_record(out, log, run_task(task))
             if progress:
                 print(f"{_dt.datetime.now():%H:%M:%S} {evaluator} game {task.index}: {row['score_a']:g} "
                       f"({len(done) + n}/{games}, {row['wall']:.1f} s)", flush=True)
