@@ -259,9 +259,51 @@ def test_the_held_out_table_names_its_criterion_and_its_lopsided_rows():
 
     for version in EL_VERSIONS:
         text = _markdown(version)
-        assert f"{DEFAULT_NETWORK}, the network alone with the lowest MAE on the test letter `j`" in text
+        assert re.search(re.escape(DEFAULT_NETWORK) + r" \([^)]*the network alone with the lowest MAE on the test "
+                         r"letter `j`\)", text), version.name
         buckets = N.quick_buckets(nbformat.read(version.notebook, as_version=4))
         assert buckets and f"{buckets['>=6']:,} of these {sum(buckets.values()):,} are 6 pawns or more" in text
+
+
+def test_the_held_out_table_says_why_each_shipped_network_is_there():
+    """Each shipped network of the held-out table is named once, with its role: the version itself, its parent as
+    versions.toml records it, the version numbered before it when that is not its parent (EL/v13 starts a new
+    line), the network with the lowest MAE on `j`."""
+    for version in EL_VERSIONS:
+        heading = next(c.source for c in nbformat.read(version.notebook, as_version=4).cells
+                       if c.cell_type == "markdown" and c.source.startswith("## Held-out test rows"))
+        names = [r.removesuffix(" as shipped") for r in N.quick_figures(nbformat.read(version.notebook, as_version=4))
+                 if r.endswith(" as shipped")]
+        assert names, version.name
+        for name in names:
+            assert len(re.findall(re.escape(name) + r" \(", heading)) == 1, (version.name, name)
+        parent = registry.entry(version.name).parent
+        if parent in names:
+            assert f"{parent} (its parent" in heading, version.name
+    v13 = _markdown(registry.get("EL/v13"))
+    assert "EL/v12 (the version numbered before it, not its parent: EL/v13 starts a new line)" in v13
+    assert "the previous version" not in v13
+
+
+def test_a_version_that_always_level_beats_on_the_quiet_level_rows_says_so():
+    networks = json.loads(N.NETWORKS_JSON.read_text())
+    level = networks["quiet_level"]["always_level_mae"]
+    for version in EL_VERSIONS:
+        mine = N.full_run_figures(version.name)
+        if not mine or mine.get("quiet_level_mae") is None or "| full runs |" not in _markdown(version):
+            continue
+        said = "always answering level (0) errs less than" in _markdown(version)
+        assert said == (mine["quiet_level_mae"] > level), version.name
+        if said:
+            assert f"{level:.3f} against {mine['quiet_level_mae']:.3f} pawns" in _markdown(version)
+
+
+def test_a_pilot_figure_of_a_docstring_is_marked_as_held_by_no_results_file():
+    for version in EL_VERSIONS:
+        doc = version.library.__doc__ or ""
+        marked = "*The pilot figures above are from a short run" in _markdown(version)
+        assert marked == bool(re.search(r"\bpilot\b", doc, re.IGNORECASE)), version.name
+    assert "*The pilot figures above" in _markdown(registry.get("EL/v10"))
 
 
 def test_rewriting_the_markdown_keeps_every_output(tmp_path):
@@ -285,6 +327,7 @@ def test_the_notebook_map_names_notebooks_that_exist():
         assert (registry.REPO_ROOT / "notebooks" / link).resolve().exists(), link
     first = re.findall(r"^\d+\. \*\*\[", readme, re.MULTILINE)
     assert 4 <= len(first) <= 6, "the map names 4-6 notebooks to open first"
+    assert "](democracy.ipynb)" in readme and "RQ2" in readme     # the notebook of the democracy question
     assert len(readme.split()) < 900
 
 

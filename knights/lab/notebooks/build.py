@@ -157,9 +157,8 @@ table'''
 EL_STEPS = [
     ("## Held-out test rows: the network and its baselines\n\nThe test chunks are in no training or validation "
      "set. Beside this run: counting material (P=1, N=B=3, R=5, Q=9), always saying 0.00, always saying the "
-     "training rows' mean, and the shipped networks that never trained on these rows (this version trained on "
-     "the full data, the previous version, and {best}, the network alone with the lowest MAE on the test letter "
-     "`j`{report_best}). MAE and median error are in pawns; sign agreement is the share of positions where the "
+     "training rows' mean, and the shipped networks that never trained on these rows: {shipped}.{report_best} "
+     "MAE and median error are in pawns; sign agreement is the share of positions where the "
      "evaluation's sign is Stockfish's (Stockfish's 0.00 left out).{lopsided}", COMPARE),
     ("## Predicted against Stockfish\n\nLeft: every test position, coloured by how many fall in each hexagon "
      "(log scale); on the red diagonal the network would be Stockfish. Middle: the errors. Right: the MAE by how "
@@ -410,6 +409,13 @@ def change_cell(version: registry.Version, executed: NotebookNode | None = None)
             cells = [f"{by_column[n]:.3f}" if n in by_column else "-" for n in figures]
             lines.append(f"| MAE on quiet, level positions of `{set_name}`, a selection set (pawns) | "
                          + " | ".join(cells) + " |")
+        mine = figures[version.name] or {}
+        if el and level and mine.get("quiet_level_mae") is not None \
+                and mine["quiet_level_mae"] > level["quiet_level_mae"]:
+            lines += ["", f"On the test letter's quiet positions within a pawn of level, always answering level (0) "
+                      f"errs less than {version.name}'s full run: {level['quiet_level_mae']:.3f} against "
+                      f"{mine['quiet_level_mae']:.3f} pawns. There the metric rewards timidity, so the report reads it "
+                      "beside the win-probability error."]
         chosen = chosen_cell(version, parent, selection) if parent and selection else None
         lines += ["", chosen] if chosen else []
     group = same_quick_run(version)
@@ -510,6 +516,18 @@ def selection_note(doc: str) -> str:
             "set, read only by `knights.evaluate.final`, is the one nothing was chosen on.")
 
 
+def pilot_note(doc: str) -> str:
+    """For a library docstring that quotes a pilot run (a short run made while choosing the design): a paragraph
+    saying that no results file holds its figures. Empty otherwise."""
+    import re
+
+    if not re.search(r"\bpilot\b", doc, re.IGNORECASE):
+        return ""
+    return ("\n\n*The pilot figures above are from a short run made while the design was chosen*: no results file "
+            "holds them, and nothing in the report reads them. This version's measured figures are its full run's, "
+            f"in the next section's table (`{registry.repo_relative(NETWORKS_JSON)}`).")
+
+
 def quick_buckets(nb: NotebookNode | None) -> dict[str, int]:
     """The positions in each |Stockfish| bucket of an executed EL version notebook's ``cmp.buckets()`` table."""
     import re
@@ -544,15 +562,45 @@ def report_best_network() -> str | None:
     return min(full, key=lambda n: (full[n], n)) if full else None
 
 
-def compare_heading(template: str, executed: NotebookNode | None) -> str:
-    """The held-out table's heading: which network is "the best one" and by what (the lowest MAE on the test
-    letter, :data:`knights.evaluate.names.DEFAULT_NETWORK`), the report's best network beside it, and, when the
-    quick run's bucket table is here, how many of its rows are lopsided (an MAE over all of them is mostly theirs)."""
+def shipped_roles(version: registry.Version, executed: NotebookNode | None) -> str:
+    """The shipped networks of the held-out table, each with why it is there: the version's own full run, its parent
+    as ``versions.toml`` records it, the version numbered before it (when that is not its parent) and the network
+    alone with the lowest MAE on the test letter (:data:`knights.evaluate.names.DEFAULT_NETWORK`). The names are the
+    executed table's rows; before it has run, the ones :func:`teach.reference_networks` picks."""
+    from knights.evaluate.names import DEFAULT_NETWORK
+
+    suffix = " as shipped"
+    names = [r[: -len(suffix)] for r in quick_figures(executed) if r.endswith(suffix)]
+    if not names:
+        before = [f"{version.family}/v{version.number - 1}"] if version.number > 1 else []
+        known = {v.name for v in registry.all_versions()}
+        names = [n for n in dict.fromkeys([version.name, *before, DEFAULT_NETWORK]) if n in known]
+    parent = registry.entry(version.name).parent
+    out = []
+    for name in names:
+        why = []
+        if name == version.name:
+            why.append("this version, trained on the full data")
+        if name == parent:
+            why.append("its parent")
+        elif name == f"{version.family}/v{version.number - 1}":
+            why.append("the version numbered before it, not its parent: " + (
+                f"{version.name} starts a new line" if not parent else f"its parent is {parent}"))
+        if name == DEFAULT_NETWORK:
+            why.append("the network alone with the lowest MAE on the test letter `j`")
+        out.append(f"{name} ({'; and '.join(why)})" if why else name)
+    return _names(out) if out else "none"
+
+
+def compare_heading(template: str, executed: NotebookNode | None, version: registry.Version) -> str:
+    """The held-out table's heading: the shipped networks beside this run and why each (:func:`shipped_roles`), the
+    report's best network when it is another, and, when the quick run's bucket table is here, how many of its rows
+    are lopsided (an MAE over all of them is mostly theirs)."""
     from knights.evaluate.names import DEFAULT_NETWORK
 
     best = report_best_network()
-    report_best = (f"; the report's best network, {best}, is the one with the lowest error on the selection sets' "
-                   "quiet positions within a pawn of level" if best and best != DEFAULT_NETWORK else "")
+    report_best = (f" The report's best network, {best}, is another: the one with the lowest error on the selection "
+                   "sets' quiet positions within a pawn of level." if best and best != DEFAULT_NETWORK else "")
     buckets = quick_buckets(executed)
     total = sum(buckets.values())
     lopsided = ""
@@ -562,7 +610,7 @@ def compare_heading(template: str, executed: NotebookNode | None) -> str:
                     "positions that decide games read the `<1` row of the bucket table after the figure (the MAE "
                     "on positions within a pawn of level); the full runs' quiet-level MAE is in the first section's "
                     "table.")
-    return template.format(best=DEFAULT_NETWORK, report_best=report_best, lopsided=lopsided)
+    return template.format(shipped=shipped_roles(version, executed), report_best=report_best, lopsided=lopsided)
 
 
 def full_run_rows(name: str) -> int | None:
@@ -612,7 +660,7 @@ def version_notebook(version: registry.Version, executed: NotebookNode | None = 
     shipped = f"the shipped network's (`{models}/RESULTS.md`{')' if sl else ', and below as a baseline)'}"
     quick = QUICK_NOTE.format(name=version.name, what=f"the network trains for {QUICK_EPOCHS} epochs",
                               shipped=shipped, full=f"`make notebook V={version.name}` (or set `quick = False`)")
-    intro = (f"{body.strip()}{selection_note(body)}\n\nArchitecture, inputs and hyperparameters: "
+    intro = (f"{body.strip()}{selection_note(body)}{pilot_note(body)}\n\nArchitecture, inputs and hyperparameters: "
              f"`{version.library_path.relative_to(registry.REPO_ROOT)}`. Training is reproducible: the "
              "same seed (`TrainConfig.seed`) and data give bit-identical weights on the same machine "
              f"(`{reproducibility_test(version)}` checks it).\n\n{quick}")
@@ -642,7 +690,7 @@ def version_notebook(version: registry.Version, executed: NotebookNode | None = 
     if getattr(lib, "RANKING", None) is not None:
         cells += [("markdown", SIBLINGS_MD.format(weight=lib.RANKING.weight)), ("code", SIBLINGS)]
     for heading, code in SL_STEPS if sl else EL_STEPS:
-        heading = compare_heading(heading, executed) if code == COMPARE and not sl else heading
+        heading = compare_heading(heading, executed, version) if code == COMPARE and not sl else heading
         cells += [("markdown", heading)] if heading else []
         cells += [("code", code)]
         reading = quick_reading_cell(version, executed) if code == COMPARE and not sl else None

@@ -137,7 +137,9 @@ pd.DataFrame({"value": extra[0]}, index=pd.Index(extra_names, name="extra"))''')
 
     ("markdown", """### One batch through the network, layer by layer
 
-A batch of positions from the committed sample's chunk `k` (the quick runs' first test letter). A forward hook \
+A batch of positions from the committed sample's chunk `k` (the quick runs' first test letter). The sample's \
+letters are its own: a quick run trains on the sample's `a`-`h` and holds out `k`-`m`, as the full runs train on \
+`data/full`'s `a`-`i` and hold out its `j`, the report's test letter. A forward hook \
 on every layer prints the shape of what comes out of it: the convolutions keep the 8x8 board (3x3 kernels, \
 padding 1), `flatten` makes one vector a position, the extras are concatenated to it (both are `ConvNet.forward`'s \
 code, not layers, so a *pre*-hook on the first `Linear` shows what it receives: 32 x 8 x 8 = 2,048 numbers from the \
@@ -253,11 +255,13 @@ pd.DataFrame({"weight before": model.head[-1].weight.detach()[0, :6].numpy(),
 
 A gradient is a slope: for a small step `dw` it predicts the change of the loss, the sum over all weights of \
 `gradient x dw`. Below: the batch's loss before the step and after it, for plain gradient steps `w <- w - lr x g` \
-of growing size (`step_sizes`) and for the Adam step above, each beside what the gradient predicted. The small \
-steps go down about as predicted; the large ones overshoot. Adam's first step moves *every* weight by the full \
-learning rate at once: on a network that is already trained that is a large step, and the batch's loss rises \
-(asserted). Continuing from trained weights calls for a smaller rate: EL/v25 continues EL/v24 at a tenth of its \
-rate (`TRAIN.lr` in their `library.py`)."""),
+of growing size (`step_sizes`) and for the Adam step above, each beside what the gradient predicted. Only the \
+smallest steps come close to the prediction (lr 1e-5: -0.00028 against -0.00031; lr 1e-4: -0.0024 against \
+-0.0031). At lr 1e-3 the loss still falls, but by a fifth of the prediction (-0.006 against -0.031): over so long \
+a step the slope no longer holds. At lr 1e-2 the step overshoots and the loss rises (+0.90). Adam's first \
+step moves *every* weight by the full learning rate at once: on a network that is already trained that is a \
+large step, and the batch's loss rises (asserted). Continuing from trained weights calls for a smaller rate: \
+EL/v25 continues EL/v24 at a tenth of its rate (`TRAIN.lr` in their `library.py`)."""),
     ("code", """def batch_loss(net: torch.nn.Module) -> float:
     \"\"\"The L1 loss of ``net`` on the batch of the step above.\"\"\"
     with torch.no_grad():
