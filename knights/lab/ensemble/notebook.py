@@ -3,10 +3,12 @@
     python -m knights.lab.ensemble.notebook            # write the notebook and execute it in place
 
 It reads the committed sample's test letter (``data/sample/Sample_j``: no network trained on its rows), asks the
-six networks of ``sparse+quiesce`` judged where the captures end, builds three democracies of them with
+six networks of ``sparse+quiesce`` judged where the captures end, builds democracies of them with
 :class:`knights.evaluate.ensemble.Democracy` (equal weights, weights fitted on the first half of the rows, stacking),
-scores everything on the second half, and draws the ambiguity decomposition (:func:`knights.lab.ensemble.study.
-ambiguity`) and the members' error correlations. The full experiment is :mod:`knights.lab.ensemble.study`.
+chooses the best member on the first half, scores everything on the second half with paired standard errors against
+that member, sets the report's final-set answer beside it, and draws the ambiguity decomposition
+(:func:`knights.lab.ensemble.study.ambiguity`) and the members' error correlations. The full experiment is
+:mod:`knights.lab.ensemble.study`.
 """
 
 from __future__ import annotations
@@ -29,11 +31,14 @@ The project's one-ply bot plays a **democracy**: six small networks of one desig
 position where the captures end, averaged with equal weights (`sparse+quiesce`). This notebook runs the study's
 experiment on the committed sample in a few minutes on a CPU:
 
-* every member's error alone, on rows no network trained on (the sample's test letter, `Sample_j`);
-* three democracies of the same six members, shaped like scikit-learn's ensembles
+* every member's error alone, on rows no network trained on (the sample's test letter, `Sample_j`), beside
+  counting material and always answering level; the best member is chosen on the first half of the rows;
+* democracies of the same six members, shaped like scikit-learn's ensembles
   (`knights.evaluate.ensemble.Democracy`): **equal** weights (a `VotingRegressor`), **fitted** weights
   (non-negative, summing to one, fitted on the first half of the rows) and **stacking** (a ridge meta-learner fitted
-  on the first half), all scored on the second half;
+  on the first half), all scored on the second half against the best member, row by row, with a paired standard
+  error;
+* the sample's answer beside the report's, on the final test set;
 * why the gain is what it is: the **ambiguity decomposition** (Krogh and Vedelsby). For weights summing to one and
   the blend $\\bar p = \\sum_i w_i p_i$, on every row
   $$(\\bar p - t)^2 = \\sum_i w_i (p_i - t)^2 - \\sum_i w_i (p_i - \\bar p)^2 ,$$
@@ -51,7 +56,7 @@ from knights.data.chunks import read_chunk
 from knights.engine.judged import install_judge
 from knights.engine.spec import SPARSE_DEMOCRACY
 from knights.evaluate import ensemble as E
-from knights.lab.ensemble.study import ambiguity
+from knights.lab.ensemble.study import ambiguity, paired_wp
 from knights.lab.results.tables import level_rows, quiet_rows
 from knights.learn import registry
 from knights.learn.metrics import win_probability_error
@@ -65,9 +70,18 @@ calm = quiet_rows(data)
 level = level_rows(data.target, calm)
 print(f"{len(y):,} rows ({report.total_skipped} skipped); weights fitted on {half:,}, everything scored on "
       f"{len(test_rows):,}, {int(level[test_rows].sum()):,} of them quiet and within a pawn of level")"""),
-    ("md", "## The members alone\n\nEach network judged where the captures end, as the bot asks it."),
+    ("md", """## The members alone
+
+Each network judged where the captures end, as the bot asks it. The *best member*, the yardstick every democracy
+must beat, is chosen on the first half (the rows the weights are fitted on), like the report's best member, chosen
+on the selection sets: chosen on the rows it is scored on, it would win by luck. Counting material and always
+answering level stand beside them. Stockfish at depth 1, the report's third yardstick, is not here: the sample
+carries no depth-1 evaluation, and this notebook asks no engine."""),
     ("code", """members = [E.Member(v, judged=True).fit() for v in SPARSE_DEMOCRACY]
 values = np.stack([m.predict_pawns(X) for m in members])          # members x rows, pawns from White's side
+material = E.Member("material").fit().predict_pawns(X)
+scored = np.zeros(len(y), dtype=bool)
+scored[test_rows] = True
 
 
 def scores(pred, rows=test_rows):
@@ -77,13 +91,28 @@ def scores(pred, rows=test_rows):
             "quiet within a pawn, MAE": float(np.abs(pred[quiet_level] - y[quiet_level]).mean())}
 
 
-table = {m.name_: scores(v) for m, v in zip(members, values)}
-table["always level"] = scores(np.zeros(len(y)))
+on_first_half = {m.name_: win_probability_error(v[fit_rows], y[fit_rows]) for m, v in zip(members, values)}
+best = min(on_first_half, key=on_first_half.get)
+best_values = values[[m.name_ for m in members].index(best)]
+table = {m.name_: {"first half: win-probability error": on_first_half[m.name_], **scores(v)}
+         for m, v in zip(members, values)}
+table["counting material"] = {"first half: win-probability error": win_probability_error(material[fit_rows],
+                                                                                          y[fit_rows]),
+                              **scores(material)}
+table["always level"] = {"first half: win-probability error": win_probability_error(np.zeros(half), y[fit_rows]),
+                         **scores(np.zeros(len(y)))}
+print(f"best member on the first half: {best}; the other columns score the second half")
 pd.DataFrame(table).T.round(4)"""),
-    ("md", "## Three democracies of the same six"),
+    ("md", """## Five democracies of the same six
+
+Each is fitted on the first half and scored on the second, beside the best member chosen on the first half. The
+last two columns are the democracy's error **minus** the best member's, row by row on the second half, and the
+standard error of that mean (the rows' spread over the root of their number): **negative means the democracy errs
+less**, and a difference within about two standard errors of 0 is no difference these rows can tell."""),
     ("code", """democracies = {
     "equal (pawns)": E.Democracy(members, weighting="equal", space="pawns"),
     "equal (win probability)": E.Democracy(members, weighting="equal", space="win_probability"),
+    "fitted (pawns)": E.Democracy(members, weighting="fitted", space="pawns"),
     "fitted (win probability)": E.Democracy(members, weighting="fitted", space="win_probability"),
     "stacked (win probability)": E.Democracy(members, weighting="stacked", space="win_probability"),
 }
@@ -94,13 +123,45 @@ for name, dem in democracies.items():
     (group,) = dem.coefficients().values()           # one group: no gate
     voted = dict(zip(group["members"], group["coef"]))   # a fitted weight of 0 leaves its member out
     weights[name] = [voted.get(m.name_, 0.0) for m in members]
-best = min((k for k in table if k != "always level"), key=lambda k: table[k]["win-probability error"])
 rows = {name: scores(p) for name, p in predictions.items()}
-rows[f"best member ({best})"] = table[best]
+rows[f"best member ({best})"] = scores(best_values)
+rows["counting material"] = scores(material)
 out = pd.DataFrame(rows).T
-out["gain over the best member (win prob.)"] = out["win-probability error"] - table[best]["win-probability error"]
+minus, se = "minus the best member (win prob.)", "paired standard error"
+out[minus], out[se] = np.nan, np.nan
+for name, p in {**predictions, "counting material": material}.items():
+    paired = paired_wp(p, best_values, y, scored)
+    out.loc[name, minus], out.loc[name, se] = paired["difference"], paired["standard_error"]
 display(out.round(4))
+for name in predictions:
+    d, s = out.loc[name, minus], out.loc[name, se]
+    verdict = "beats" if -d > 2 * s else "loses to" if d > 2 * s else "is within two standard errors of"
+    print(f"{name:26s} {verdict} {best}: {d:+.4f} +- {s:.4f}")
 pd.DataFrame(weights, index=[m.name_ for m in members]).round(3)"""),
+    ("md", """### The sample against the report
+
+The committed sample is small, and its answer can differ from the report's (section 7, "Does the democracy beat its
+best member?", and `report/results/democracy.json`): here the weights are fitted on one half of a few thousand
+rows and scored on the other half, far fewer rows than the final test set holds, so the standard error is wider;
+the sample's positions come from other games than the final test set's (Stockfish games at random skill levels);
+and the report's democracy was chosen among many, its weights fitted on the three selection sets with
+cross-validation by game, before the final test set was read once. The report's figure, read from its results
+file, beside this sample's; the last line is what choosing the best member in hindsight, on the scored rows
+themselves, would do: a yardstick picked for its luck on exactly those rows."""),
+    ("code", """import json
+
+final = json.loads((registry.REPO_ROOT / "report" / "results" / "democracy.json").read_text())["final"]
+against = final["chosen"]["paired_wp"]["best member on the selection sets"]
+print(f"final test set, {final['set']['rows']:,} rows read once: the chosen democracy ({final['chosen']['key']}) "
+      f"minus its best member on the selection sets ({against['reference']}): "
+      f"{against['overall']['difference']:+.4f} +- {against['overall']['standard_error']:.4f} in win probability")
+print(f"this sample, {len(test_rows):,} rows scored: " + "; ".join(
+    f"{name} {out.loc[name, minus]:+.4f} +- {out.loc[name, se]:.4f}" for name in predictions))
+hindsight = min((m.name_ for m in members), key=lambda n: table[n]["win-probability error"])
+lucky = values[[m.name_ for m in members].index(hindsight)]
+print(f"the best member chosen on the scored rows instead would be {hindsight}: " + "; ".join(
+    f"{name} {p['difference']:+.4f} +- {p['standard_error']:.4f}"
+    for name, p in ((name, paired_wp(pred, lucky, y, scored)) for name, pred in predictions.items())))"""),
     ("md", """## Why: the ambiguity decomposition
 
 In the win-probability space (the scale the error is measured on), for the equal-weight democracy and the fitted
@@ -124,7 +185,8 @@ x = np.arange(len(names))
 ax1.bar(x - 0.25, [parts[n]["weighted_member_squared_error"] for n in names], 0.25, label="members' mean error")
 ax1.bar(x, [parts[n]["ambiguity"] for n in names], 0.25, label="ambiguity (disagreement)")
 ax1.bar(x + 0.25, [parts[n]["ensemble_squared_error"] for n in names], 0.25, label="democracy's error")
-ax1.axhline((errors ** 2).mean(axis=1).min(), color="k", ls="--", lw=1, label="best member's error")
+ax1.axhline((errors ** 2).mean(axis=1)[[m.name_ for m in members].index(best)], color="k", ls="--", lw=1,
+            label=f"best member's error ({best})")
 ax1.set_xticks(x, names)
 ax1.set_ylabel("mean squared error (win probability)")
 ax1.set_title("ensemble error = mean member error - ambiguity")
@@ -143,10 +205,9 @@ print(f"mean pairwise error correlation {off_diagonal.mean():.3f} (lowest {off_d
 ambiguity is beside the members' mean error (left), and the less the democracy can gain on its members' average;
 to beat its *best* member, the ambiguity must also exceed the gap between the best member and the average member.
 Fitted weights move the blend towards the better members, so they close some of that gap, at the cost of fitting
-weights that must then hold on rows they were not fitted on. These 1,250 rows are few: the study measures the same on
-15,000 selection rows and once on the 5,000 rows of the final test set, with the paired standard errors, beside
-democracies of different designs (CNNs, classical learners, a bag of one design differing only by seed):
-`report/results/democracy.json`."""),
+weights that must then hold on rows they were not fitted on. The study measures the same on the selection sets and
+once on the final test set, beside democracies of different designs (CNNs, classical learners, a bag of one design
+differing only by seed): `report/results/democracy.json`."""),
 ]
 
 
