@@ -74,7 +74,7 @@ def ladder(elo: dict[str, Any], runs: list[dict[str, Any]], path: Path) -> None:
             for p in elo["players"] if not p["relative"]]
     rows += [(r["player"], r["rating"], r["low"], r["high"], "search") for r in runs]
     rows.sort(key=lambda r: r[1])
-    fig, ax = plt.subplots(figsize=(4.6, 0.14 * len(rows) + 0.7))
+    fig, ax = plt.subplots(figsize=(7.2, 0.12 * len(rows) + 0.7))    # the page's width
     colours = {"anchor": "0.4", "opponent": "0.6", "search": "C3"}
     for i, (_, rating, low, high, kind) in enumerate(rows):
         c = colours.get(kind, "C0")
