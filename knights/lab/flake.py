@@ -70,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     clone = folder / "clone"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
     print(f"clean clone of HEAD in {clone}; make setup there (minutes)...", flush=True)
-    subprocess.run(["make", "setup"], cwd=clone, check=True, stdout=subprocess.DEVNULL)
+    setup = subprocess.run(["make", "setup"], cwd=clone, capture_output=True, text=True, check=False)
+    if setup.returncode != 0:          # pip's and make's chatter is shown only when the setup fails
+        print(setup.stdout[-4000:] + setup.stderr[-4000:], file=sys.stderr)
+        print(f"make setup failed in {clone} (exit {setup.returncode})", file=sys.stderr)
+        return 2
     tests = args.pytest_args or DEFAULT_TESTS
     runs: list[dict[str, bool]] = []
     for i in range(args.runs):
