@@ -70,8 +70,10 @@ def quiet(by_model: dict[str, Any], nets: list[str], path: Path) -> None:
 
 def ladder(elo: dict[str, Any], runs: list[dict[str, Any]], path: Path) -> None:
     """Every rated player with its 95% interval; the searching bot's runs added."""
-    rows = [(p["label"].replace(" (one ply, stochastic)", "").replace("[shipped bot]", "[the one-ply bot]"), p["rating"], p["low"], p["high"], p["kind"])
-            for p in elo["players"] if not p["relative"]]
+    def label(p: dict[str, Any]) -> str:
+        return p["label"].replace(" (one ply, stochastic)", "").replace("[shipped bot]", "[the one-ply bot]")
+
+    rows = [(label(p), p["rating"], p["low"], p["high"], p["kind"]) for p in elo["players"] if not p["relative"]]
     rows += [(r["player"], r["rating"], r["low"], r["high"], "search") for r in runs]
     rows.sort(key=lambda r: r[1])
     fig, ax = plt.subplots(figsize=(7.2, 0.12 * len(rows) + 0.7))    # the page's width
