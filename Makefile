@@ -27,6 +27,19 @@ WORKERS ?= $(shell nproc)
 CHUNK_LINES ?= 3850
 # More data from the other generator styles (make more-data)
 MORE_POSITIONS ?= 4500000
+# The labelled positions as a compact, checksummed store (knights/data/store.py: moves and labels,
+# not the CSV text; shards of at most 16 MiB and a manifest with every sha256) and back: restoring
+# writes data/generated/games.csv and the grown sets' parts byte for byte (resumable), then
+# data/full's chunks; make more-data goes on from the restored parts. STORE=/somewhere/that/lasts.
+STORE ?= data/store
+.PHONY: store-data restore-data
+store-data: setup
+	$(KNIGHTS) data store --store $(STORE) --workers $(WORKERS) --report report/results/data_store.json
+restore-data: setup
+	$(KNIGHTS) data restore --store $(STORE) --workers $(WORKERS) --report report/results/data_store.json
+	@if [ ! -d data/full ] || [ data/generated/games.csv -nt data/full ]; then \
+		bash data/split.sh --force data/generated/games.csv data/full Chess_Gen_ $(CHUNK_LINES); fi
+
 # Endings played out from a thinned start position (make endings-data)
 ENDINGS_POSITIONS ?= 400000
 # Games of Stockfish playing an early iteration's move (make shallow-data)
@@ -170,6 +183,14 @@ strength: setup
 .PHONY: search-strength soak label-floor error-sources
 search-strength: setup
 	$(KNIGHTS) strength --search --workers $(WORKERS) $(ARGS)
+
+# The searching bot on a real clock: 1 s of wall time a move for both sides against Stockfish
+# UCI_Elo 2000 and 2200 (thinking 1 s a move too, not nodes) and sunfish, 40 games each, one game
+# at a time: report/results/clock_strength.json, PGNs in results_pgn/clock_strength/ (resumes).
+# About 2 min a game; ARGS="--anchors 2200 --no-sunfish" plays one part.
+.PHONY: clock-strength
+clock-strength: setup
+	$(KNIGHTS) strength --search --clock --workers 1 --games 40 $(ARGS)
 
 # How far the training labels (Stockfish at depth 8) are from the independent sets' depth-12
 # labels on the same rows, and Stockfish at depth 1 from a cleared hash beside it:

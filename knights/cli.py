@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -162,6 +163,34 @@ def _data_merge(args: argparse.Namespace) -> int:
     from knights.data.shards import merge
 
     print(merge(args.out, args.positions, args.sources or None, dedup=args.dedup).summary())
+    return 0
+
+
+def _data_store(args: argparse.Namespace) -> int:
+    from knights.data.store import record, store
+
+    started = time.perf_counter()
+    m = store(args.store, workers=args.workers, progress=not args.quiet)
+    size = sum(s["bytes"] for s in m["shards"].values())
+    print(f"stored {m['positions']:,} positions from {len(m['files']):,} files in {len(m['shards'])} shards "
+          f"({size / 2**20:.1f} MiB) under {args.store}")
+    if args.report:
+        record(args.report, "store", {"positions": m["positions"], "files": len(m["files"]), "shards": len(m["shards"]),
+                                      "bytes": size, "seconds": round(time.perf_counter() - started, 1),
+                                      "workers": args.workers})
+    return 0
+
+
+def _data_restore(args: argparse.Namespace) -> int:
+    from knights.data.store import record, restore
+
+    started = time.perf_counter()
+    r = restore(args.store, workers=args.workers, progress=not args.quiet)
+    print(f"restored {r['positions']:,} positions: {r['written']:,} files written, {r['kept']:,} already equal "
+          f"(every file's sha256 checked)")
+    if args.report:
+        record(args.report, "restore", {**r, "seconds": round(time.perf_counter() - started, 1),
+                                        "workers": args.workers})
     return 0
 
 
@@ -488,6 +517,20 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the shards' --out paths or their .parts folders (default: OUT.parts)")
     mrg.add_argument("--dedup", action="store_true", help="drop repeated positions")
     mrg.set_defaults(func=_data_merge)
+
+    sto = data.add_parser("store", help="pack the labelled CSV files (data/full's and the grown parts) into a compact, "
+                          "checksummed store that restores them byte for byte")
+    sto.add_argument("--store", default="data/store", help="the store's folder (default data/store, ignored by git)")
+    sto.add_argument("--workers", type=_at_least(1, "workers"), default=1)
+    sto.add_argument("--report", default=None, help="also write the run's figures to this JSON file (its own key)")
+    sto.add_argument("--quiet", action="store_true")
+    sto.set_defaults(func=_data_store)
+    res = data.add_parser("restore", help="write the store's CSV files back (resumable: equal files are kept)")
+    res.add_argument("--store", default="data/store", help="the store's folder (default data/store)")
+    res.add_argument("--workers", type=_at_least(1, "workers"), default=1)
+    res.add_argument("--report", default=None, help="also write the run's figures to this JSON file (its own key)")
+    res.add_argument("--quiet", action="store_true")
+    res.set_defaults(func=_data_restore)
 
     from knights.lab.arena import testsets
 

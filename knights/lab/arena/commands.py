@@ -86,20 +86,32 @@ def search_strength_main(args) -> int:
     import shlex
     import sys
 
-    from knights.lab.arena.search_strength import ANCHORS, GAMES, PGNS, RESULTS, TIMES_MS, run_search_strength
+    from knights.lab.arena.search_strength import (
+        ANCHORS,
+        CLOCK_ANCHORS,
+        CLOCK_PGNS,
+        CLOCK_RESULTS,
+        GAMES,
+        PGNS,
+        RESULTS,
+        TIMES_MS,
+        run_search_strength,
+    )
 
     if args.quick or args.engines or args.dry_run:
         raise ValueError("--search plays its own players: --quick, --engines and --dry-run do not apply")
-    anchors = args.anchors or list(ANCHORS)
+    anchors = args.anchors or list(CLOCK_ANCHORS if args.clock else ANCHORS)
     if any(e < 1350 or e > 2850 for e in anchors):
         raise ValueError(f"--anchors: Stockfish's UCI_Elo (15.1) is from 1350 to 2850, not {anchors}")
     command = "knights " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    results = Path(args.results_dir) / "search_strength.json" if args.results_dir else RESULTS
-    run_search_strength(args.times or list(TIMES_MS), anchors, GAMES if args.games is None else args.games,
-                        args.sunfish_games,
-                        results=results, pgn_dir=Path(args.pgn_dir) if args.pgn_dir else PGNS,
+    default = CLOCK_RESULTS if args.clock else RESULTS
+    results = Path(args.results_dir) / default.name if args.results_dir else default
+    run_search_strength(args.times or ([1000] if args.clock else list(TIMES_MS)), anchors,
+                        GAMES if args.games is None else args.games, args.sunfish_games,
+                        results=results,
+                        pgn_dir=Path(args.pgn_dir) if args.pgn_dir else (CLOCK_PGNS if args.clock else PGNS),
                         workers=args.workers, progress=not args.quiet, seed=args.seed,
-                        sunfish=not args.no_sunfish, command=command)
+                        sunfish=not args.no_sunfish, command=command, clock=args.clock)
     print(f"wrote {results}")
     return 0
 
@@ -157,6 +169,9 @@ def add_arguments(sub) -> None:
     s.add_argument("--search", action="store_true",
                    help="rate the default searching bot instead: a fixed time a move against sunfish and "
                         "Stockfish UCI_Elo anchors; writes report/results/search_strength.json (resumes)")
+    s.add_argument("--clock", action="store_true",
+                   help="--search on a real clock: the anchors think the same wall time a move (default 1 s, "
+                        "anchors 2000 2200); writes report/results/clock_strength.json (resumes)")
     s.add_argument("--times", type=int, nargs="+", default=None,
                    help="--search: milliseconds a move, one run each (default 100 1000)")
     s.add_argument("--anchors", type=int, nargs="+", default=None,

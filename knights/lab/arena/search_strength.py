@@ -78,6 +78,10 @@ GAMES = 20
 """Games against each opponent (two per opening, colours swapped)."""
 RESULTS = Path("report/results/search_strength.json")
 PGNS = Path("results_pgn/search_strength")
+CLOCK_RESULTS = Path("report/results/clock_strength.json")
+"""``--clock``: the anchors think the same wall time a move as the bot (not 20,000 nodes)."""
+CLOCK_PGNS = Path("results_pgn/clock_strength")
+CLOCK_ANCHORS = (2000, 2200)
 
 
 def run_key(ms: int) -> str:
@@ -106,11 +110,12 @@ def games_against(opponent: str, games: int, sunfish_games: int | None) -> int:
 
 
 def play_run(ms: int, opponents: Sequence[str], games: int, sunfish_games: int | None, *, pgn_dir: Path, workers: int,
-             progress: bool, seed: int) -> tuple[list[dict], float]:
-    """Play (or finish) the run at ``ms`` a move; its records and the wall seconds this sitting took."""
+             progress: bool, seed: int, clock: bool = False) -> tuple[list[dict], float]:
+    """Play (or finish) the run at ``ms`` a move; its records and the wall seconds this sitting took.
+    ``clock``: Stockfish's anchors think ``ms`` of wall time a move too, instead of 20,000 nodes."""
     player = check_spec(f"{PLAYER}@{ms}")
     out = pgn_dir / f"{ms}ms"
-    settings = Settings(max_plies=300, seed=seed)
+    settings = Settings(max_plies=300, seed=seed, movetime_ms=ms if clock else None)
     tasks = schedule([(player, o, games_against(o, games, sunfish_games)) for o in opponents], settings)
     have = {(r["a"], r["b"], r["index"]) for r in finished(out, tasks)}
     todo = [t for t in tasks if (t.a, t.b, t.index) not in have]
@@ -139,8 +144,9 @@ def summarise(records: Sequence[dict], ms: int, anchors: dict[str, float], comma
 def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: int = GAMES,
                         sunfish_games: int | None = None, *,
                         results: Path = RESULTS, pgn_dir: Path = PGNS, workers: int = 2, progress: bool = True,
-                        seed: int = 2024, sunfish: bool = True, command: str = "") -> dict:
-    """Play every run (resuming), fit its rating and merge it into ``results``."""
+                        seed: int = 2024, sunfish: bool = True, command: str = "", clock: bool = False) -> dict:
+    """Play every run (resuming), fit its rating and merge it into ``results``; ``clock``: the anchors
+    think the same wall time a move as the bot (see :func:`play_run`)."""
     if not times_ms:
         raise ValueError("name at least one time a move (--times 100 1000)")
     if games < 1 or (sunfish_games is not None and sunfish_games < 1):
@@ -164,14 +170,14 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
     anchor_map = {f"sf-elo:{e}": float(e) for e in anchors}
     for ms in times_ms:
         key = run_key(ms)
-        records, took = play_run(ms, opponents_for(ms, anchors, sunfish), games, sunfish_games,
-                                 pgn_dir=pgn_dir,
-                                 workers=workers, progress=progress, seed=seed)
+        records, took = play_run(ms, opponents_for(ms, anchors, sunfish), games, sunfish_games, pgn_dir=pgn_dir,
+                                 workers=workers, progress=progress, seed=seed, clock=clock)
         seconds[key] = seconds.get(key, 0.0) + took if records else 0.0
         runs[key] = summarise(records, ms, anchor_map, command, seconds[key], workers)
         ordered = dict(sorted(runs.items(), key=lambda kv: float(kv[0].rstrip("s"))))
-        doc.update(note=NOTE, commit=commit(), generated=_dt.datetime.now().isoformat(timespec="seconds"),
-                   runs=ordered, previous=previous, seconds_by_run=seconds)
+        doc.update(note=CLOCK_NOTE if clock else NOTE, commit=commit(),
+                   generated=_dt.datetime.now().isoformat(timespec="seconds"), runs=ordered, previous=previous,
+                   seconds_by_run=seconds)
         write_json(results, doc)
         r = runs[key]
         print(f"{key}: {r['player']} {r['rating']} [{r['interval'][0]}, {r['interval'][1]}] over {r['games']} games "
@@ -192,3 +198,8 @@ NOTE = (f"The default searching bot (knights/engine: compiled alpha-beta, {SEARC
         "UCI_Elo anchors (20,000 nodes a move, as the ladder); made with knights strength --search "
         "(make search-strength) on 2 CPU cores shared with other work; 'previous' holds the old "
         "Python/torch search's runs (search:EL/v10) and the compiled search's runs over earlier networks")
+CLOCK_NOTE = (f"The default searching bot (knights/engine: compiled alpha-beta, {SEARCH_NETWORK} evaluated "
+              "incrementally) on a real clock: a fixed wall time a move for both sides, against sunfish and "
+              "Stockfish 15.1 UCI_Elo anchors thinking the same time a move (not nodes); one game at a time "
+              "(the bot on one core, its opponent on the other); made with knights strength --search --clock "
+              "(make clock-strength)")

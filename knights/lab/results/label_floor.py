@@ -49,6 +49,7 @@ import chess
 import numpy as np
 
 from knights.common import module_main, write_json
+from knights.data.chunks import Encoded
 from knights.lab.results.independent import INDEPENDENT_DIR, load_set, set_files
 from knights.lab.results.tables import RESULTS_DIR, calibration_slope, headline_metrics, quiet_rows, stockfish_values
 from knights.learn import registry
@@ -74,9 +75,10 @@ def set_fens(path: Path) -> list[str]:
 
 
 def measure_set(path: Path, depths: Sequence[int], max_rows: int | None = None,
-                progress: bool = True) -> dict[str, Any]:
-    """Stockfish at each of ``depths`` on one independent set against its labels."""
-    data, report = load_set(path)
+                progress: bool = True, data: Encoded | None = None) -> dict[str, Any]:
+    """Stockfish at each of ``depths`` on one independent set (or ``data``, read from ``path``
+    already) against its labels."""
+    data, report = (data, "read by its owner") if data is not None else load_set(path)
     fens = set_fens(path)
     if len(fens) != len(data):
         raise SystemExit(f"knights label-floor: {registry.repo_relative(path)} has {len(fens)} rows but "
@@ -101,8 +103,10 @@ def measure_set(path: Path, depths: Sequence[int], max_rows: int | None = None,
 
 
 def run(depths: Sequence[int] | None = None, *, independent_dir: Path = INDEPENDENT_DIR,
-        out: Path = LABEL_FLOOR_JSON, max_rows: int | None = None, progress: bool = True) -> dict[str, Any]:
-    """Measure every independent set at ``depths`` (default: the training labels' depth) and write ``out``."""
+        out: Path = LABEL_FLOOR_JSON, max_rows: int | None = None, progress: bool = True,
+        final: bool = False) -> dict[str, Any]:
+    """Measure every independent set at ``depths`` (default: the training labels' depth) and write ``out``;
+    ``final``: the final test set too (a label depth is chosen on the selection sets, never on it)."""
     started = time.perf_counter()
     train_depth = training_label_depth()
     depths = list(depths or [train_depth])
@@ -111,6 +115,13 @@ def run(depths: Sequence[int] | None = None, *, independent_dir: Path = INDEPEND
         raise SystemExit(f"knights label-floor: no independent set in {registry.repo_relative(independent_dir)} "
                          "(make independent builds them)")
     sets = {p.stem: measure_set(p, depths, max_rows=max_rows, progress=progress) for p in files}
+    if final:
+        from knights.evaluate.final import read_final
+
+        rows, sidecar = read_final()
+        sets["final"] = measure_set(registry.repo_path(sidecar["path"]), depths, max_rows=max_rows, progress=progress,
+                                    data=rows)
+        sets["final"]["label_depth"] = sidecar.get("depth") or (sidecar.get("label") or {}).get("depth")
     doc = {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
            "seconds": round(time.perf_counter() - started, 1), "training_label_depth": train_depth,
            "max_rows": max_rows, "sets": sets}
@@ -127,6 +138,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "default: the training data's label depth)")
     p.add_argument("--independent-dir", default=str(INDEPENDENT_DIR), help="folder of the independent sets")
     p.add_argument("--max-rows", type=int, default=None, help="only the first rows of each set (a quick look)")
+    p.add_argument("--final", action="store_true", help="the final test set too (reported, never chosen on)")
     p.add_argument("--out", default=str(LABEL_FLOOR_JSON))
     p.add_argument("--quiet", action="store_true")
 
@@ -137,7 +149,7 @@ def main_args(a: argparse.Namespace) -> int:
     check_folder(registry.repo_path(a.independent_dir), "--independent-dir")
     check_output(out, "--out")
     doc = run(a.depth, independent_dir=registry.repo_path(a.independent_dir), out=out, max_rows=a.max_rows,
-              progress=not a.quiet)
+              progress=not a.quiet, final=a.final)
     for name, st in doc["sets"].items():
         for depth, row in st["depths"].items():
             q = row["quiet_level_mae"]
