@@ -192,6 +192,17 @@ search-strength: setup
 clock-strength: setup
 	$(KNIGHTS) strength --search --clock --workers 1 --games 40 $(ARGS)
 
+# What the search does with a fixed time a move (knights/lab/arena/time_use.py): 400 selection
+# positions at 1 s, no new iteration after 60% of it against none after 100%, each move judged by
+# Stockfish at depth 12: report/results/time_use.json (about 12 min).
+# A prior over quiet moves for the one-ply bot (knights/lab/results/move_prior.py), its weight
+# chosen on games and measured on the final test set: report/results/move_prior.json (about 8 min).
+.PHONY: time-use move-prior
+time-use: setup
+	$(PY) -m knights.lab.arena.time_use $(ARGS)
+move-prior: setup
+	$(PY) -m knights.lab.results.move_prior $(ARGS)
+
 # How far the training labels (Stockfish at depth 8) are from the independent sets' depth-12
 # labels on the same rows, and Stockfish at depth 1 from a cleared hash beside it:
 # report/results/label_floor.json (about 2 min).

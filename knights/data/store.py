@@ -43,6 +43,7 @@ import chess
 import numpy as np
 
 from knights.data import csslab
+from knights.data.cache import file_checksum
 
 FORMAT = 1
 MANIFEST = "store.json"
@@ -278,11 +279,7 @@ def unpack_shard(data: bytes) -> Iterator[str]:
 
 # -- the store ----------------------------------------------------------------------
 def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    return file_checksum(path, "sha256")
 
 
 def count_lines(path: Path) -> int:

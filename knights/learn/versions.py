@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from knights.common import module_main
+from knights.data.cache import file_checksum
 from knights.learn import registry
 
 TREE_LIMIT = 48 * 1024 * 1024
@@ -74,11 +75,7 @@ def deterministic(threads: int = THREADS) -> None:
 
 
 def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    return file_checksum(path, "sha256")
 
 
 # -- rebuilding -----------------------------------------------------------------------------------------------------

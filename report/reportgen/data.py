@@ -344,6 +344,17 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(play.get("wall_seconds"), dict):
         rows.append(("make democracy-play", sum(float(v) for v in play["wall_seconds"].values()),
                      "democracy_play.json", "the democracy and its best member in one-ply play"))
+    if "data_store" in ctx and "restore" in ctx["data_store"].plain():
+        rows.append(("make restore-data", float(ctx["data_store"].plain()["restore"]["seconds"]), "data_store.json",
+                     "the labelled data back from the store"))
+    if "clock_strength" in ctx:
+        clock_runs = ctx["clock_strength"].plain()["runs"].values()
+        rows.append(("make clock-strength", sum(float(r["seconds"]) for r in clock_runs), "clock_strength.json",
+                     "the search on a real clock"))
+    for name, command, what in (("time_use", "make time-use", "the search's use of its time"),
+                                ("move_prior", "make move-prior", "a prior over quiet moves")):
+        if name in ctx:
+            rows.append((command, sec(name, "seconds"), f"{name}.json", what))
     if "seeds" in ctx:
         # the file's own "seconds" is its last invocation's (a --compare-only rewrite takes seconds)
         rows.append(("make seeds", sum(float(v["seconds"]) for v in ctx["seeds"].plain()["seeds"].values()),
