@@ -16,7 +16,8 @@ policy-like ranking of quiet moves. This is its simplest form, measured:
 
 Writes ``report/results/move_prior.json``: for each set, Stockfish depth 1, the one-ply bot, and the bot
 with the prior at each ``lam`` (games) or the chosen one (final): best-move share, the same where the
-judge's best move is quiet, and the centipawns lost.
+judge's best move is quiet, and the centipawns lost (over all positions, and where the best move is quiet, with the
+share of those where the move played loses nothing).
 """
 
 from __future__ import annotations
@@ -122,6 +123,8 @@ def judged(cache: Any, boards: Sequence[chess.Board], moves: Sequence[chess.Move
     quiet_row = q["by_best_kind"].get("quiet", {})
     return {"best_move_share": round(q["best_move_share"], 4), "mean_cp_loss": round(q["mean_cp_loss"], 1),
             "quiet_best_move_share": round(quiet_row.get("best_move_share", float("nan")), 4),
+            "quiet_mean_cp_loss": round(quiet_row.get("mean_cp_loss", float("nan")), 1),
+            "quiet_no_loss_share": round(quiet_row.get("no_loss_share", float("nan")), 4),
             "quiet_positions": quiet_row.get("positions", 0)}
 
 
@@ -167,7 +170,8 @@ def main_args(a: argparse.Namespace) -> int:
     for name, st in doc["sets"].items():
         for row, r in st["rows"].items():
             print(f"{name:<6} {row:<24} best {r['best_move_share']:.1%}  quiet best {r['quiet_best_move_share']:.1%} "
-                  f"of {r['quiet_positions']}  {r['mean_cp_loss']:.1f} cp lost")
+                  f"of {r['quiet_positions']}  {r['mean_cp_loss']:.1f} cp lost ({r['quiet_mean_cp_loss']:.1f} there, "
+                  f"{r['quiet_no_loss_share']:.1%} lossless)")
     print(f"chosen on games: lam {doc['chosen_lambda']:g}; wrote {a.out}")
     return 0
 
