@@ -65,3 +65,10 @@ def test_a_small_run_is_played_fitted_and_merged(tmp_path):
     again = ss.run_search_strength([50], [1350], 2, results=results, pgn_dir=tmp_path / "pgn", workers=1,
                                    progress=False, command="test")
     assert again["runs"]["0.05s"]["games"] == 4 and again["runs"]["0.05s"]["vs"] == run["vs"]
+
+
+def test_clock_without_search_is_refused(capsys):
+    from knights.cli import main
+
+    assert main(["strength", "--clock", "--dry-run"]) != 0
+    assert "--clock" in capsys.readouterr().err

@@ -162,3 +162,82 @@ def test_the_manifest_lists_checksums_that_hold(tree, tmp_path):
     assert manifest["whole"] == {"data/generated/more/odds.csv.parts/recipe.json": '{"seed": 7}\n'}
     shutil.rmtree(tree)   # the store alone restores it
     assert restore(shelf, root=tmp_path / "again", progress=False)["written"] == 3
+
+
+def _game(moves: list[str], labels: list[str], game_id: str = "gen9") -> list[list[str]]:
+    """Rows of a made-up game in the generator's layout: each row's board, move and label, the rest blank but
+    the columns a replay fills (so only the cells the replay gets wrong become exceptions)."""
+    import chess
+
+    board = chess.Board()
+    rows = []
+    for ply, (uci, label) in enumerate(zip(moves, labels, strict=True)):
+        row = [""] * len(csslab.COLUMNS)
+        row[0], row[csslab.COLUMNS.index("move_ply")] = game_id, str(ply)
+        row[csslab.COLUMNS.index("board")] = board.fen()
+        row[csslab.COLUMNS.index("move")] = uci
+        row[csslab.COLUMNS.index("cp_rel")] = label
+        rows.append(row)
+        board.push(chess.Move.from_uci(uci) if uci else chess.Move.null())
+    return rows
+
+
+def _round_trip(tmp_path: Path, rows: list[list[str]]) -> tuple[bytes, bytes]:
+    root = tmp_path / "src"
+    (root / "data/generated").mkdir(parents=True, exist_ok=True)
+    text = csslab.HEADER_LINE + "\n" + "".join(",".join(r) + "\n" for r in rows)
+    (root / "data/generated/games.csv").write_text(text)
+    store(tmp_path / "store", root=root, progress=False)
+    restore(tmp_path / "store", root=tmp_path / "out", progress=False)
+    return text.encode(), (tmp_path / "out/data/generated/games.csv").read_bytes()
+
+
+def test_null_moves_repetitions_and_unreadable_rows_come_back(tmp_path):
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"] * 2 + ["g1f3"]
+    rows = _game(shuffle, ["0.30", "-0.30"] * 4 + ["0.30"])              # a threefold repetition on the way
+    rows += _game(["e2e4", "0000", "d2d4", "d7d5"], ["0.30", "-0.30", "0.30", "-0.30"], "gen10")   # a null move
+    odd = _game(["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"], ["0.30", "", "inf", "0.10", "#2"], "gen11")
+    odd[2][csslab.COLUMNS.index("board")] = "not a fen"                   # the rows a replay cannot read
+    odd[3][csslab.COLUMNS.index("move")] = "e2e9"
+    odd[4][csslab.COLUMNS.index("move")] = "a3a4"                         # from an empty square
+    rows += odd
+    original, restored = _round_trip(tmp_path, rows)
+    assert restored == original
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    (csslab.HEADER_LINE + "\n" + "x," * 46 + "x", "does not end in a newline"),
+    (csslab.HEADER_LINE + "\r\n", "Windows line endings"),
+    (csslab.HEADER_LINE + "\n" + "gen\x1f1," + "x," * 45 + "x\n", "unit separator"),
+    (csslab.HEADER_LINE + "\n" + "gen\x001," + "x," * 45 + "x\n", "NUL"),
+])
+def test_files_the_store_cannot_keep_are_refused_by_name(tmp_path, text, why):
+    root = tmp_path / "src"
+    (root / "data/generated").mkdir(parents=True)
+    (root / "data/generated/games.csv").write_text(text, newline="")
+    with pytest.raises(StoreError, match=rf"games\.csv: .*{why}"):
+        store(tmp_path / "store", root=root, progress=False)
+
+
+def test_a_manifest_naming_paths_outside_the_project_is_refused(tree, tmp_path):
+    shelf = tmp_path / "store"
+    store(shelf, root=tree, progress=False)
+    manifest = json.loads((shelf / MANIFEST).read_text())
+    manifest["files"][0]["path"] = "../../etc/evil.csv"
+    (shelf / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(StoreError, match="outside the project"):
+        restore(shelf, root=tmp_path / "out", progress=False)
+    del manifest["shards"]
+    (shelf / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(StoreError, match="not a store manifest"):
+        restore(shelf, root=tmp_path / "out", progress=False)
+
+
+def test_storing_again_packs_a_damaged_shard_anew(tree, tmp_path):
+    shelf = tmp_path / "store"
+    first = store(shelf, root=tree, progress=False)
+    name = next(iter(first["shards"]))
+    (shelf / name).write_bytes(b"damaged")
+    second = store(shelf, root=tree, progress=False)
+    assert second["shards"][name]["sha256"] == first["shards"][name]["sha256"]
+    assert restore(shelf, root=tmp_path / "out", progress=False)["written"] == 3

@@ -68,7 +68,7 @@ def label_code(text: str) -> int | None:
     """``"0.35"`` -> 35, ``"#-2"`` -> MATE_BASE - 2; None when the text would not come back the same."""
     try:
         code = MATE_BASE + int(text[1:]) if text.startswith("#") else round(float(text) * 100)
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
     return code if abs(code) < 2**31 and label_text(code) == text else None
 
@@ -124,6 +124,16 @@ def predict_row(board: chess.Board, move: chess.Move, ply: int, label: str, next
     return row
 
 
+def predict_or_blank(board: chess.Board, move: chess.Move, ply: int, label: str, next_label: str | None,
+                     game: Sequence[str]) -> list[str]:
+    """:func:`predict_row`, or every cell empty for a row it cannot read (a malformed label, an impossible move):
+    such a row is kept whole as exceptions, on both sides of the store alike."""
+    try:
+        return predict_row(board, move, ply, label, next_label, game)
+    except (ValueError, AssertionError, IndexError, KeyError):
+        return [""] * len(csslab.COLUMNS)
+
+
 def _terminal(board: chess.Board) -> float | None:
     from knights.data.generate import terminal_value
 
@@ -158,10 +168,19 @@ class _Packed:
 
 
 def _read_rows(path: Path, header: bool) -> list[list[str]]:
-    with open(path, newline="") as fh:
-        lines = fh.read().split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"{path}: cannot be read ({exc})") from None
+    if text and not text.endswith("\n"):
+        raise StoreError(f"{path}: does not end in a newline (a file cut short?)")
+    if "\r" in text:
+        raise StoreError(f"{path}: has Windows line endings (CRLF); the store keeps the generator's files (LF)")
+    for bad, what in ((SEP, "the unit separator \\x1f"), ("\x00", "a NUL character")):
+        if bad in text:
+            raise StoreError(f"{path}: holds {what}, which the store cannot keep")
+    lines = text.split("\n")[:-1] if text else []
     if header:
         if not lines or lines[0] != csslab.HEADER_LINE:
             raise StoreError(f"{path}: the first line is not the CSSLab header")
@@ -186,7 +205,7 @@ def pack_rows(rows: Sequence[list[str]], out: _Packed, offset: int) -> None:
         for k, (r, before, move, p, columns) in enumerate(pending):
             label = rows[r][COL["cp_rel"]]
             nxt = rows[pending[k + 1][0]][COL["cp_rel"]] if k + 1 < len(pending) else None
-            guess = predict_row(before, move, p, label, nxt, columns)
+            guess = predict_or_blank(before, move, p, label, nxt, columns)
             if label_code(label) is None:   # a label the 32 bits cannot hold: kept as text
                 guess[COL["cp_rel"]] = label_text(out.labels[offset + r])
             for c, (want, got) in enumerate(zip(rows[r], guess, strict=True)):
@@ -198,27 +217,48 @@ def pack_rows(rows: Sequence[list[str]], out: _Packed, offset: int) -> None:
 
     for r, row in enumerate(rows):
         game = row[0]
-        move = chess.Move.from_uci(row[COL["move"]]) if row[COL["move"]] else chess.Move.null()
-        row_ply = int(row[COL["move_ply"]]) if row[COL["move_ply"]].isdigit() else -2
-        follows = (game == last_game and board is not None and row_ply == ply + 1
-                   and board.fen() == row[COL["board"]])
-        if game != last_game:
+        same_game = game == last_game
+        if not same_game:
             out.game_row.append(offset + r)
             out.games.append(SEP.join(row[:13]))
             game_columns = row[:13]
             last_game = game
-        if not follows:
+        try:
+            move = chess.Move.from_uci(row[COL["move"]]) if row[COL["move"]] else chess.Move.null()
+            row_ply = int(row[COL["move_ply"]]) if row[COL["move_ply"]].isdigit() else -2
+            follows = (board is not None and same_game and row_ply == ply + 1
+                       and board.fen() == row[COL["board"]])
+            start = None if follows else chess.Board(row[COL["board"]])
+            current = board if start is None else start
+            assert current is not None
+            after = current.copy(stack=False)
+            after.push(move)
+        except (ValueError, AssertionError, IndexError):   # no board, no move: the row is kept whole
+            close()
+            out.seg_row.append(offset + r)
+            out.seg_ply.append(-2)
+            out.seg_fen.append("")
+            out.labels.append(0)
+            out.moves.append(0)
+            for c, want in enumerate(row):
+                if want:
+                    out.exc_row.append(offset + r)
+                    out.exc_col.append(c)
+                    out.exc_text.append(want)
+            board = None
+            continue
+        if start is not None:
             close()
             out.seg_row.append(offset + r)
             out.seg_ply.append(row_ply)
             out.seg_fen.append(row[COL["board"]])
-            board = chess.Board(row[COL["board"]])
+            board = start
         assert board is not None
         code = label_code(row[COL["cp_rel"]])
         out.labels.append(0 if code is None else code)
         out.moves.append(move_code(move))
         pending.append((r, board.copy(stack=False), move, row_ply, game_columns))
-        board.push(move)
+        board = after
         ply = row_ply
     close()
 
@@ -235,7 +275,14 @@ def pack_shard(files: Sequence[dict], root: Path) -> bytes:
         offset += len(rows)
     buf = io.BytesIO()
     np.savez_compressed(buf, **packed.arrays(files))  # type: ignore[arg-type]
-    return buf.getvalue()
+    data = buf.getvalue()
+    lines = unpack_shard(data)                 # what a restore will write, checked now, while the files are here
+    for f in files:
+        for i, row in enumerate(_read_rows(root / f["path"], f["header"])):
+            if next(lines) != ",".join(row) + "\n":
+                raise StoreError(f"{f['path']}: row {i + 1 + f['header']} would not come back as it is; "
+                                 "the store cannot keep this file")
+    return data
 
 
 # -- restoring one shard ------------------------------------------------------------
@@ -256,6 +303,15 @@ def unpack_shard(data: bytes) -> Iterator[str]:
     seg_ends = [*seg_row[1:], n]
     g = -1
     for s, start in enumerate(seg_row):
+        if not seg_fen[s]:                  # a row kept whole
+            for r in range(start, seg_ends[s]):
+                while g + 1 < len(game_row) and game_row[g + 1] <= r:
+                    g += 1
+                row = [""] * len(csslab.COLUMNS)
+                for c, t in exceptions.get(r, ()):
+                    row[c] = t
+                yield ",".join(row) + "\n"
+            continue
         board = chess.Board(seg_fen[s])
         for r in range(start, seg_ends[s]):
             while g + 1 < len(game_row) and game_row[g + 1] <= r:
@@ -269,12 +325,11 @@ def unpack_shard(data: bytes) -> Iterator[str]:
             nxt = None
             if r + 1 < seg_ends[s]:
                 nxt = next((t for c, t in exceptions.get(r + 1, ()) if c == COL["cp_rel"]), texts[r + 1])
-            row = predict_row(board, move, seg_ply[s] + (r - start), label, nxt, games[g])
+            row = predict_or_blank(board.copy(stack=False), move, seg_ply[s] + (r - start), label, nxt, games[g])
             for c, t in fix:
                 row[c] = t
             yield ",".join(row) + "\n"
-            if move:
-                board.push(move)
+            board.push(move)
 
 
 # -- the store ----------------------------------------------------------------------
@@ -326,7 +381,13 @@ def store(store_dir: str | Path, *, root: str | Path = ".", sources: Sequence[st
             groups.append([])
         groups[-1].append(f)
     todo = [(g, _shard_name(g)) for g in groups]
-    missing = [(g, name) for g, name in todo if not (out / name).exists()]
+    try:            # a shard already here is kept only as the last manifest recorded it, and of this format
+        before = read_manifest(out)["shards"]
+    except StoreError:
+        before = {}
+    sound = {name for name, rec in before.items()
+             if (out / name).exists() and rec.get("sha256") == sha256(out / name)}
+    missing = [(g, name) for g, name in todo if name not in sound]
     shards = {}
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = {name: pool.submit(pack_shard, g, root) for g, name in missing}
@@ -346,8 +407,9 @@ def store(store_dir: str | Path, *, root: str | Path = ".", sources: Sequence[st
                 "positions": sum(f["rows"] for f in files), "files": files, "shards": shards,
                 "whole": {p.relative_to(root).as_posix(): p.read_text() for p in _glob(root, whole)}}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
-    for stale in set(p.name for p in out.glob("*.npz")) - set(shards):
-        (out / stale).unlink()
+    for stale in set(before) - set(shards):      # shards of the last manifest no file needs now
+        if (out / stale).is_file() and Path(stale).name == stale:
+            (out / stale).unlink()
     return manifest
 
 
@@ -359,8 +421,21 @@ def read_manifest(store_dir: str | Path) -> dict:
         manifest = json.loads(path.read_text())
     except json.JSONDecodeError as e:
         raise StoreError(f"{path}: not JSON ({e})") from None
-    if manifest.get("format") != FORMAT:
-        raise StoreError(f"{path}: store format {manifest.get('format')!r}, this code reads {FORMAT}")
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        got = manifest.get("format") if isinstance(manifest, dict) else None
+        raise StoreError(f"{path}: store format {got!r}, this code reads {FORMAT}")
+    try:
+        names = [f["path"] for f in manifest["files"]] + list(manifest["whole"])
+        shards = manifest["shards"]
+        if not all(f["shard"] in shards and isinstance(f["rows"], int) and isinstance(f["sha256"], str)
+                   for f in manifest["files"]):
+            raise KeyError("a file's shard, rows or sha256")
+    except (KeyError, TypeError) as exc:
+        raise StoreError(f"{path}: not a store manifest (missing {exc})") from None
+    for name in names + list(shards):
+        pure = Path(name)
+        if pure.is_absolute() or ".." in pure.parts:
+            raise StoreError(f"{path}: names {name!r}, outside the project; refused")
     return manifest
 
 

@@ -59,12 +59,16 @@ def match_main(args) -> int:
 
 def strength_main(args) -> int:
     """``knights strength [--quick]``; ``knights strength --search`` rates the searching bot."""
+    if args.workers is None:
+        args.workers = 1 if args.clock else default_workers()
     check_at_least(1, ("--workers", args.workers))
     for option, folder in (("--results-dir", args.results_dir), ("--figures-dir", args.figures_dir),
                            ("--pgn-dir", args.pgn_dir)):   # written once every game is played
         check_output(folder, option, folder=True)
     if args.search:
         return search_strength_main(args)
+    if args.clock:
+        raise ValueError("--clock rates the searching bot on a real clock: give it with --search")
     plan = strength_plan(quick=args.quick, engines=args.engines or None, games=args.games,
                          chain_games=args.chain_games, version_games=args.version_games, seed=args.seed)
     if args.quality_games is not None:
@@ -187,7 +191,8 @@ def add_arguments(sub) -> None:
     s.add_argument("--quality-games", type=int, default=None, help="shipped-bot games analysed per opponent (10)")
     s.add_argument("--no-quality", action="store_true")
     s.add_argument("--dry-run", action="store_true", help="print the pairings and a time estimate, play nothing")
-    s.add_argument("--workers", type=int, default=default_workers())
+    s.add_argument("--workers", type=int, default=None,
+                   help="games at once (default: one a core; --clock: 1, the bot and its opponent a core each)")
     s.add_argument("--seed", type=int, default=2024)
     s.add_argument("--results-dir", default=None)
     s.add_argument("--figures-dir", default=None)

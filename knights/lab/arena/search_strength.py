@@ -200,6 +200,6 @@ NOTE = (f"The default searching bot (knights/engine: compiled alpha-beta, {SEARC
         "Python/torch search's runs (search:EL/v10) and the compiled search's runs over earlier networks")
 CLOCK_NOTE = (f"The default searching bot (knights/engine: compiled alpha-beta, {SEARCH_NETWORK} evaluated "
               "incrementally) on a real clock: a fixed wall time a move for both sides, against sunfish and "
-              "Stockfish 15.1 UCI_Elo anchors thinking the same time a move (not nodes); one game at a time "
-              "(the bot on one core, its opponent on the other); made with knights strength --search --clock "
+              "Stockfish 15.1 UCI_Elo anchors thinking the same time a move (not nodes); 'workers' games at a time "
+              "(1: the bot on one core, its opponent on the other); made with knights strength --search --clock "
               "(make clock-strength)")
