@@ -61,7 +61,6 @@ try:
         ONE_PLY_FLOOR,
         DecisionCost,
         GoLimits,
-        banks_time,
         move_budget,
         quick_move,
         search_deadlines,
@@ -135,7 +134,7 @@ def _limits(limit: Limit, turn: chess.Color, cost: float = 0.0) -> SearchLimits 
                             hard=None if limit.depth or limit.nodes else 1.0)
     if budget < COST_MARGIN * cost:
         return None if COST_MARGIN * cost > ONE_PLY_FLOOR or budget < cost else SearchLimits(depth=0)
-    soft, hard = search_deadlines(budget, now=0.0, banked=banks_time(go, turn))
+    soft, hard = search_deadlines(budget, now=0.0)
     return SearchLimits(depth=limit.depth, nodes=limit.nodes, soft=soft, hard=hard)
 
 

@@ -46,7 +46,7 @@ trip through the pipes, a busy machine), reserved for every move still to come; 
 option ``Move Overhead`` (milliseconds, Stockfish's name) sets it. Without it, a long game on
 a short clock loses on time by a few milliseconds a move: 26 of 125 games at 3 s + 0 under a
 load of 10-16, every one late in a game of 86 to 169 plies (``knights soak``)."""
-SOFT_SHARE = 0.5           # on a clock a search starts no new iteration after half its time (one rarely finishes)
+SOFT_SHARE = 0.5           # a search starts no new iteration after half its time (one rarely finishes)
 HARD_SHARE = 0.1           # and stops for good this share of its time (10 ms at least) before the end
 HARD_MIN = 0.01
 MAX_MOVE_SECONDS = 24 * 3600.0
@@ -109,28 +109,18 @@ def move_budget(limits: GoLimits, turn: chess.Color, overhead: float = 0.0) -> f
     return min(*caps, MAX_MOVE_SECONDS) if caps else None
 
 
-def search_deadlines(seconds: float, now: float | None = None, banked: bool = True) -> tuple[float, float]:
+def search_deadlines(seconds: float, now: float | None = None) -> tuple[float, float]:
     """Soft and hard deadlines (``time.monotonic()`` seconds) of a search that must answer
     within ``seconds``: no new iteration after the soft one; a stop at the hard one, early
     enough for the answer to travel back (:data:`HARD_SHARE`, at least :data:`HARD_MIN`).
-    ``banked``: the time it leaves is kept on a clock for the moves to come (:data:`SOFT_SHARE`);
-    without a clock (``go movetime``) nothing is kept, so every iteration that starts before the
-    hard deadline may run into it (a cut iteration keeps its best move when that move was searched
-    again first; ``report/results/time_use.json`` measured it).
 
-    >>> search_deadlines(1.0, now=0.0)
+    >>> soft, hard = search_deadlines(1.0, now=0.0)
+    >>> soft, hard
     (0.5, 0.9)
-    >>> search_deadlines(1.0, now=0.0, banked=False)
-    (0.9, 0.9)
     """
     start = time.monotonic() if now is None else now
     hard = max(0.0, seconds - max(HARD_MIN, HARD_SHARE * seconds))
-    return start + (min(SOFT_SHARE * seconds, hard) if banked else hard), start + hard
-
-
-def banks_time(limits: GoLimits, turn: chess.Color) -> bool:
-    """Whether ``go`` gave the mover a clock (``wtime``/``btime``) that keeps what a move leaves."""
-    return (limits.wtime if turn == chess.WHITE else limits.btime) is not None
+    return start + min(SOFT_SHARE * seconds, hard), start + hard
 
 
 def quick_move(board: chess.Board, moves: Sequence[chess.Move] | None = None,

@@ -82,7 +82,6 @@ from knights.engine.clock import (
     MOVE_OVERHEAD,
     ONE_PLY_FLOOR,
     GoLimits,
-    banks_time,
     move_budget,
     quick_move,
     search_deadlines,
@@ -448,7 +447,7 @@ class UciSession:
                                 f"{budget * 1e3:.0f} ms for this move, a decision costs ~{cost * 1e3:.0f} ms")
                     return
             wait = max(0.0, budget - FALLBACK_TIME - (time.perf_counter() - started))
-            soft, hard = search_deadlines(wait, banked=banks_time(limits, board.turn))
+            soft, hard = search_deadlines(wait)
         search["sid"] = self.link.begin_search(soft, hard)
         deadline = None if wait is None else time.monotonic() + wait
         rid = self.link.post("decide", board.root().fen(), [m.uci() for m in board.move_stack],
@@ -523,7 +522,7 @@ class UciSession:
         if budget is None:                 # a ponder without a clock: as a bare go from here
             budget = UNLIMITED_GO
         wait = max(0.0, budget - FALLBACK_TIME)
-        soft, hard = search_deadlines(wait, banked=banks_time(run.limits, run.board.turn))
+        soft, hard = search_deadlines(wait)
         self.link.set_deadlines(soft, hard)
         self.searching = Search(run.rid, time.perf_counter(), run.board, run.searchmoves, run.limits, set(),
                                 time.monotonic() + wait, f"{budget * 1e3:.0f} ms after ponderhit")

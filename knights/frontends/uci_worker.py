@@ -186,7 +186,7 @@ class EngineWorker:
         root_moves = [chess.Move.from_uci(m) for m in searchmoves] or None
         soft = hard = None
         if search.get("own_ms") is not None:    # a time of its own, from now (a go with no clock)
-            soft, hard = search_deadlines(search["own_ms"] / 1000, now=0.0, banked=False)
+            soft, hard = search_deadlines(search["own_ms"] / 1000, now=0.0)
         decision = engine.choose(
             board, root_moves,
             limits=SearchLimits(depth=search.get("depth"), nodes=search.get("nodes"), soft=soft, hard=hard),

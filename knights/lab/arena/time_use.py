@@ -3,8 +3,9 @@
 The default searching bot thinks ``--ms`` of wall time on each position of the selection sets
 (``games`` and ``tactics``, every ``--every``-th row) once for each *soft share* (the part of the
 time after which no new iteration starts; the search stops for good at the hard deadline, the whole
-time, and a cut iteration keeps its best move if that move was searched again first). The runs
-alternate position by position, so a busy machine slows every share alike. For each share: the
+time, and a cut iteration keeps its best move if that move was searched again first). Every search starts
+from empty tables, the runs alternate position by position and each share goes first on half of them, so a
+busy machine slows every share alike. For each share: the
 seconds a move actually took, the depth finished, how often the last iteration was cut and how
 often the cut changed the move, and Stockfish's judgement of the move played (depth ``--judge``,
 :func:`knights.lab.results.move_choice.judge`: best-move share and centipawns lost, paired
@@ -51,7 +52,10 @@ def positions(every: int, sets: Sequence[str] = SETS) -> list[tuple[str, chess.B
 
 
 def think(engine: Any, board: chess.Board, seconds: float, soft_share: float) -> dict[str, Any]:
-    """One search of ``board`` with ``seconds`` hard and ``soft_share * seconds`` soft; what it did."""
+    """One search of ``board`` with ``seconds`` hard and ``soft_share * seconds`` soft, from empty tables (a search
+    of the same position before it would otherwise hand this one its transposition table); what it did."""
+    engine.new_game()
+    engine.stats = {}                                      # a search that returns at once leaves none
     finished: list[Iteration] = []
     started = time.perf_counter()
     decision = engine.choose(board, limits=SearchLimits(soft=soft_share * seconds, hard=seconds),
@@ -100,8 +104,9 @@ def run(ms: int, shares: Sequence[float], every: int, judge_depth: int, out: Pat
     runs: dict[float, list[dict[str, Any]]] = {s: [] for s in shares}
     started = time.perf_counter()
     with AnalysisCache() as cache:
-        for name, board in tqdm(boards, desc=f"searching {ms} ms a move", unit="pos", disable=not progress):
-            for share in shares:
+        for i, (name, board) in enumerate(tqdm(boards, desc=f"searching {ms} ms a move", unit="pos",
+                                               disable=not progress)):
+            for share in shares if i % 2 == 0 else shares[::-1]:   # each share goes first on half the positions
                 row = think(engine, board, seconds, share)
                 row["best"], row["loss"] = judge(cache, board, chess.Move.from_uci(row["move"]), judge_depth)
                 row["set"] = name
