@@ -72,3 +72,15 @@ def test_clock_without_search_is_refused(capsys):
 
     assert main(["strength", "--clock", "--dry-run"]) != 0
     assert "--clock" in capsys.readouterr().err
+
+
+def test_seconds_a_move_leave_the_book_out(tmp_path):
+    from knights.lab.arena.search_strength import seconds_a_move
+
+    (tmp_path / "g.pgn").write_text('[White "us"]\n[Black "them"]\n[OpeningPlies "3"]\n\n1. e4 e5 2. Nf3 *\n')
+    # 3 book plies, 7 played: black moves first, 4 black moves and 3 white ones
+    records = [{"pgn_file": "g.pgn", "plies": 10, "white": "us", "black": "them", "time_white": 3.0, "time_black": 8.0}]
+    assert seconds_a_move(records, "us", tmp_path) == {"ours": 1.0, "opponents": 2.0}
+    swapped = [{**records[0], "white": "them", "black": "us"}]
+    assert seconds_a_move(swapped, "us", tmp_path) == {"ours": 2.0, "opponents": 1.0}
+    assert seconds_a_move(records, "us", None) is None

@@ -37,7 +37,8 @@ The results file (default ``report/results/search_strength.json``)::
                             "points", "score", "mean_plies"},
             "sf-elo:1350": {...}, ...
           },
-          "sunfish_rating": int | null   # sunfish's fitted rating in this run (unanchored peer)
+          "sunfish_rating": int | null,  # sunfish's fitted rating in this run (unanchored peer)
+          "seconds_a_move": {"ours", "opponents"} | null   # mean wall seconds a move, book plies left out
         },
         "1s": {...}
       },
@@ -126,8 +127,35 @@ def play_run(ms: int, opponents: Sequence[str], games: int, sunfish_games: int |
     return list(records.values()), time.perf_counter() - start
 
 
+def seconds_a_move(records: Sequence[dict], player: str, pgn_dir: Path | None) -> dict[str, float] | None:
+    """Mean wall seconds a move of ``player`` and of its opponents over ``records``, the opening's book plies left
+    out (read from each game's PGN in ``pgn_dir``); None without the PGNs."""
+    import chess.pgn
+
+    ours = theirs = 0.0
+    n_ours = n_theirs = 0
+    for r in records:
+        path = pgn_dir / r["pgn_file"] if pgn_dir is not None and r.get("pgn_file") else None
+        if path is None or not path.is_file():
+            return None
+        with open(path) as fh:
+            game = chess.pgn.read_headers(fh)
+        book = int((game or {}).get("OpeningPlies", 0) or 0)
+        played = int(r["plies"]) - book
+        white_moves = (played + (1 if book % 2 == 0 else 0)) // 2
+        black_moves = played - white_moves
+        we_white = r["white"] == player
+        ours += r["time_white"] if we_white else r["time_black"]
+        theirs += r["time_black"] if we_white else r["time_white"]
+        n_ours += white_moves if we_white else black_moves
+        n_theirs += black_moves if we_white else white_moves
+    if not n_ours or not n_theirs:
+        return None
+    return {"ours": round(ours / n_ours, 3), "opponents": round(theirs / n_theirs, 3)}
+
+
 def summarise(records: Sequence[dict], ms: int, anchors: dict[str, float], command: str, seconds: float,
-              workers: int) -> dict:
+              workers: int, pgn_dir: Path | None = None) -> dict:
     player = check_spec(f"{PLAYER}@{ms}")
     report = rating_report(records, anchors, engines=[player])
     rows = {p["player"]: p for p in report["players"]}
@@ -138,7 +166,8 @@ def summarise(records: Sequence[dict], ms: int, anchors: dict[str, float], comma
             "interval": [round(ours["low"]), round(ours["high"])], "seconds": round(seconds, 1),
             "seconds_per_game": round(sum(walls) / len(walls), 1) if walls else None, "workers": workers,
             "commit": commit(),
-            "vs": ours["vs"], "sunfish_rating": round(sunfish["rating"]) if sunfish else None}
+            "vs": ours["vs"], "sunfish_rating": round(sunfish["rating"]) if sunfish else None,
+            "seconds_a_move": seconds_a_move(records, player, pgn_dir)}
 
 
 def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: int = GAMES,
@@ -173,7 +202,7 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
         records, took = play_run(ms, opponents_for(ms, anchors, sunfish), games, sunfish_games, pgn_dir=pgn_dir,
                                  workers=workers, progress=progress, seed=seed, clock=clock)
         seconds[key] = seconds.get(key, 0.0) + took if records else 0.0
-        runs[key] = summarise(records, ms, anchor_map, command, seconds[key], workers)
+        runs[key] = summarise(records, ms, anchor_map, command, seconds[key], workers, pgn_dir / f"{ms}ms")
         ordered = dict(sorted(runs.items(), key=lambda kv: float(kv[0].rstrip("s"))))
         doc.update(note=CLOCK_NOTE if clock else NOTE, commit=commit(),
                    generated=_dt.datetime.now().isoformat(timespec="seconds"), runs=ordered, previous=previous,
