@@ -140,7 +140,7 @@ def seconds_a_move(records: Sequence[dict], player: str, pgn_dir: Path | None) -
             return None
         with open(path) as fh:
             game = chess.pgn.read_headers(fh)
-        book = int((game or {}).get("OpeningPlies", 0) or 0)
+        book = int(game.get("OpeningPlies", "0") or 0) if game is not None else 0
         played = int(r["plies"]) - book
         white_moves = (played + (1 if book % 2 == 0 else 0)) // 2
         black_moves = played - white_moves
