@@ -518,19 +518,16 @@ def build_parser() -> argparse.ArgumentParser:
     mrg.add_argument("--dedup", action="store_true", help="drop repeated positions")
     mrg.set_defaults(func=_data_merge)
 
-    sto = data.add_parser("store", help="pack the labelled CSV files (data/full's and the grown parts) into a compact, "
-                          "checksummed store that restores them byte for byte")
-    sto.add_argument("--store", default="data/store", help="the store's folder (default data/store, ignored by git)")
-    sto.add_argument("--workers", type=_at_least(1, "workers"), default=1)
-    sto.add_argument("--report", default=None, help="also write the run's figures to this JSON file (its own key)")
-    sto.add_argument("--quiet", action="store_true")
-    sto.set_defaults(func=_data_store)
-    res = data.add_parser("restore", help="write the store's CSV files back (resumable: equal files are kept)")
-    res.add_argument("--store", default="data/store", help="the store's folder (default data/store)")
-    res.add_argument("--workers", type=_at_least(1, "workers"), default=1)
-    res.add_argument("--report", default=None, help="also write the run's figures to this JSON file (its own key)")
-    res.add_argument("--quiet", action="store_true")
-    res.set_defaults(func=_data_restore)
+    for name, func, what in (("store", _data_store, "pack the labelled CSV files (data/full's and the grown parts) "
+                              "into a compact, checksummed store that restores them byte for byte"),
+                             ("restore", _data_restore, "write the store's CSV files back (resumable: equal files are "
+                              "kept)")):
+        sp = data.add_parser(name, help=what)
+        sp.add_argument("--store", default="data/store", help="the store's folder (default data/store, ignored by git)")
+        sp.add_argument("--workers", type=_at_least(1, "workers"), default=1)
+        sp.add_argument("--report", default=None, help="also write the run's figures to this JSON file (its own key)")
+        sp.add_argument("--quiet", action="store_true")
+        sp.set_defaults(func=func)
 
     from knights.lab.arena import testsets
 

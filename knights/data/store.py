@@ -267,18 +267,20 @@ def pack_shard(files: Sequence[dict], root: Path) -> bytes:
     """The ``.npz`` bytes of a shard holding ``files`` (dicts with ``path`` and ``header``)."""
     packed = _Packed()
     offset = 0
+    read = []
     for f in files:
         rows = _read_rows(root / f["path"], f["header"])
         if f["rows"] != len(rows):
             raise StoreError(f"{f['path']}: {len(rows)} rows, {f['rows']} counted")
         pack_rows(rows, packed, offset)
         offset += len(rows)
+        read.append(rows)
     buf = io.BytesIO()
     np.savez_compressed(buf, **packed.arrays(files))  # type: ignore[arg-type]
     data = buf.getvalue()
     lines = unpack_shard(data)                 # what a restore will write, checked now, while the files are here
-    for f in files:
-        for i, row in enumerate(_read_rows(root / f["path"], f["header"])):
+    for f, rows in zip(files, read, strict=True):
+        for i, row in enumerate(rows):
             if next(lines) != ",".join(row) + "\n":
                 raise StoreError(f"{f['path']}: row {i + 1 + f['header']} would not come back as it is; "
                                  "the store cannot keep this file")
@@ -385,7 +387,7 @@ def store(store_dir: str | Path, *, root: str | Path = ".", sources: Sequence[st
         before = read_manifest(out)["shards"]
     except StoreError:
         before = {}
-    sound = {name for name, rec in before.items()
+    sound = {name: rec for name, rec in before.items()
              if (out / name).exists() and rec.get("sha256") == sha256(out / name)}
     missing = [(g, name) for g, name in todo if name not in sound]
     shards = {}
@@ -402,7 +404,7 @@ def store(store_dir: str | Path, *, root: str | Path = ".", sources: Sequence[st
         for f in g:
             f["shard"] = name
         shards[name] = {"rows": sum(f["rows"] for f in g), "bytes": (out / name).stat().st_size,
-                        "sha256": sha256(out / name)}
+                        "sha256": sound[name]["sha256"] if name in sound else sha256(out / name)}
     manifest = {"format": FORMAT, "made": _dt.datetime.now().isoformat(timespec="seconds"),
                 "positions": sum(f["rows"] for f in files), "files": files, "shards": shards,
                 "whole": {p.relative_to(root).as_posix(): p.read_text() for p in _glob(root, whole)}}
@@ -440,7 +442,8 @@ def read_manifest(store_dir: str | Path) -> dict:
 
 
 def _restore_shard(args: tuple[str, str, list[dict], str]) -> list[str]:
-    """Check one shard and write its files that are missing or differ; returns the paths written."""
+    """Check one shard and write its files marked ``keep: False`` (missing, or differing from the manifest);
+    returns the paths written."""
     shard_path, want_sha, files, root = args
     data = Path(shard_path).read_bytes()
     if hashlib.sha256(data).hexdigest() != want_sha:
@@ -449,7 +452,7 @@ def _restore_shard(args: tuple[str, str, list[dict], str]) -> list[str]:
     written = []
     for f in files:
         target = Path(root) / f["path"]
-        keep = target.exists() and sha256(target) == f["sha256"]
+        keep = f["keep"]
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(target.name + ".restoring")
         with open(tmp, "w", newline="") if not keep else open(os.devnull, "w") as fh:
@@ -477,10 +480,10 @@ def restore(store_dir: str | Path, *, root: str | Path = ".", workers: int = 1, 
         if not (store_dir / name).exists():
             raise StoreError(f"{store_dir / name}: shard named in the manifest is missing")
     by_shard: dict[str, list[dict]] = {}
-    for f in manifest["files"]:
-        by_shard.setdefault(f["shard"], []).append(f)
-    pending = {name: fs for name, fs in by_shard.items()
-               if any(not (root / f["path"]).exists() or sha256(root / f["path"]) != f["sha256"] for f in fs)}
+    for f in manifest["files"]:               # each file present is hashed once, here
+        target = root / f["path"]
+        by_shard.setdefault(f["shard"], []).append({**f, "keep": target.exists() and sha256(target) == f["sha256"]})
+    pending = {name: fs for name, fs in by_shard.items() if not all(f["keep"] for f in fs)}
     written: list[str] = []
     jobs = [(str(store_dir / name), manifest["shards"][name]["sha256"], fs, str(root)) for name, fs in pending.items()]
     jobs.sort(key=lambda j: -manifest["shards"][Path(j[0]).name]["rows"])   # the largest first
