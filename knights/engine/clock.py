@@ -47,6 +47,7 @@ option ``Move Overhead`` (milliseconds, Stockfish's name) sets it. Without it, a
 a short clock loses on time by a few milliseconds a move: 26 of 125 games at 3 s + 0 under a
 load of 10-16, every one late in a game of 86 to 169 plies (``knights soak``)."""
 SOFT_SHARE = 0.5           # a search starts no new iteration after half its time (one rarely finishes)
+MOVETIME_SOFT_SHARE = 0.6  # at a fixed time a move of its own (SearchLimits.movetime): no new iteration after 60%
 HARD_SHARE = 0.1           # and stops for good this share of its time (10 ms at least) before the end
 HARD_MIN = 0.01
 MAX_MOVE_SECONDS = 24 * 3600.0

@@ -50,6 +50,7 @@ from knights.board.children import expand
 from knights.board.outcome import rule_draw
 from knights.board.pieces import CENTIPAWNS
 from knights.board.positions import Positions, positions_from_boards
+from knights.engine.clock import MOVETIME_SOFT_SHARE
 from knights.engine.constants import (
     DELTA,
     EVAL_LIMIT,
@@ -109,7 +110,7 @@ class SearchLimits:
     def movetime(cls, seconds: float) -> SearchLimits:
         """A fixed time a move: no iteration starts after 60% of it, a stop at ``seconds`` (letting every iteration
         run into the deadline was measured not to pay: ``make time-use``, ``report/results/time_use.json``)."""
-        return cls(soft=seconds * 0.6, hard=seconds)
+        return cls(soft=seconds * MOVETIME_SOFT_SHARE, hard=seconds)
 
 
 class Control:

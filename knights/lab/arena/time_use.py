@@ -31,11 +31,13 @@ import chess
 import numpy as np
 
 from knights.common import module_main, write_json
+from knights.engine.clock import MOVETIME_SOFT_SHARE
 from knights.engine.search import Iteration, SearchLimits
 from knights.lab.results.tables import RESULTS_DIR
 
 OUT = RESULTS_DIR / "time_use.json"
-SHARES = (0.6, 1.0)
+SHARES = (MOVETIME_SOFT_SHARE, 1.0)
+"""The search's own share first (the baseline), then every iteration run into the deadline."""
 SETS = ("games", "tactics")
 
 
@@ -127,7 +129,7 @@ def run(ms: int, shares: Sequence[float], every: int, judge_depth: int, out: Pat
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ms", type=int, default=1000, help="wall milliseconds a move (the hard deadline)")
     p.add_argument("--shares", type=float, nargs="+", default=list(SHARES),
-                   help="soft shares to compare, the first the baseline (default 0.6 1.0)")
+                   help="soft shares to compare, the first the baseline (default: the search's own, then 1)")
     p.add_argument("--every", type=int, default=25, help="every n-th row of each selection set (default 25: 200 each)")
     p.add_argument("--judge", type=int, default=12, help="Stockfish's depth judging the moves")
     p.add_argument("--out", default=str(OUT))
