@@ -55,7 +55,7 @@ help:
 	@echo "make test-fast            every test not marked slow, in parallel: the quick loop"
 	@echo "make flake RUNS=10        the clock tests (TESTS=\"...\": any pytest arguments) N times in a clean clone"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
-	@echo "make bench | strength | search-strength | soak | label-floor | error-sources | data | more-data | endings-data | shallow-data | grown-data | style-data SET=cold | sample | models | report"
+	@echo "make bench | strength | search-strength | clock-strength | search-ab | soak | label-floor | error-sources | data | more-data | endings-data | shallow-data | grown-data | style-data SET=cold | sample | models | report"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
 	@echo "make democracy            the democracy study: the choice on the selection sets, then the final test set"
 	@echo "make democracy-play       the democracy against its best member, one ply, against one anchor (resumable)"
@@ -191,6 +191,15 @@ search-strength: setup
 .PHONY: clock-strength
 clock-strength: setup
 	$(KNIGHTS) strength --search --clock --workers 1 --games 40 $(ARGS)
+
+# What each part of the search is worth in games (knights/lab/arena/search_ab.py): the default
+# against itself with parts switched off, 60 starts each played with both colours at 30,000 nodes
+# a move: report/results/search_ab.json, games in results_pgn/search_ab/ (resumes; about 40 min a
+# variant on one core). The default variants: the old fixed reductions without late move pruning,
+# then late move pruning alone.
+.PHONY: search-ab
+search-ab: setup
+	$(PY) -m knights.lab.arena.search_ab --off lmr_log lmp --off lmp $(ARGS)
 
 # What the search does with a fixed time a move (knights/lab/arena/time_use.py): 400 selection
 # positions at 1 s, no new iteration after 60% of it against none after 100%, each move judged by

@@ -4,6 +4,7 @@ and the compiled search holds the same values as the module it reads them from."
 from __future__ import annotations
 
 import ast
+import math
 from pathlib import Path
 
 from knights.board.pieces import CENTIPAWNS
@@ -53,7 +54,9 @@ def test_the_compiled_search_holds_the_constants_it_reads():
     assert compiled.frozen_constants() == (
         constants.INF, constants.MATE, constants.MATE_BOUND, constants.MAX_PLY, constants.DELTA,
         constants.FUTILITY_MARGIN, constants.REVERSE_FUTILITY_MARGIN, constants.REVERSE_FUTILITY_DEPTH,
-        constants.NULL_MIN_DEPTH, constants.NULL_REDUCTION, constants.LMR_AFTER, CENTIPAWNS[2], constants.KING_SEE)
+        constants.NULL_MIN_DEPTH, constants.NULL_REDUCTION, constants.LMR_AFTER, CENTIPAWNS[2], constants.KING_SEE,
+        constants.LMP_DEPTH, constants.LMP_BASE,
+        int(constants.LMR_BASE + math.log(8) * math.log(20) / constants.LMR_DIVISOR))
 
 
 def test_a_changed_constant_changes_the_cache_key(monkeypatch):

@@ -53,7 +53,9 @@ Per node (:func:`negamax`):
   (most valuable victim, least valuable attacker among them), queen promotions, two
   killers per ply, quiet moves by the history table, losing captures last;
 * **principal-variation search** with **late move reductions** (quiet moves after the
-  fourth, from depth 3, one ply or two);
+  fourth, from depth 3, by a table logarithmic in the depth and the move's number:
+  :data:`LMR_TABLE`) and **late move pruning** (near the horizon, quiet moves after the
+  first few are not searched at all);
 * **quiescence search** at the horizon: stand pat on the static value, captures that do
   not lose material by static exchange (:func:`see`) and queen promotions; in check every
   evasion, no standing pat.
@@ -61,7 +63,8 @@ Per node (:func:`negamax`):
 Static values come from :mod:`knights.engine.incremental`: EL/v13's head on the
 accumulators (kept per ply on make, popped on unmake), or the piece-square fallback.
 ``cfg`` switches each pruning feature on or off (:data:`CFG_NULL` ...), so self-play
-matches can measure what each one is worth without recompiling.
+matches can measure what each one is worth without recompiling
+(:mod:`knights.lab.arena.search_ab`, ``make search-ab``).
 """
 
 from __future__ import annotations
@@ -80,7 +83,11 @@ from knights.engine.constants import (
     FUTILITY_MARGIN,
     INF,
     KING_SEE,
+    LMP_BASE,
+    LMP_DEPTH,
     LMR_AFTER,
+    LMR_BASE,
+    LMR_DIVISOR,
     LMR_MIN_DEPTH,
     MATE,
     MATE_BOUND,
@@ -971,11 +978,17 @@ N_STATS = 8
 # ctl[] indices: written by the driver's watcher thread while a search runs
 C_STOP, C_NODE_LIMIT = 0, 1
 # cfg[] indices: features on (1) or off (0)
-CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_CHECK_PLIES, N_CFG = range(8)
+(CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_CHECK_PLIES, CFG_LMR_LOG, CFG_LMP,
+ N_CFG) = range(10)
 # cfg[CFG_CHECK_PLIES] (0 by default) is a count, not a switch: quiesce also plays the quiet moves that give check at
 # plies below it (absolute plies: meant for a capture search called at ply 0, as quiesce.QuiescenceEvaluator does;
 # the search's tables keep 0, so its leaves play captures only)
+# cfg[CFG_LMR_LOG] off: the reductions before the table (one ply, two after the tenth move from depth 5), kept to
+# measure the table against them
 SEE_VALUE = np.array([*CENTIPAWNS[:6], KING_SEE], dtype=np.int64)
+LMR_TABLE = np.array([[int(LMR_BASE + np.log(d) * np.log(m) / LMR_DIVISOR) if d and m else 0 for m in range(MAX_MOVES)]
+                      for d in range(MAX_PLY)], dtype=np.int64)
+"""Late move reductions in plies by depth and legal move number (:data:`~knights.engine.constants.LMR_BASE`)."""
 
 Pos = namedtuple("Pos", "board st undo hist acc changes")
 """A position's arrays (:mod:`knights.engine.compiled_board`) and its accumulator stack."""
@@ -1413,6 +1426,10 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
         if futile and quiet and legal > 1 and not gives_check:
             take_back(p)
             continue
+        if (t.cfg[CFG_LMP] == 1 and not pv_node and not check and depth <= LMP_DEPTH and quiet and not gives_check
+                and legal > LMP_BASE + depth * depth and best > -MATE_BOUND):
+            take_back(p)
+            continue
         if legal == 1:
             score = -negamax(p, net, t, depth - 1, -beta, -alpha, ply + 1, YES)
         else:
@@ -1420,7 +1437,10 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
             if (t.cfg[CFG_LMR] == 1 and depth >= LMR_MIN_DEPTH and legal > LMR_AFTER and quiet and not check
                     and not gives_check
                     and scores[i] < (1 << 34) - 1):
-                r = 2 if (legal > 10 and depth >= 5) else 1
+                if t.cfg[CFG_LMR_LOG] == 1:
+                    r = max(1, min(LMR_TABLE[min(depth, MAX_PLY - 1), legal] - (1 if pv_node else 0), depth - 2))
+                else:
+                    r = 2 if (legal > 10 and depth >= 5) else 1
             score = -negamax(p, net, t, depth - 1 - r, -alpha - 1, -alpha, ply + 1, YES)
             if score > alpha and r > 0:
                 score = -negamax(p, net, t, depth - 1, -alpha - 1, -alpha, ply + 1, YES)
@@ -1527,8 +1547,9 @@ def time_parts(p, net, t, reps, which):
 
 
 @njit(cache=True)
-def frozen_constants() -> tuple[int, int, int, int, int, int, int, int, int, int, int, int, int]:
+def frozen_constants() -> tuple[int, ...]:
     """The numbers this module's compiled code holds (numba froze them in when it compiled): a test holds them
     against :mod:`knights.engine.constants` and the piece table, so a stale cache cannot hide."""
     return (INF, MATE, MATE_BOUND, MAX_PLY, DELTA, FUTILITY_MARGIN, REVERSE_FUTILITY_MARGIN, REVERSE_FUTILITY_DEPTH,
-            NULL_MIN_DEPTH, NULL_REDUCTION, LMR_AFTER, SEE_VALUE[2], SEE_VALUE[6])
+            NULL_MIN_DEPTH, NULL_REDUCTION, LMR_AFTER, SEE_VALUE[2], SEE_VALUE[6], LMP_DEPTH, LMP_BASE,
+            LMR_TABLE[8, 20])

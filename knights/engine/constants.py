@@ -61,7 +61,16 @@ NULL_REDUCTION = 2
 NULL_DEEP_DEPTH = 7
 LMR_MIN_DEPTH = 3
 LMR_AFTER = 4
-"""Late move reductions: from the fifth legal move on, quiet moves are searched a ply less first."""
+"""Late move reductions: from the fifth legal move on, quiet moves are searched shallower first."""
+LMR_BASE = 0.75
+LMR_DIVISOR = 2.25
+"""The reduction of the ``m``-th legal move at depth ``d``: ``LMR_BASE + ln d * ln m / LMR_DIVISOR`` plies,
+rounded down (one ply at depth 3, two or three from depth 8); one less at a principal-variation node, at least
+one, and never straight into the capture search."""
+LMP_DEPTH = 3
+LMP_BASE = 3
+"""Late move pruning: at most :data:`LMP_DEPTH` plies from the horizon, off the principal variation and out of
+check, a quiet move that gives no check is not searched once ``LMP_BASE + depth**2`` legal moves have been."""
 OPENING_MARGIN = 50
 """Centipawns: how far below the best a move may be valued and still be a stochastic opening pick."""
 
