@@ -65,6 +65,30 @@ def test_a_small_run_is_played_fitted_and_merged(tmp_path):
     again = ss.run_search_strength([50], [1350], 2, results=results, pgn_dir=tmp_path / "pgn", workers=1,
                                    progress=False, command="test")
     assert again["runs"]["0.05s"]["games"] == 4 and again["runs"]["0.05s"]["vs"] == run["vs"]
+    # after a change to the search: the run and its games are put aside, and it is played afresh
+    fresh = ss.run_search_strength([50], [1350], 2, results=results, pgn_dir=tmp_path / "pgn", workers=1,
+                                   progress=False, command="test", retire="before the change")
+    assert fresh["previous"]["0.05s, before the change"] == again["runs"]["0.05s"]
+    assert fresh["runs"]["0.05s"]["games"] == 4 and fresh["runs"]["0.05s"]["seconds"] < 2 * run["seconds"] + 60
+    assert (tmp_path / "pgn" / "50ms, before the change" / "games.jsonl").is_file()
+    assert len((tmp_path / "pgn" / "50ms" / "games.jsonl").read_text().splitlines()) == 4
+
+
+def test_retiring_moves_the_runs_once_and_wants_a_label(tmp_path):
+    games = tmp_path / "100ms"
+    games.mkdir()
+    doc = {"runs": {"0.1s": {"rating": 1}, "1s": {"rating": 2}}, "previous": {"1s, v1": {"rating": 0}},
+           "seconds_by_run": {"0.1s": 5.0, "1s": 6.0}}
+    ss._retire(doc, [100], "old search", tmp_path)
+    assert doc["runs"] == {"1s": {"rating": 2}} and doc["seconds_by_run"] == {"1s": 6.0}
+    assert list(doc["previous"]) == ["0.1s, old search", "1s, v1"]
+    assert (tmp_path / "100ms, old search").is_dir() and not games.exists()
+    with pytest.raises(ValueError, match="already retired"):
+        ss._retire(doc, [100], "old search", tmp_path)
+    for bad in ("", "  ", "a/b"):
+        with pytest.raises(ValueError, match="not a label"):
+            ss._retire(doc, [1000], bad, tmp_path)
+    assert doc["runs"] == {"1s": {"rating": 2}}
 
 
 def test_clock_without_search_is_refused(capsys):

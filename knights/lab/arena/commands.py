@@ -115,7 +115,7 @@ def search_strength_main(args) -> int:
                         results=results,
                         pgn_dir=Path(args.pgn_dir) if args.pgn_dir else (CLOCK_PGNS if args.clock else PGNS),
                         workers=args.workers, progress=not args.quiet, seed=args.seed,
-                        sunfish=not args.no_sunfish, command=command, clock=args.clock)
+                        sunfish=not args.no_sunfish, command=command, clock=args.clock, retire=args.retire)
     print(f"wrote {results}")
     return 0
 
@@ -183,6 +183,9 @@ def add_arguments(sub) -> None:
     s.add_argument("--sunfish-games", type=int, default=None,
                    help="--search: games against sunfish (default: --games)")
     s.add_argument("--no-sunfish", action="store_true", help="--search: play the anchors only")
+    s.add_argument("--retire", default=None, metavar="LABEL",
+                   help="--search after a change to the search: the runs of these --times so far go to 'previous' "
+                        "as '<run>, LABEL' and their games aside, and the runs start afresh")
     s.add_argument("--engines", nargs="*", default=None,
                    help="our players to rate (first = the shipped bot); default: ours:default + trained EL")
     s.add_argument("--games", type=int, default=None, help="games of the shipped bot per opponent (80; --search: 20)")

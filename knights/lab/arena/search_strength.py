@@ -173,9 +173,12 @@ def summarise(records: Sequence[dict], ms: int, anchors: dict[str, float], comma
 def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: int = GAMES,
                         sunfish_games: int | None = None, *,
                         results: Path = RESULTS, pgn_dir: Path = PGNS, workers: int = 2, progress: bool = True,
-                        seed: int = 2024, sunfish: bool = True, command: str = "", clock: bool = False) -> dict:
+                        seed: int = 2024, sunfish: bool = True, command: str = "", clock: bool = False,
+                        retire: str | None = None) -> dict:
     """Play every run (resuming), fit its rating and merge it into ``results``; ``clock``: the anchors
-    think the same wall time a move as the bot (see :func:`play_run`)."""
+    think the same wall time a move as the bot (see :func:`play_run`). ``retire``: the search changed since the
+    runs of ``times_ms`` were played, so they move to ``previous`` as ``'<run>, <retire>'`` (their games to
+    ``<pgn_dir>/<ms>ms, <retire>``) and start afresh."""
     if not times_ms:
         raise ValueError("name at least one time a move (--times 100 1000)")
     if games < 1 or (sunfish_games is not None and sunfish_games < 1):
@@ -184,6 +187,8 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
         if ms < 10:
             raise ValueError(f"--times: {ms} ms a move is too short to play (10 ms at least)")
     doc = json.loads(results.read_text()) if results.exists() else {}
+    if retire:
+        _retire(doc, times_ms, retire, pgn_dir)
     old = doc.get("runs") or {}
     network = _network(check_spec(f"{PLAYER}@{times_ms[0]}"))   # what search:default plays
     runs = {k: v for k, v in old.items() if str(v.get("player", "")).startswith(f"search:{network}@")}
@@ -215,6 +220,24 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
             print(f"  vs {opp:<14} {st['score']:.3f}  +{st['wins']} ={st['draws']} -{st['losses']}  "
                   f"({st['games']} games)")
     return doc
+
+
+def _retire(doc: dict, times_ms: Sequence[int], label: str, pgn_dir: Path) -> None:
+    """Move the runs of ``times_ms`` in ``doc`` to its ``previous`` as ``'<run>, <label>'``, and their games aside."""
+    if not label.strip() or "/" in label:
+        raise ValueError(f"--retire: {label!r} is not a label (some words, no '/')")
+    runs, previous = doc.get("runs") or {}, doc.get("previous") or {}
+    for ms in times_ms:
+        key, games = run_key(ms), pgn_dir / f"{ms}ms"
+        aside = pgn_dir / f"{ms}ms, {label}"
+        if f"{key}, {label}" in previous or aside.exists():
+            raise ValueError(f"--retire: {key!r} was already retired as {label!r}; choose another label")
+        if key in runs:
+            previous = {f"{key}, {label}": runs.pop(key), **previous}
+            (doc.get("seconds_by_run") or {}).pop(key, None)
+        if games.exists():
+            games.rename(aside)
+    doc.update(runs=runs, previous=previous)
 
 
 def _network(player: str) -> str:
