@@ -74,21 +74,23 @@ def test_a_small_run_is_played_fitted_and_merged(tmp_path):
     assert len((tmp_path / "pgn" / "50ms" / "games.jsonl").read_text().splitlines()) == 4
 
 
-def test_retiring_moves_the_runs_once_and_wants_a_label(tmp_path):
-    games = tmp_path / "100ms"
-    games.mkdir()
+def test_retiring_moves_every_run_once_and_wants_a_label(tmp_path):
+    for name in ("100ms", "1000ms"):
+        (tmp_path / name).mkdir()
     doc = {"runs": {"0.1s": {"rating": 1}, "1s": {"rating": 2}}, "previous": {"1s, v1": {"rating": 0}},
            "seconds_by_run": {"0.1s": 5.0, "1s": 6.0}}
-    ss._retire(doc, [100], "old search", tmp_path)
-    assert doc["runs"] == {"1s": {"rating": 2}} and doc["seconds_by_run"] == {"1s": 6.0}
-    assert list(doc["previous"]) == ["0.1s, old search", "1s, v1"]
-    assert (tmp_path / "100ms, old search").is_dir() and not games.exists()
+    ss._retire(doc, "old search", tmp_path)
+    assert doc["runs"] == {} and doc["seconds_by_run"] == {}
+    assert doc["previous"] == {"1s, old search": {"rating": 2}, "0.1s, old search": {"rating": 1},
+                               "1s, v1": {"rating": 0}}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["1000ms, old search", "100ms, old search"]
+    doc["runs"] = {"1s": {"rating": 3}}
     with pytest.raises(ValueError, match="already retired"):
-        ss._retire(doc, [100], "old search", tmp_path)
+        ss._retire(doc, "old search", tmp_path)
     for bad in ("", "  ", "a/b"):
         with pytest.raises(ValueError, match="not a label"):
-            ss._retire(doc, [1000], bad, tmp_path)
-    assert doc["runs"] == {"1s": {"rating": 2}}
+            ss._retire(doc, bad, tmp_path)
+    assert doc["runs"] == {"1s": {"rating": 3}}
 
 
 def test_clock_without_search_is_refused(capsys):

@@ -184,8 +184,8 @@ def add_arguments(sub) -> None:
                    help="--search: games against sunfish (default: --games)")
     s.add_argument("--no-sunfish", action="store_true", help="--search: play the anchors only")
     s.add_argument("--retire", default=None, metavar="LABEL",
-                   help="--search after a change to the search: the runs of these --times so far go to 'previous' "
-                        "as '<run>, LABEL' and their games aside, and the runs start afresh")
+                   help="--search after a change to the search: every run so far goes to the results file's "
+                        "'previous' as '<run>, LABEL' and its games aside; the --times runs start afresh")
     s.add_argument("--engines", nargs="*", default=None,
                    help="our players to rate (first = the shipped bot); default: ours:default + trained EL")
     s.add_argument("--games", type=int, default=None, help="games of the shipped bot per opponent (80; --search: 20)")

@@ -177,8 +177,8 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
                         retire: str | None = None) -> dict:
     """Play every run (resuming), fit its rating and merge it into ``results``; ``clock``: the anchors
     think the same wall time a move as the bot (see :func:`play_run`). ``retire``: the search changed since the
-    runs of ``times_ms`` were played, so they move to ``previous`` as ``'<run>, <retire>'`` (their games to
-    ``<pgn_dir>/<ms>ms, <retire>``) and start afresh."""
+    file's runs were played, so every one of them moves to ``previous`` as ``'<run>, <retire>'`` (its games to
+    ``<pgn_dir>/<ms>ms, <retire>``), and the runs of ``times_ms`` start afresh."""
     if not times_ms:
         raise ValueError("name at least one time a move (--times 100 1000)")
     if games < 1 or (sunfish_games is not None and sunfish_games < 1):
@@ -188,7 +188,7 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
             raise ValueError(f"--times: {ms} ms a move is too short to play (10 ms at least)")
     doc = json.loads(results.read_text()) if results.exists() else {}
     if retire:
-        _retire(doc, times_ms, retire, pgn_dir)
+        _retire(doc, retire, pgn_dir)
     old = doc.get("runs") or {}
     network = _network(check_spec(f"{PLAYER}@{times_ms[0]}"))   # what search:default plays
     runs = {k: v for k, v in old.items() if str(v.get("player", "")).startswith(f"search:{network}@")}
@@ -222,21 +222,19 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
     return doc
 
 
-def _retire(doc: dict, times_ms: Sequence[int], label: str, pgn_dir: Path) -> None:
-    """Move the runs of ``times_ms`` in ``doc`` to its ``previous`` as ``'<run>, <label>'``, and their games aside."""
+def _retire(doc: dict, label: str, pgn_dir: Path) -> None:
+    """Move every run in ``doc`` to its ``previous`` as ``'<run>, <label>'``, and its games aside."""
     if not label.strip() or "/" in label:
         raise ValueError(f"--retire: {label!r} is not a label (some words, no '/')")
     runs, previous = doc.get("runs") or {}, doc.get("previous") or {}
-    for ms in times_ms:
-        key, games = run_key(ms), pgn_dir / f"{ms}ms"
-        aside = pgn_dir / f"{ms}ms, {label}"
-        if f"{key}, {label}" in previous or aside.exists():
+    for key in list(runs):
+        if f"{key}, {label}" in previous:
             raise ValueError(f"--retire: {key!r} was already retired as {label!r}; choose another label")
-        if key in runs:
-            previous = {f"{key}, {label}": runs.pop(key), **previous}
-            (doc.get("seconds_by_run") or {}).pop(key, None)
-        if games.exists():
-            games.rename(aside)
+    for key in list(runs):
+        previous = {f"{key}, {label}": runs.pop(key), **previous}
+        (doc.get("seconds_by_run") or {}).pop(key, None)
+    for games in sorted(pgn_dir.glob("*ms")) if pgn_dir.is_dir() else []:
+        games.rename(games.with_name(f"{games.name}, {label}"))
     doc.update(runs=runs, previous=previous)
 
 
