@@ -299,7 +299,9 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
         if ", " in key and when not in played and r.get("seconds"):
             played.add(when)
             search_s += float(r["seconds"])
-            search_what += f" (the {when} run's time: {key.split(', ')[1]}'s)"
+            label = key.split(", ", 1)[1]
+            search_what += f" (the {when} run's time: " + (f"the run {label})" if label.startswith("before")
+                                                           else f"{label}'s)")
 
     rows = [
         ("make data", sec("dataset", "seconds"), "dataset.json", "the labelled dataset"),
@@ -352,7 +354,8 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append(("make clock-strength", sum(float(r["seconds"]) for r in clock_runs), "clock_strength.json",
                      "the search on a real clock"))
     for name, command, what in (("time_use", "make time-use", "the search's use of its time"),
-                                ("move_prior", "make move-prior", "a prior over quiet moves")):
+                                ("move_prior", "make move-prior", "a prior over quiet moves"),
+                                ("search_ab", "make search-ab", "the search's parts in self-play")):
         if name in ctx:
             rows.append((command, sec(name, "seconds"), f"{name}.json", what))
     if "seeds" in ctx:
