@@ -242,6 +242,11 @@ def _replayed(start: chess.Board, moves: list[chess.Move]) -> chess.Board:
     return board
 
 
+def white_points(result: str) -> float:
+    """White's points for a result string: 1 for ``1-0``, 0 for ``0-1``, one half for anything else."""
+    return {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
+
+
 def _win(side: chess.Color) -> str:
     return "1-0" if side == chess.WHITE else "0-1"
 

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from knights.lab.arena.game import Settings, play_game
+from knights.lab.arena.game import Settings, play_game, white_points
 from knights.lab.arena.openings import OPENINGS
 from knights.lab.arena.players import Player
 from knights.lab.arena.specs import build_player, check_spec
@@ -130,7 +130,7 @@ def run_task(task: GameTask) -> dict:
             broken = _PLAYERS.pop(key, None)
             if broken is not None:
                 _close(broken)
-    score_white = {"1-0": 1.0, "0-1": 0.0}.get(record["result"], 0.5)
+    score_white = white_points(record["result"])
     record.update(index=task.index, a=task.a, b=task.b, seed=task.seed, settings=asdict(task.settings),
                   score_a=score_white if task.a_white else 1.0 - score_white,
                   wall=round(time.perf_counter() - start, 4))

@@ -32,7 +32,7 @@ import chess
 from knights.common import module_main, write_json
 from knights.engine.search import SearchEngine, SearchLimits
 from knights.lab.arena.elo import Z95, elo_difference
-from knights.lab.arena.game import Settings, play_game
+from knights.lab.arena.game import Settings, play_game, white_points
 from knights.lab.arena.openings import OPENINGS
 from knights.lab.arena.players import EnginePlayer
 from knights.lab.results.tables import RESULTS_DIR
@@ -85,7 +85,8 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     pairs = [sum(v) / len(v) for v in by_pair.values()]
     n = len(pairs)
     score = sum(float(r["score"]) for r in rows) / len(rows)
-    se = math.sqrt(sum((p - sum(pairs) / n) ** 2 for p in pairs) / (n - 1) / n) if n > 1 else float("nan")
+    mean = sum(pairs) / n
+    se = math.sqrt(sum((p - mean) ** 2 for p in pairs) / (n - 1) / n) if n > 1 else float("nan")
 
     def elo(s: float) -> float:
         return round(elo_difference(min(max(s, 1e-3), 1 - 1e-3)), 1)
@@ -98,6 +99,11 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "nodes_a_move": {side: round(sum(r["nodes"][side] for r in rows) / max(1, sum(r["moves"][side]
                                                                                           for r in rows)))
                              for side in ("default", "variant")}}
+
+
+def variant_name(off: Sequence[str]) -> str:
+    """``["lmp", "lmr_log"]`` -> ``"lmp+lmr_log off"``: the variant's key in the results and its games file."""
+    return "+".join(sorted(off)) + " off"
 
 
 def read_games(path: Path) -> list[dict[str, Any]]:
@@ -128,7 +134,7 @@ def play_variant(off: Sequence[str], pairs: int, nodes: int, random_plies: int, 
     unknown = sorted(set(off) - set(FEATURES))
     if unknown:
         raise ValueError(f"--off: no such part of the search: {', '.join(unknown)} (one of {', '.join(FEATURES)})")
-    name = "+".join(sorted(off)) + " off"
+    name = variant_name(off)
     path = games_dir / f"{name.replace(' ', '_')}.jsonl"
     same = {"nodes_limit": nodes, "seed": seed, "random_plies": random_plies}
     done = [r for r in read_games(path) if all(r.get(k) == v for k, v in same.items())]
@@ -145,7 +151,7 @@ def play_variant(off: Sequence[str], pairs: int, nodes: int, random_plies: int, 
                             else (players["variant"], players["default"]))
             started = time.perf_counter()
             record = play_game(white, black, boards[i], Settings())
-            points = {"1-0": 1.0, "0-1": 0.0}.get(record.result, 0.5)
+            points = white_points(record.result)
             row = {"pair": i, "default_white": default_white, "score": points if default_white else 1.0 - points,
                    "result": record.result, "termination": record.termination,
                    "plies": len(record.board.move_stack), "start": boards[i].fen(),
@@ -166,7 +172,7 @@ def run(variants: Sequence[Sequence[str]], pairs: int, nodes: int, random_plies:
     started = time.perf_counter()
     for off in variants:
         rows = play_variant(off, pairs, nodes, random_plies, seed, progress, games_dir)
-        results["+".join(sorted(off)) + " off"] = summary(rows)
+        results[variant_name(off)] = summary(rows)
     doc.update(note=("The default searching bot (deterministic) against itself with parts switched off, both at "
                      "the same nodes a move, from the book's openings and random plies, each start with both "
                      "colours; score, elo and interval are the default's (positive: the part pays)"),

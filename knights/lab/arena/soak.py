@@ -68,6 +68,7 @@ import chess.engine
 from knights.board.outcome import outcome as game_outcome
 from knights.data.stockfish import find_stockfish
 from knights.engine.spec import SEARCH_NETWORK
+from knights.lab.arena.game import white_points
 from knights.lab.arena.openings import OPENINGS
 
 ROUTES = ("uci", "homemade")
@@ -295,7 +296,7 @@ def play_one(route: Any, opponent: chess.engine.SimpleEngine, base: float, inc: 
     if result == "*":
         ended = game_outcome(board)
         result = ended.result() if ended else "1/2-1/2"
-    points = {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
+    points = white_points(result)
     points = points if ours == chess.WHITE else 1.0 - points
     row["wins"], row["draws"], row["losses"] = int(points == 1.0), int(points == 0.5), int(points == 0.0)
     row.update(games=1, plies=len(board.move_stack), result=result, ours="white" if ours else "black",
