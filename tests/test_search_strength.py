@@ -91,6 +91,11 @@ def test_retiring_moves_every_run_once_and_wants_a_label(tmp_path):
         with pytest.raises(ValueError, match="not a label"):
             ss._retire(doc, bad, tmp_path)
     assert doc["runs"] == {"1s": {"rating": 3}}
+    for name in ("1000ms", "1000ms, again"):    # games put aside under a label the results file no longer names
+        (tmp_path / name).mkdir()
+    with pytest.raises(ValueError, match="exists"):
+        ss._retire(doc, "again", tmp_path)
+    assert doc["runs"] == {"1s": {"rating": 3}} and (tmp_path / "1000ms").is_dir()
 
 
 def test_clock_without_search_is_refused(capsys):
@@ -110,3 +115,35 @@ def test_seconds_a_move_leave_the_book_out(tmp_path):
     swapped = [{**records[0], "white": "them", "black": "us"}]
     assert seconds_a_move(swapped, "us", tmp_path) == {"ours": 2.0, "opponents": 1.0}
     assert seconds_a_move(records, "us", None) is None
+
+
+def test_a_later_sitting_keeps_the_opponents_it_does_not_play(tmp_path):
+    """Games against sf-elo:2200 played on another machine (only their results are here) and games against
+    sf-elo:2000 on disk: one rating over both, each opponent's score from its own sitting."""
+    player = f"search:{SEARCH_NETWORK}@1000"
+
+    def record(i: int, opponent: str, score: float) -> dict:
+        white, black = (player, opponent) if i % 2 == 0 else (opponent, player)
+        return {"a": player, "b": opponent, "score_a": score, "index": i, "white": white, "black": black,
+                "plies": 80, "termination": "checkmate" if score != 0.5 else "stalemate", "wall": 50.0,
+                "time_white": 30.0, "time_black": 30.0}
+
+    earlier = {"command": "knights strength --search --clock --anchors 2200", "player": player, "games": 4,
+               "seconds_per_game": 100.0, "seconds_a_move": {"ours": 0.7, "opponents": 0.9},
+               "vs": {"sf-elo:2200": {"games": 4, "wins": 1, "draws": 0, "losses": 3, "plies": 400}}}
+    records = [record(i, "sf-elo:2000", s) for i, s in enumerate([1.0, 1.0, 0.5, 0.0])]
+    alone = ss.summarise(records, 1000, {"sf-elo:2000": 2000.0}, "now", 10.0, 1)
+    both = ss.summarise(records, 1000, {"sf-elo:2000": 2000.0}, "now", 10.0, 1, earlier=earlier)
+    assert list(both["vs"]) == ["sf-elo:2200", "sf-elo:2000"] and both["games"] == 8
+    assert both["vs"]["sf-elo:2200"] == earlier["vs"]["sf-elo:2200"]
+    assert both["vs"]["sf-elo:2000"] == alone["vs"]["sf-elo:2000"]
+    assert both["kept"] == {"sf-elo:2200": earlier["command"]}
+    assert both["rating"] < alone["rating"]          # 1 of 4 against 2200 pulls the fit down
+    assert both["interval"][1] - both["interval"][0] < alone["interval"][1] - alone["interval"][0]
+    assert both["seconds_per_game"] == 75.0          # four games of 50 s, four of the earlier 100 s
+    # an opponent with games on disk is counted from them alone; a third sitting keeps the first's command
+    again = ss.summarise(records, 1000, {"sf-elo:2000": 2000.0}, "later", 10.0, 1, earlier=both)
+    assert again["kept"] == {"sf-elo:2200": earlier["command"]} and again["vs"] == both["vs"]
+    replayed = ss.summarise(records, 1000, {"sf-elo:2000": 2000.0}, "now", 10.0, 1,
+                            earlier={**earlier, "vs": {"sf-elo:2000": earlier["vs"]["sf-elo:2200"]}})
+    assert replayed["vs"] == alone["vs"] and "kept" not in replayed

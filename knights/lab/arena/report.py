@@ -57,12 +57,15 @@ def label(spec: str, shipped: str | None = None) -> str:
 
 
 def rating_report(records: Sequence[dict], anchors: dict[str, float], *, shipped: str | None = None,
-                  engines: Sequence[str] = (), rungs: Sequence[str] = (), prior_draws: float = 1.0) -> dict:
+                  engines: Sequence[str] = (), rungs: Sequence[str] = (), prior_draws: float = 1.0,
+                  extra_games: Sequence[tuple[str, str, float]] = ()) -> dict:
     """Ratings, per-opponent scores and the targets, as one JSON-ready dict.
 
     ``engines`` are rated as ours (besides every ``ours:`` spec); ``rungs`` (weak to
-    strong) and then the anchors lead the list of opponents, the other players follow."""
-    table = Table.from_games([(r["a"], r["b"], r["score_a"]) for r in records])
+    strong) and then the anchors lead the list of opponents, the other players follow.
+    ``extra_games`` (player, opponent, score of the player) join the fit but not the per-opponent
+    scores: games whose records are gone, known by their results alone."""
+    table = Table.from_games([*((r["a"], r["b"], r["score_a"]) for r in records), *extra_games])
     ratings = fit_ratings(table, anchors, prior_draws=prior_draws)
     stats = pair_stats(records)
     ordered = [p for p in (*rungs, *anchors) if p in ratings]
@@ -89,7 +92,7 @@ def rating_report(records: Sequence[dict], anchors: dict[str, float], *, shipped
         "method": ("maximum likelihood (Bradley-Terry, Elo scale 400/log10, draws = half a point) over all "
                    f"games, anchors fixed; prior: {prior_draws:g} virtual draw(s) per pairing; 95% "
                    "interval = rating +- 1.96 se, se from the inverse observed Fisher information"),
-        "anchors": anchors, "games": len(records), "opponents": opponents, "players": players,
+        "anchors": anchors, "games": len(records) + len(extra_games), "opponents": opponents, "players": players,
         "targets": targets,
     }
 

@@ -12,7 +12,9 @@ peer there). Games are played by :func:`knights.lab.arena.matches.run_games` int
 players (``search:default`` named by its network) under the same
 :class:`~knights.lab.arena.game.Settings` are not played again
 (:func:`knights.lab.arena.matches.finished`; an interrupted run is simply started again with the
-same arguments).
+same arguments). The games' folders stay on the machine that played them; the results file travels, so
+a sitting elsewhere (``--anchors 2000`` after ``--anchors 2200``) keeps the opponents it does not play
+and fits the rating over both (:func:`kept_part`).
 
 The results file (default ``report/results/search_strength.json``)::
 
@@ -38,7 +40,9 @@ The results file (default ``report/results/search_strength.json``)::
             "sf-elo:1350": {...}, ...
           },
           "sunfish_rating": int | null,  # sunfish's fitted rating in this run (unanchored peer)
-          "seconds_a_move": {"ours", "opponents"} | null   # mean wall seconds a move, book plies left out
+          "seconds_a_move": {"ours", "opponents"} | null,  # mean wall seconds a move, book plies left out
+          "kept": {"sf-elo:2200": str}   # only when some opponents were played in an earlier sitting whose
+                                         # games are not on disk here: the command that played each
         },
         "1s": {...}
       },
@@ -155,19 +159,57 @@ def seconds_a_move(records: Sequence[dict], player: str, pgn_dir: Path | None) -
 
 
 def summarise(records: Sequence[dict], ms: int, anchors: dict[str, float], command: str, seconds: float,
-              workers: int, pgn_dir: Path | None = None) -> dict:
+              workers: int, pgn_dir: Path | None = None, earlier: dict | None = None) -> dict:
+    """One run's summary over ``records``; ``earlier``: this run's summary from an earlier sitting, whose opponents
+    not in ``records`` are kept (:func:`kept_part`)."""
     player = check_spec(f"{PLAYER}@{ms}")
-    report = rating_report(records, anchors, engines=[player])
+    kept, kept_commands = kept_part(earlier, {r[k] for r in records for k in ("a", "b")} - {player})
+    extra = [(player, o, s) for o, st in kept.items()
+             for s in [1.0] * st["wins"] + [0.5] * st["draws"] + [0.0] * st["losses"]]
+    anchors = {**anchors, **{o: float(o.split(":", 1)[1]) for o in kept if o.startswith("sf-elo:")}}
+    report = rating_report(records, anchors, engines=[player], extra_games=extra)
     rows = {p["player"]: p for p in report["players"]}
     ours = rows[player]
     sunfish = next((p for name, p in rows.items() if name.startswith("sunfish")), None)
     walls = [float(r.get("wall", 0.0)) for r in records]
-    return {"command": command, "player": player, "games": len(records), "rating": round(ours["rating"]),
-            "interval": [round(ours["low"]), round(ours["high"])], "seconds": round(seconds, 1),
-            "seconds_per_game": round(sum(walls) / len(walls), 1) if walls else None, "workers": workers,
-            "commit": commit(),
-            "vs": ours["vs"], "sunfish_rating": round(sunfish["rating"]) if sunfish else None,
-            "seconds_a_move": seconds_a_move(records, player, pgn_dir)}
+    kept_games = sum(st["games"] for st in kept.values())
+    if kept_games and earlier and earlier.get("seconds_per_game") is not None:
+        walls += [float(earlier["seconds_per_game"])] * kept_games
+    timing = seconds_a_move(records, player, pgn_dir)
+    if kept and timing is not None:
+        timing = _with_kept_times(timing, records, kept, earlier or {})
+    vs = {o: kept.get(o) or ours["vs"][o] for o in [*kept, *ours["vs"]]}
+    return {"command": command, "player": player, "games": len(records) + kept_games,
+            "rating": round(ours["rating"]), "interval": [round(ours["low"]), round(ours["high"])],
+            "seconds": round(seconds, 1), "seconds_per_game": round(sum(walls) / len(walls), 1) if walls else None,
+            "workers": workers, "commit": commit(), "vs": vs,
+            "sunfish_rating": round(sunfish["rating"]) if sunfish else None, "seconds_a_move": timing,
+            **({"kept": kept_commands} if kept_commands else {})}
+
+
+def kept_part(earlier: dict | None, played: set[str]) -> tuple[dict[str, dict], dict[str, str]]:
+    """The opponents of an earlier sitting's summary of a run that are not in ``played`` (this sitting's games):
+    their scores, and the command that played each. A run's opponents can be played in separate sittings, on
+    separate machines (the games' folders stay behind, the results file travels): the rating is fitted over the
+    games on disk and the kept results together. An opponent whose games are on disk is counted from them alone."""
+    if not earlier:
+        return {}, {}
+    before = dict(earlier.get("kept") or {})
+    kept = {o: st for o, st in (earlier.get("vs") or {}).items() if o not in played}
+    return kept, {o: before.get(o, earlier.get("command", "")) for o in kept}
+
+
+def _with_kept_times(timing: dict[str, float], records: Sequence[dict], kept: dict[str, dict],
+                     earlier: dict) -> dict[str, float]:
+    """``timing`` of ``records`` and the earlier sitting's means for the ``kept`` games together, weighed by plies
+    (the earlier means stand for its kept games)."""
+    old = earlier.get("seconds_a_move")
+    if not old:
+        return timing
+    new_plies = sum(int(r["plies"]) for r in records)
+    old_plies = sum(int(st["plies"]) for st in kept.values())
+    share = old_plies / (old_plies + new_plies) if old_plies + new_plies else 0.0
+    return {k: round((1 - share) * timing[k] + share * float(old[k]), 3) for k in ("ours", "opponents")}
 
 
 def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: int = GAMES,
@@ -207,7 +249,8 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
         records, took = play_run(ms, opponents_for(ms, anchors, sunfish), games, sunfish_games, pgn_dir=pgn_dir,
                                  workers=workers, progress=progress, seed=seed, clock=clock)
         seconds[key] = seconds.get(key, 0.0) + took if records else 0.0
-        runs[key] = summarise(records, ms, anchor_map, command, seconds[key], workers, pgn_dir / f"{ms}ms")
+        runs[key] = summarise(records, ms, anchor_map, command, seconds[key], workers, pgn_dir / f"{ms}ms",
+                              earlier=runs.get(key))
         ordered = dict(sorted(runs.items(), key=lambda kv: float(kv[0].rstrip("s"))))
         doc.update(note=CLOCK_NOTE if clock else NOTE, commit=commit(),
                    generated=_dt.datetime.now().isoformat(timespec="seconds"), runs=ordered, previous=previous,
@@ -230,10 +273,14 @@ def _retire(doc: dict, label: str, pgn_dir: Path) -> None:
     for key in list(runs):
         if f"{key}, {label}" in previous:
             raise ValueError(f"--retire: {key!r} was already retired as {label!r}; choose another label")
+    folders = sorted(pgn_dir.glob("*ms")) if pgn_dir.is_dir() else []
+    for games in folders:
+        if games.with_name(f"{games.name}, {label}").exists():
+            raise ValueError(f"--retire: {games.with_name(f'{games.name}, {label}')} exists; choose another label")
     for key in list(runs):
         previous = {f"{key}, {label}": runs.pop(key), **previous}
         (doc.get("seconds_by_run") or {}).pop(key, None)
-    for games in sorted(pgn_dir.glob("*ms")) if pgn_dir.is_dir() else []:
+    for games in folders:
         games.rename(games.with_name(f"{games.name}, {label}"))
     doc.update(runs=runs, previous=previous)
 
