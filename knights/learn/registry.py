@@ -180,8 +180,17 @@ class Entry:
     recipe: dict[str, Any] = field(default_factory=dict, hash=False)
     notes: str = ""
     rebuilt: dict[str, Any] = field(default_factory=dict, hash=False)
-    quick_sha256: str | None = None
+    quick_sha256: str | dict[str, str] | None = None
+    """The quick run's checksum: one for every CPU, or one per CPU (keys: the start of
+    :func:`knights.learn.versions.cpu_name`, as the bytes of a convolution depend on the CPU's model)."""
     weights_commit: str | None = None
+
+    def quick_checksum(self, cpu: str) -> str | None:
+        """The quick run's recorded checksum on ``cpu`` (:func:`knights.learn.versions.cpu_name`); ``None``: none
+        is recorded for it."""
+        if isinstance(self.quick_sha256, dict):
+            return next((v for k, v in self.quick_sha256.items() if cpu.startswith(k)), None)
+        return self.quick_sha256
 
     @property
     def in_git(self) -> bool:
@@ -219,13 +228,15 @@ def _entry(family: str, key: str, row: dict[str, Any], where: Path) -> Entry:
         raise bad(f"used_by {refs}: each is kind:what, kind one of {', '.join(USES)}")
     if set(row["recipe"]) - set(RECIPE_KEYS):
         raise bad(f"recipe sets {sorted(set(row['recipe']) - set(RECIPE_KEYS))}; it may set {', '.join(RECIPE_KEYS)}")
-    for digest in (row["sha256"], row.get("quick_sha256", "0" * 64)):
+    quick = row.get("quick_sha256", "0" * 64)
+    for digest in (row["sha256"], *(quick.values() if isinstance(quick, dict) else [quick])):
         if not re.fullmatch(r"[0-9a-f]{64}", str(digest)):
             raise bad(f"{digest!r} is not a SHA-256 (64 hex digits)")
     return Entry(name=name, parent=row["parent"] or None, changed=row["changed"], differs=tuple(row["differs"]),
                  status=row["status"], used_by=tuple(row["used_by"]), sha256=row["sha256"], recipe=dict(row["recipe"]),
                  notes=row.get("notes", "").strip(), rebuilt=dict(row.get("rebuilt", {})),
-                 quick_sha256=row.get("quick_sha256"), weights_commit=row.get("weights_commit"))
+                 quick_sha256=dict(quick) if isinstance(quick, dict) else row.get("quick_sha256"),
+                 weights_commit=row.get("weights_commit"))
 
 
 @cache

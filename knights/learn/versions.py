@@ -54,6 +54,20 @@ WORK = registry.REPO_ROOT / "runs" / "versions"
 """Where a rebuild trains (git ignores ``runs/``); the weights are copied to the models folder once checked."""
 
 
+def cpu_name() -> str:
+    """The CPU as a quick checksum is recorded for: ``'<vendor> <family>/<model>'`` from ``/proc/cpuinfo``
+    (``'GenuineIntel 6/167'``), else the platform's processor. oneDNN's convolutions choose their blocking by the
+    CPU, so a quick run with a convolution gives one CPU model's bytes (docs/versions.md, "Bit for bit")."""
+    import platform
+
+    try:
+        info = dict(line.split(":", 1) for line in Path("/proc/cpuinfo").read_text().splitlines()[:40] if ":" in line)
+        fields = {k.strip(): v.strip() for k, v in info.items()}
+        return f"{fields['vendor_id']} {fields['cpu family']}/{fields['model']}"
+    except (OSError, KeyError, ValueError):
+        return platform.processor() or platform.machine() or "unknown"
+
+
 class RebuildError(RuntimeError):
     """A rebuild that could not start or whose weights are not the recorded ones (one line)."""
 
@@ -101,7 +115,8 @@ class Rebuilt:
 
     def line(self) -> str:
         verdict = ("equals the recorded checksum" if self.matches else
-                   "no checksum is recorded" if self.expected is None else
+                   ("no checksum is recorded for this CPU" if self.quick else "no checksum is recorded")
+                   if self.expected is None else
                    f"differs from the recorded {self.expected[:12]}...")
         where = f", installed as {registry.repo_relative(self.installed)}" if self.installed else ""
         return (f"{self.name}{' (quick run)' if self.quick else ''}: sha256 {self.sha256[:12]}... {verdict} "
@@ -194,8 +209,9 @@ def rebuild(name: str, *, quick: bool = False, install: bool = True, threads: in
     from knights.learn.modelfile import read_meta
 
     recorded = read_meta(version.meta_path()).get("test", {}) if version.meta_path().is_file() else {}
-    out = Rebuilt(version.name, quick, sha256(result.weights), row.quick_sha256 if quick else row.sha256, seconds,
-                  result.weights, test=result.meta.get("test", {}), recorded_test=recorded, parents=parents)
+    expected = row.quick_checksum(cpu_name()) if quick else row.sha256
+    out = Rebuilt(version.name, quick, sha256(result.weights), expected, seconds, result.weights,
+                  test=result.meta.get("test", {}), recorded_test=recorded, parents=parents)
     if out.matches and install and not quick:
         target = version.weights()
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
