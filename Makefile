@@ -354,10 +354,11 @@ lab: setup
 # Strict: a value not measured, a claim the results contradict, or a number in a sentence that does
 # not name its model fails the build, naming each; so does a page LaTeX sets badly (report/check_pdf.py:
 # an overfull box, a float too large, text past a margin, a half-empty page). Needs no GPU and no
-# dataset. TeX comes from Debian (installed when missing, as root; otherwise the command to run).
-TEX_DEBS := texlive-latex-base texlive-latex-recommended texlive-latex-extra latexmk
+# dataset. TeX, and poppler's pdftotext for the check, come from Debian (installed when missing, as root;
+# otherwise the command to run).
+TEX_DEBS := texlive-latex-base texlive-latex-recommended texlive-latex-extra latexmk poppler-utils
 report: $(STAMP)
-	@if command -v latexmk >/dev/null && command -v pdflatex >/dev/null \
+	@if command -v latexmk >/dev/null && command -v pdflatex >/dev/null && command -v pdftotext >/dev/null \
 		&& kpsewhich booktabs.sty placeins.sty microtype.sty caption.sty longtable.sty needspace.sty >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		echo "Installing TeX for the report (Debian: $(TEX_DEBS))"; \
