@@ -140,13 +140,14 @@ check: $(STAMP)
 	exit $$status
 
 # make test runs in two parts: every test not marked `clock` in parallel (pytest-xdist, one
-# worker a core, at most 4: each imports torch; the notebooks share one worker, xdist_group),
+# worker a core, at most 4: each imports torch; an idle worker takes queued tests from a busy one,
+# worksteal: the notebooks' kernels run on every worker, each notebook into its own folder),
 # then the `clock` tests alone, one at a time: they play on real clocks or wait on wall-time
 # deadlines and must not share the cores. PYTEST_ARGS (paths, -k) narrows both parts; a part
 # it leaves empty is skipped, and it fails only when neither part had a test to run.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 test: setup check browser
-	@a=0; $(PY) -m pytest -q -m "not clock" -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS) || a=$$?; \
+	@a=0; $(PY) -m pytest -q -m "not clock" -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS) || a=$$?; \
 	[ $$a -eq 0 ] || [ $$a -eq 5 ] || exit $$a; \
 	echo "the clock tests, one at a time:"; \
 	b=0; $(PY) -m pytest -q -m clock $(PYTEST_ARGS) || b=$$?; \

@@ -535,7 +535,6 @@ NOTEBOOK_PARAMS = {
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("notebooks")     # with tests/test_notebooks.py: one worker starts the kernels
 @pytest.mark.parametrize("name", list(NOTEBOOK_PARAMS))
 def test_notebook_runs_quick(name, tmp_path):
     from knights.lab.notebooks.build import notebook_path, run_notebook
