@@ -366,7 +366,7 @@ report: $(STAMP)
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 			$(TEX_DEBS) >/dev/null; \
 	else \
-		echo "LaTeX is missing: install it with 'sudo apt-get install --no-install-recommends $(TEX_DEBS)'"; \
+		echo "LaTeX or pdftotext is missing: install them with 'sudo apt-get install --no-install-recommends $(TEX_DEBS)'"; \
 		exit 1; \
 	fi
 	$(PY) report/build.py

@@ -147,3 +147,13 @@ def test_a_later_sitting_keeps_the_opponents_it_does_not_play(tmp_path):
     replayed = ss.summarise(records, 1000, {"sf-elo:2000": 2000.0}, "now", 10.0, 1,
                             earlier={**earlier, "vs": {"sf-elo:2000": earlier["vs"]["sf-elo:2200"]}})
     assert replayed["vs"] == alone["vs"] and "kept" not in replayed
+
+
+def test_kept_times_weigh_by_plies():
+    records = [{"plies": 80}] * 4
+    kept = {"sf-elo:2200": {"plies": 400}}
+    mixed = ss._with_kept_times({"ours": 0.5, "opponents": 0.6}, records, kept,
+                                {"seconds_a_move": {"ours": 0.7, "opponents": 0.9}})
+    assert mixed == {"ours": round((320 * 0.5 + 400 * 0.7) / 720, 3),     # 320 plies now, 400 kept
+                     "opponents": round((320 * 0.6 + 400 * 0.9) / 720, 3)}
+    assert ss._with_kept_times({"ours": 0.5, "opponents": 0.6}, records, kept, {}) == {"ours": 0.5, "opponents": 0.6}

@@ -180,7 +180,7 @@ class Entry:
     recipe: dict[str, Any] = field(default_factory=dict, hash=False)
     notes: str = ""
     rebuilt: dict[str, Any] = field(default_factory=dict, hash=False)
-    quick_sha256: str | dict[str, str] | None = None
+    quick_sha256: str | dict[str, str] | None = field(default=None, hash=False)
     """The quick run's checksum: one for every CPU, or one per CPU (keys: the start of
     :func:`knights.learn.versions.cpu_name`, as the bytes of a convolution depend on the CPU's model)."""
     weights_commit: str | None = None
@@ -188,8 +188,9 @@ class Entry:
     def quick_checksum(self, cpu: str) -> str | None:
         """The quick run's recorded checksum on ``cpu`` (:func:`knights.learn.versions.cpu_name`); ``None``: none
         is recorded for it."""
-        if isinstance(self.quick_sha256, dict):
-            return next((v for k, v in self.quick_sha256.items() if cpu.startswith(k)), None)
+        if isinstance(self.quick_sha256, dict):    # the longest key that is the name or its first words
+            keys = [k for k in self.quick_sha256 if cpu == k or cpu.startswith(k + " ")]
+            return self.quick_sha256[max(keys, key=len)] if keys else None
         return self.quick_sha256
 
     @property

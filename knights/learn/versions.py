@@ -108,6 +108,7 @@ class Rebuilt:
     test: dict[str, Any] = field(default_factory=dict)
     recorded_test: dict[str, Any] = field(default_factory=dict)
     parents: list[str] = field(default_factory=list)
+    per_cpu: bool = False       # the quick checksums are recorded per CPU model
 
     @property
     def matches(self) -> bool:
@@ -115,7 +116,7 @@ class Rebuilt:
 
     def line(self) -> str:
         verdict = ("equals the recorded checksum" if self.matches else
-                   ("no checksum is recorded for this CPU" if self.quick else "no checksum is recorded")
+                   ("no checksum is recorded for this CPU" if self.per_cpu else "no checksum is recorded")
                    if self.expected is None else
                    f"differs from the recorded {self.expected[:12]}...")
         where = f", installed as {registry.repo_relative(self.installed)}" if self.installed else ""
@@ -211,7 +212,8 @@ def rebuild(name: str, *, quick: bool = False, install: bool = True, threads: in
     recorded = read_meta(version.meta_path()).get("test", {}) if version.meta_path().is_file() else {}
     expected = row.quick_checksum(cpu_name()) if quick else row.sha256
     out = Rebuilt(version.name, quick, sha256(result.weights), expected, seconds, result.weights,
-                  test=result.meta.get("test", {}), recorded_test=recorded, parents=parents)
+                  test=result.meta.get("test", {}), recorded_test=recorded, parents=parents,
+                  per_cpu=quick and isinstance(row.quick_sha256, dict))
     if out.matches and install and not quick:
         target = version.weights()
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")

@@ -41,8 +41,8 @@ The results file (default ``report/results/search_strength.json``)::
           },
           "sunfish_rating": int | null,  # sunfish's fitted rating in this run (unanchored peer)
           "seconds_a_move": {"ours", "opponents"} | null,  # mean wall seconds a move, book plies left out
-          "kept": {"sf-elo:2200": str}   # only when some opponents were played in an earlier sitting whose
-                                         # games are not on disk here: the command that played each
+          "kept": {"sf-elo:2200": str}   # only when some opponents were played in an earlier sitting and not
+                                         # in this one (their games elsewhere): the command that played each
         },
         "1s": {...}
       },
