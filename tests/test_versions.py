@@ -307,7 +307,7 @@ def test_a_quick_rebuild_is_bit_for_bit_the_recorded_one(name):
     expected = TABLE[name].quick_checksum(cpu)
     if expected is None:
         version = registry.get(name)
-        weights = f"runs/versions/{version.family}_v{version.number}.quick/{version.weights().name}"
+        weights = registry.repo_relative(versions.work_dir(version, quick=True) / version.weights().name)
         pytest.skip(f"{name}: no quick checksum is recorded for this CPU ({cpu}); a convolution's bytes differ "
                     f"between CPU models: python -m knights.learn.versions rebuild {name} --quick, then add "
                     f"'\"{cpu}\" = \"<sha256sum {weights}>\"' to its quick_sha256")

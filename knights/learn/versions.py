@@ -54,6 +54,11 @@ WORK = registry.REPO_ROOT / "runs" / "versions"
 """Where a rebuild trains (git ignores ``runs/``); the weights are copied to the models folder once checked."""
 
 
+def work_dir(version: registry.Version, quick: bool = False) -> Path:
+    """Where a rebuild of ``version`` trains and leaves its weights (``<family>_v<N>[.quick]`` under :data:`WORK`)."""
+    return WORK / f"{version.family}_v{version.number}{'.quick' if quick else ''}"
+
+
 def cpu_name() -> str:
     """The CPU as a quick checksum is recorded for: ``'<vendor> <family>/<model>'`` from ``/proc/cpuinfo``
     (``'GenuineIntel 6/167'``), else the platform's processor. oneDNN's convolutions choose their blocking by the
@@ -197,7 +202,7 @@ def rebuild(name: str, *, quick: bool = False, install: bool = True, threads: in
                 raise RebuildError(f"{parent} rebuilt to other weights than recorded; {version.name} not rebuilt")
             parents = [parent, *first.parents]
     deterministic(threads)
-    work = WORK / f"{version.family}_v{version.number}{'.quick' if quick else ''}"
+    work = work_dir(version, quick)
     shutil.rmtree(work, ignore_errors=True)
     checkpoint = _fresh_checkpoint(version) if not quick else work / f"{version.family}_v{version.number}.ckpt"
     t0 = time.perf_counter()
@@ -237,9 +242,8 @@ def quick_in_process(name: str, *, threads: int = THREADS, timeout: float = 1800
     if not found:
         raise RebuildError(f"{' '.join(cmd[1:])} failed (exit {done.returncode}): "
                            f"{(done.stderr.strip().splitlines() or ['no output'])[-1]}")
-    digest = (WORK / f"{registry.get(name).family}_v{registry.get(name).number}.quick" /
-              registry.get(name).weights().name)
-    return sha256(digest)
+    version = registry.get(name)
+    return sha256(work_dir(version, quick=True) / version.weights().name)
 
 
 # -- recording and restoring ---------------------------------------------------------------------------------------

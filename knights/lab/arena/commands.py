@@ -22,7 +22,7 @@ from knights.lab.arena.ladder import format_plan, run_strength, strength_plan
 from knights.lab.arena.matches import run_games, safe_name, schedule
 from knights.lab.arena.report import format_rating, rating_report
 from knights.lab.arena.scores import format_scores
-from knights.lab.arena.specs import SPEC_HELP, check_spec
+from knights.lab.arena.specs import SPEC_HELP, anchors_of, check_spec
 from knights.learn.training import check_at_least, check_output
 
 
@@ -48,7 +48,7 @@ def match_main(args) -> int:
     start = time.perf_counter()
     records = run_games(tasks, out, workers=args.workers, progress=not args.quiet, desc="match")
     print(format_scores(records))
-    anchors = {s: float(s.split(":")[1]) for s in specs if s.startswith("sf-elo:")}
+    anchors = anchors_of(specs)
     if anchors:
         report = rating_report(records, anchors, engines=[engine])
         for p in report["players"]:

@@ -72,7 +72,7 @@ from knights.engine.spec import SEARCH_NETWORK
 from knights.lab.arena.game import Settings
 from knights.lab.arena.matches import finished, run_games, schedule
 from knights.lab.arena.report import rating_report
-from knights.lab.arena.specs import check_spec
+from knights.lab.arena.specs import anchors_of, check_spec
 
 PLAYER = "search:default"
 """The bot under test: the default searching bot (the compiled search over :data:`SEARCH_NETWORK`)."""
@@ -166,7 +166,7 @@ def summarise(records: Sequence[dict], ms: int, anchors: dict[str, float], comma
     kept, kept_commands = kept_part(earlier, {r[k] for r in records for k in ("a", "b")} - {player})
     extra = [(player, o, s) for o, st in kept.items()
              for s in [1.0] * st["wins"] + [0.5] * st["draws"] + [0.0] * st["losses"]]
-    anchors = {**anchors, **{o: float(o.split(":", 1)[1]) for o in kept if o.startswith("sf-elo:")}}
+    anchors = {**anchors, **anchors_of(kept)}
     report = rating_report(records, anchors, engines=[player], extra_games=extra)
     rows = {p["player"]: p for p in report["players"]}
     ours = rows[player]
@@ -243,7 +243,7 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
     if "previous_note" not in doc and (moved or doc.get("previous")) and doc.get("note") and not runs:
         doc["previous_note"] = doc["note"]
     previous = {**moved, **{k: v for k, v in (doc.get("previous") or {}).items() if k not in moved}}
-    anchor_map = {f"sf-elo:{e}": float(e) for e in anchors}
+    anchor_map = anchors_of(f"sf-elo:{e}" for e in anchors)
     for ms in times_ms:
         key = run_key(ms)
         records, took = play_run(ms, opponents_for(ms, anchors, sunfish), games, sunfish_games, pgn_dir=pgn_dir,
