@@ -132,22 +132,28 @@ browser: frontend
 
 # Lint, types and the import graph (all three run; any failure fails the target).
 # ruff and mypy come with the venv's `test` extra; their settings are in pyproject.toml.
-check: $(STAMP)
-	@status=0; \
+CHECKS = status=0; \
 	echo "ruff check ."; $(VENV)/bin/ruff check . || status=1; \
 	echo "mypy"; $(VENV)/bin/mypy || status=1; \
 	echo "import graph"; $(PY) -m pytest -q tests/test_architecture.py || status=1; \
 	exit $$status
+check: $(STAMP)
+	@$(CHECKS)
 
 # make test runs in two parts: every test not marked `clock` in parallel (pytest-xdist, one
 # worker a core, at most 4: each imports torch; an idle worker takes queued tests from a busy one,
 # worksteal: the notebooks' kernels run on every worker, each notebook into its own folder),
-# then the `clock` tests alone, one at a time: they play on real clocks or wait on wall-time
-# deadlines and must not share the cores. PYTEST_ARGS (paths, -k) narrows both parts; a part
-# it leaves empty is skipped, and it fails only when neither part had a test to run.
+# with `make check` beside them (mypy is one process: it fills a core the workers leave idle;
+# its report follows theirs), then the `clock` tests alone, one at a time: they play on real
+# clocks or wait on wall-time deadlines and must not share the cores. PYTEST_ARGS (paths, -k)
+# narrows both parts; a part it leaves empty is skipped, and it fails only when neither part
+# had a test to run.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
-test: setup check browser
-	@a=0; $(PY) -m pytest -q -m "not clock" -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS) || a=$$?; \
+test: setup browser
+	@log=$$(mktemp); ( $(CHECKS) ) > $$log 2>&1 & checker=$$!; \
+	a=0; $(PY) -m pytest -q -m "not clock" -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS) || a=$$?; \
+	c=0; wait $$checker || c=$$?; echo "make check:"; cat $$log; rm -f $$log; \
+	[ $$c -eq 0 ] || exit $$c; \
 	[ $$a -eq 0 ] || [ $$a -eq 5 ] || exit $$a; \
 	echo "the clock tests, one at a time:"; \
 	b=0; $(PY) -m pytest -q -m clock $(PYTEST_ARGS) || b=$$?; \
