@@ -501,3 +501,17 @@ def test_depth_zero_is_the_one_ply_decision_alone() -> None:
     board = chess.Board("8/8/3k4/8/8/8/8/4K2Q w - - 0 1")
     engine = FastSearchEngine(stochastic=False)
     assert engine.choose(board, limits=SearchLimits(depth=0)).move == engine.one_ply.choose(board).move
+
+
+def test_the_history_table_stays_within_its_limit_and_remembers_the_moves_that_failed() -> None:
+    from knights.engine.constants import HISTORY_LIMIT
+
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    with_malus = engine()
+    with_malus.choose(board, limits=SearchLimits(depth=7))
+    history = with_malus.core.tables.history
+    assert np.abs(history).max() <= HISTORY_LIMIT
+    assert (history < 0).any() and (history > 0).any()     # quiet moves tried before a cut lose what it gains
+    without = engine(features={"history_malus": False})
+    without.choose(board, limits=SearchLimits(depth=7))
+    assert (without.core.tables.history >= 0).all()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import chess
 import pytest
 
 from knights.lab.arena import search_ab
@@ -62,6 +63,7 @@ def test_a_short_match_is_played_legally_and_resumes(tmp_path: Path):
                         games_dir=tmp_path)
     row = doc["variants"]["lmp off"]
     assert row["games"] == 4 and row["wins"] + row["draws"] + row["losses"] == 4
+    assert (row["nodes"], row["pairs"], row["seed"]) == (300, 2, 3) and "nodes" not in doc
     games = search_ab.read_games(tmp_path / "lmp_off.jsonl")
     assert {(g["pair"], g["default_white"]) for g in games} == {(0, True), (0, False), (1, True), (1, False)}
     starts = search_ab.starts(2, 2, seed=3)
@@ -72,3 +74,21 @@ def test_a_short_match_is_played_legally_and_resumes(tmp_path: Path):
                           games_dir=tmp_path)
     assert again["variants"]["lmp off"] == row      # nothing replayed
     assert len(search_ab.read_games(tmp_path / "lmp_off.jsonl")) == 4
+
+
+def test_variants_played_at_other_settings_keep_their_own(tmp_path: Path, monkeypatch):
+    out = tmp_path / "ab.json"
+    earlier = {"pair": 0, "default_white": True, "score": 1.0, "result": "1-0", "termination": "checkmate",
+               "plies": 40, "start": chess.STARTING_FEN, "nodes": {"default": 10, "variant": 10},
+               "moves": {"default": 1, "variant": 1}, "nodes_limit": 500, "seed": 1, "random_plies": 2}
+    out.write_text(json.dumps({"nodes": 30000, "pairs": 120, "random_plies": 2, "seed": 2024, "command": "old",
+                               "variants": {"lmp off": {"games": 240}}}))
+    (tmp_path / "lmr_off.jsonl").write_text("".join(json.dumps({**earlier, "pair": p, "default_white": w}) + "\n"
+                                                    for p in range(2) for w in (True, False)))
+    monkeypatch.setattr(search_ab, "starts", lambda *a: [chess.Board()] * 2)
+    doc = search_ab.run([["lmr"]], pairs=2, nodes=500, random_plies=2, seed=1, out=out, progress=False,
+                        games_dir=tmp_path)                # every game on disk: nothing played
+    assert doc["variants"]["lmp off"] == {"games": 240, "nodes": 30000, "pairs": 120, "random_plies": 2,
+                                          "seed": 2024, "command": "old"}
+    assert doc["variants"]["lmr off"]["nodes"] == 500 and doc["variants"]["lmr off"]["score"] == 1.0
+    assert not {"nodes", "pairs", "command"} & set(doc)

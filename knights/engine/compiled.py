@@ -51,7 +51,12 @@ Per node (:func:`negamax`):
   never in check or at a principal-variation node, never without a piece;
 * **move ordering**: the hash move, winning and equal captures by static exchange
   (most valuable victim, least valuable attacker among them), queen promotions, two
-  killers per ply, quiet moves by the history table, losing captures last;
+  killers per ply, quiet moves by the history table, losing captures last; a quiet move that
+  cuts off gains in the history table and the quiet moves tried before it lose as much
+  (the **history malus**: :func:`_reward`), every value kept within
+  :data:`~knights.engine.constants.HISTORY_LIMIT`;
+* **internal iterative reduction**: a node from depth 4 with no hash move is searched a
+  ply shallower;
 * **principal-variation search** with **late move reductions** (quiet moves after the
   fourth, from depth 3, by a table logarithmic in the depth and the move's number:
   :data:`LMR_TABLE`) and **late move pruning** (near the horizon, quiet moves after the
@@ -81,6 +86,8 @@ from knights.engine import constants as C
 from knights.engine.constants import (
     DELTA,
     FUTILITY_MARGIN,
+    HISTORY_LIMIT,
+    IIR_DEPTH,
     INF,
     KING_SEE,
     LMP_BASE,
@@ -979,7 +986,7 @@ N_STATS = 8
 C_STOP, C_NODE_LIMIT = 0, 1
 # cfg[] indices: features on (1) or off (0)
 (CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_CHECK_PLIES, CFG_LMR_LOG, CFG_LMP,
- N_CFG) = range(10)
+ CFG_HISTORY_MALUS, CFG_IIR, N_CFG) = range(12)
 # cfg[CFG_CHECK_PLIES] (0 by default) is a count, not a switch: quiesce also plays the quiet moves that give check at
 # plies below it (absolute plies: meant for a capture search called at ply 0, as quiesce.QuiescenceEvaluator does;
 # the search's tables keep 0, so its leaves play captures only)
@@ -1341,6 +1348,29 @@ def _update_pv(t, ply, m):
     t.pv_len[ply] = n + 1
 
 
+@njit(cache=True, inline="always")
+def _nudge(t, side, m, bonus):
+    # toward +-HISTORY_LIMIT by the bonus, less the nearer it is: a value never leaves the limit
+    h = t.history[side, m & 63, (m >> 6) & 63]
+    t.history[side, m & 63, (m >> 6) & 63] = h + bonus - h * abs(bonus) // HISTORY_LIMIT
+
+
+@njit(cache=True)
+def _reward(t, side, m, depth, ply, i):
+    """A quiet move cut off the search: it gains ``depth**2`` in the history table; with the malus on, so do the
+    quiet moves tried before it (``t.moves[ply, :i]``, in the order :func:`_pick` put them) lose it."""
+    bonus = min(depth * depth, HISTORY_LIMIT // 4)
+    if t.cfg[CFG_HISTORY_MALUS] == 0:
+        t.history[side, m & 63, (m >> 6) & 63] += depth * depth
+        return
+    _nudge(t, side, m, bonus)
+    ply_moves = t.moves[ply]
+    for j in range(i):
+        other = ply_moves[j]
+        if ((other >> 16) & 15) & F_CAPTURE == 0 and ((other >> 12) & 7) == 0:
+            _nudge(t, side, other, -bonus)
+
+
 # -- the main search --------------------------------------------------------------------------------------
 @njit(cache=True)
 def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
@@ -1384,6 +1414,8 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
             if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
                 return score
     side = st[SIDE]
+    if t.cfg[CFG_IIR] == 1 and hash_move == 0 and depth >= IIR_DEPTH and not check:
+        depth -= 1      # no move from an earlier search to try first: a shallower look costs less and finds one
     static = 0
     if not check:
         static = evaluate(p, net, t)
@@ -1460,7 +1492,7 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
                         if t.killers[ply, 0] != m:
                             t.killers[ply, 1] = t.killers[ply, 0]
                             t.killers[ply, 0] = m
-                        t.history[side, m & 63, (m >> 6) & 63] += depth * depth
+                        _reward(t, side, m, depth, ply, i)
                     break
     if legal == 0:
         return -MATE + ply if check else 0
@@ -1552,4 +1584,4 @@ def frozen_constants() -> tuple[int, ...]:
     against :mod:`knights.engine.constants` and the piece table, so a stale cache cannot hide."""
     return (INF, MATE, MATE_BOUND, MAX_PLY, DELTA, FUTILITY_MARGIN, REVERSE_FUTILITY_MARGIN, REVERSE_FUTILITY_DEPTH,
             NULL_MIN_DEPTH, NULL_REDUCTION, LMR_AFTER, SEE_VALUE[2], SEE_VALUE[6], LMP_DEPTH, LMP_BASE,
-            LMR_TABLE[8, 20])
+            LMR_TABLE[8, 20], HISTORY_LIMIT, IIR_DEPTH)

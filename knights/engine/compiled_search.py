@@ -64,7 +64,8 @@ DEPTH_ONE_NODES = 20_000
 0.5-0.7 ms, most of the clock's floor per move on a busy machine): each move, its captures and the replies to a
 check take a few hundred nodes (well under a millisecond); the cap bounds a long run of checks to ~20 ms."""
 FEATURES = {"null": core.CFG_NULL, "lmr": core.CFG_LMR, "see": core.CFG_SEE, "check_ext": core.CFG_CHECK_EXT,
-            "rfp": core.CFG_RFP, "futility": core.CFG_FUTILITY, "lmr_log": core.CFG_LMR_LOG, "lmp": core.CFG_LMP}
+            "rfp": core.CFG_RFP, "futility": core.CFG_FUTILITY, "lmr_log": core.CFG_LMR_LOG, "lmp": core.CFG_LMP,
+            "history_malus": core.CFG_HISTORY_MALUS, "iir": core.CFG_IIR}
 """The switchable parts of the compiled search (all on by default), for measuring each."""
 
 

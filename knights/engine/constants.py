@@ -71,6 +71,13 @@ LMP_DEPTH = 3
 LMP_BASE = 3
 """Late move pruning: at most :data:`LMP_DEPTH` plies from the horizon, off the principal variation and out of
 check, a quiet move that gives no check is not searched once ``LMP_BASE + depth**2`` legal moves have been."""
+HISTORY_LIMIT = 16_384
+"""The history table's values stay within plus or minus this: a quiet move that cuts off the search moves its value
+toward the limit by ``depth**2`` (a quarter of the limit at most), less the nearer it already is, and the quiet moves
+tried before it move toward minus the limit as much."""
+IIR_DEPTH = 4
+"""From this depth, a node with no move from an earlier search to try first (none in the transposition table) is
+searched one ply shallower."""
 OPENING_MARGIN = 50
 """Centipawns: how far below the best a move may be valued and still be a stochastic opening pick."""
 

@@ -35,6 +35,7 @@ from knights.lab.arena.elo import Z95, elo_difference
 from knights.lab.arena.game import Settings, play_game, white_points
 from knights.lab.arena.openings import OPENINGS
 from knights.lab.arena.players import EnginePlayer
+from knights.lab.arena.search_strength import commit
 from knights.lab.results.tables import RESULTS_DIR
 
 OUT = RESULTS_DIR / "search_ab.json"
@@ -166,19 +167,26 @@ def play_variant(off: Sequence[str], pairs: int, nodes: int, random_plies: int, 
 
 def run(variants: Sequence[Sequence[str]], pairs: int, nodes: int, random_plies: int, seed: int, out: Path = OUT,
         progress: bool = True, games_dir: Path = GAMES_DIR) -> dict[str, Any]:
-    """Play every variant (resuming) and merge its summary into ``out``."""
+    """Play every variant (resuming) and merge its summary into ``out``: each variant keeps the settings and the
+    command it was played with, so variants measured at different nodes or on an earlier default sit side by side."""
     doc = json.loads(out.read_text()) if out.exists() else {}
     results = dict(doc.get("variants") or {})
     started = time.perf_counter()
+    command = "python -m knights.lab.arena.search_ab " + " ".join(sys.argv[1:])
     for off in variants:
         rows = play_variant(off, pairs, nodes, random_plies, seed, progress, games_dir)
-        results[variant_name(off)] = summary(rows)
+        results[variant_name(off)] = {**summary(rows), "nodes": nodes, "pairs": pairs, "random_plies": random_plies,
+                                      "seed": seed, "command": command, "commit": commit()}
+    for settings in results.values():      # a variant from before each kept its own: the run's settings were its
+        for key in ("nodes", "pairs", "random_plies", "seed", "command"):
+            settings.setdefault(key, doc.get(key))
+    for key in ("nodes", "pairs", "random_plies", "seed", "command"):
+        doc.pop(key, None)
     doc.update(note=("The default searching bot (deterministic) against itself with parts switched off, both at "
                      "the same nodes a move, from the book's openings and random plies, each start with both "
-                     "colours; score, elo and interval are the default's (positive: the part pays)"),
+                     "colours; score, elo and interval are the default's (positive: the part pays); each variant "
+                     "names its settings, its command and the commit of the default that played it"),
                generated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-               command="python -m knights.lab.arena.search_ab " + " ".join(sys.argv[1:]),
-               nodes=nodes, pairs=pairs, random_plies=random_plies, seed=seed,
                seconds=round(float(doc.get("seconds", 0.0)) + time.perf_counter() - started, 1), variants=results)
     write_json(out, doc)
     return doc
