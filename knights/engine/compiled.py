@@ -1357,8 +1357,8 @@ def _nudge(t, side, m, bonus):
 
 @njit(cache=True)
 def _reward(t, side, m, depth, ply, i):
-    """A quiet move cut off the search: it gains ``depth**2`` in the history table; with the malus on, so do the
-    quiet moves tried before it (``t.moves[ply, :i]``, in the order :func:`_pick` put them) lose it."""
+    """A quiet move cut off the search: it gains ``depth**2`` in the history table; with the malus on, the quiet
+    moves tried before it (``t.moves[ply, :i]``, in the order :func:`_pick` put them) lose as much."""
     bonus = min(depth * depth, HISTORY_LIMIT // 4)
     if t.cfg[CFG_HISTORY_MALUS] == 0:
         t.history[side, m & 63, (m >> 6) & 63] += depth * depth

@@ -39,6 +39,8 @@ from knights.lab.arena.search_strength import commit
 from knights.lab.results.tables import RESULTS_DIR
 
 OUT = RESULTS_DIR / "search_ab.json"
+SETTINGS = ("nodes", "pairs", "random_plies", "seed", "command")
+"""What each variant's row records of how it was played (with its commit)."""
 GAMES_DIR = Path("results_pgn/search_ab")
 NODES = 30_000
 """Nodes a move: about 0.15 s of this search on one core, depth 7-8 in the middlegame."""
@@ -177,11 +179,10 @@ def run(variants: Sequence[Sequence[str]], pairs: int, nodes: int, random_plies:
         rows = play_variant(off, pairs, nodes, random_plies, seed, progress, games_dir)
         results[variant_name(off)] = {**summary(rows), "nodes": nodes, "pairs": pairs, "random_plies": random_plies,
                                       "seed": seed, "command": command, "commit": commit()}
-    for settings in results.values():      # a variant from before each kept its own: the run's settings were its
-        for key in ("nodes", "pairs", "random_plies", "seed", "command"):
-            settings.setdefault(key, doc.get(key))
-    for key in ("nodes", "pairs", "random_plies", "seed", "command"):
-        doc.pop(key, None)
+    for key in SETTINGS:        # a file from before kept one run's settings at its top: they were each variant's
+        value = doc.pop(key, None)
+        for settings in results.values():
+            settings.setdefault(key, value)
     doc.update(note=("The default searching bot (deterministic) against itself with parts switched off, both at "
                      "the same nodes a move, from the book's openings and random plies, each start with both "
                      "colours; score, elo and interval are the default's (positive: the part pays); each variant "
