@@ -74,6 +74,22 @@ def test_a_small_run_is_played_fitted_and_merged(tmp_path):
     assert len((tmp_path / "pgn" / "50ms" / "games.jsonl").read_text().splitlines()) == 4
 
 
+def test_a_retirement_is_on_disk_before_the_first_game(tmp_path, monkeypatch):
+    results = tmp_path / "clock_strength.json"
+    results.write_text(json.dumps({"runs": {"1s": {"player": f"search:{SEARCH_NETWORK}@1000", "rating": 2061,
+                                                   "vs": {"sf-elo:2000": {"games": 20}}}}}))
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt          # the sitting is stopped during its first game
+
+    monkeypatch.setattr(ss, "play_run", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        ss.run_search_strength([1000], [2200], 40, results=results, pgn_dir=tmp_path / "pgn", progress=False,
+                               retire="before the change")
+    doc = json.loads(results.read_text())   # resuming without --retire finds no old run to count as kept
+    assert doc["runs"] == {} and doc["previous"]["1s, before the change"]["rating"] == 2061
+
+
 def test_retiring_moves_every_run_once_and_wants_a_label(tmp_path):
     for name in ("100ms", "1000ms"):
         (tmp_path / name).mkdir()

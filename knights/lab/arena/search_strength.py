@@ -220,7 +220,8 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
     """Play every run (resuming), fit its rating and merge it into ``results``; ``clock``: the anchors
     think the same wall time a move as the bot (see :func:`play_run`). ``retire``: the search changed since the
     file's runs were played, so every one of them moves to ``previous`` as ``'<run>, <retire>'`` (its games to
-    ``<pgn_dir>/<ms>ms, <retire>``), and the runs of ``times_ms`` start afresh."""
+    ``<pgn_dir>/<ms>ms, <retire>``), written at once, and the runs of ``times_ms`` start afresh: a sitting stopped
+    midway resumes without ``retire`` and never counts the old search's results with the new one's games."""
     if not times_ms:
         raise ValueError("name at least one time a move (--times 100 1000)")
     if games < 1 or (sunfish_games is not None and sunfish_games < 1):
@@ -231,6 +232,7 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
     doc = json.loads(results.read_text()) if results.exists() else {}
     if retire:
         _retire(doc, retire, pgn_dir)
+        write_json(results, doc)
     old = doc.get("runs") or {}
     network = _network(check_spec(f"{PLAYER}@{times_ms[0]}"))   # what search:default plays
     runs = {k: v for k, v in old.items() if str(v.get("player", "")).startswith(f"search:{network}@")}
