@@ -59,7 +59,7 @@ Per node (:func:`negamax`):
   ply shallower;
 * **principal-variation search** with **late move reductions** (quiet moves after the
   fourth, from depth 3, by a table logarithmic in the depth and the move's number:
-  :data:`LMR_TABLE`) and **late move pruning** (near the horizon, quiet moves after the
+  :data:`LMR_TABLE`, less for a move with a good history) and **late move pruning** (near the horizon, quiet moves after the
   first few are not searched at all);
 * **quiescence search** at the horizon: stand pat on the static value, captures that do
   not lose material by static exchange (:func:`see`) and queen promotions; in check every
@@ -95,6 +95,7 @@ from knights.engine.constants import (
     LMR_AFTER,
     LMR_BASE,
     LMR_DIVISOR,
+    LMR_HISTORY,
     LMR_MIN_DEPTH,
     MATE,
     MATE_BOUND,
@@ -986,7 +987,7 @@ N_STATS = 8
 C_STOP, C_NODE_LIMIT = 0, 1
 # cfg[] indices: features on (1) or off (0)
 (CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_CHECK_PLIES, CFG_LMR_LOG, CFG_LMP,
- CFG_HISTORY_MALUS, CFG_IIR, N_CFG) = range(12)
+ CFG_HISTORY_MALUS, CFG_IIR, CFG_LMR_HISTORY, N_CFG) = range(13)
 # cfg[CFG_CHECK_PLIES] (0 by default) is a count, not a switch: quiesce also plays the quiet moves that give check at
 # plies below it (absolute plies: meant for a capture search called at ply 0, as quiesce.QuiescenceEvaluator does;
 # the search's tables keep 0, so its leaves play captures only)
@@ -1470,7 +1471,11 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
                     and not gives_check
                     and scores[i] < (1 << 34) - 1):
                 if t.cfg[CFG_LMR_LOG] == 1:
-                    r = max(1, min(LMR_TABLE[min(depth, MAX_PLY - 1), legal] - (1 if pv_node else 0), depth - 2))
+                    r = LMR_TABLE[min(depth, MAX_PLY - 1), legal] - (1 if pv_node else 0)
+                    if t.cfg[CFG_LMR_HISTORY] == 1:     # scores[i]: the move's history value (killers are left out)
+                        r = max(0, min(r - max(-2, min(2, scores[i] // LMR_HISTORY)), depth - 2))
+                    else:
+                        r = max(1, min(r, depth - 2))
                 else:
                     r = 2 if (legal > 10 and depth >= 5) else 1
             score = -negamax(p, net, t, depth - 1 - r, -alpha - 1, -alpha, ply + 1, YES)
@@ -1584,4 +1589,4 @@ def frozen_constants() -> tuple[int, ...]:
     against :mod:`knights.engine.constants` and the piece table, so a stale cache cannot hide."""
     return (INF, MATE, MATE_BOUND, MAX_PLY, DELTA, FUTILITY_MARGIN, REVERSE_FUTILITY_MARGIN, REVERSE_FUTILITY_DEPTH,
             NULL_MIN_DEPTH, NULL_REDUCTION, LMR_AFTER, SEE_VALUE[2], SEE_VALUE[6], LMP_DEPTH, LMP_BASE,
-            LMR_TABLE[8, 20], HISTORY_LIMIT, IIR_DEPTH)
+            LMR_TABLE[8, 20], HISTORY_LIMIT, IIR_DEPTH, LMR_HISTORY)

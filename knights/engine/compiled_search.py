@@ -65,7 +65,8 @@ DEPTH_ONE_NODES = 20_000
 check take a few hundred nodes (well under a millisecond); the cap bounds a long run of checks to ~20 ms."""
 FEATURES = {"null": core.CFG_NULL, "lmr": core.CFG_LMR, "see": core.CFG_SEE, "check_ext": core.CFG_CHECK_EXT,
             "rfp": core.CFG_RFP, "futility": core.CFG_FUTILITY, "lmr_log": core.CFG_LMR_LOG, "lmp": core.CFG_LMP,
-            "history_malus": core.CFG_HISTORY_MALUS, "iir": core.CFG_IIR}
+            "history_malus": core.CFG_HISTORY_MALUS, "iir": core.CFG_IIR,
+            "lmr_history": core.CFG_LMR_HISTORY}
 """The switchable parts of the compiled search (all on by default), for measuring each."""
 
 
