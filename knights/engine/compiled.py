@@ -59,8 +59,8 @@ Per node (:func:`negamax`):
   ply shallower;
 * **principal-variation search** with **late move reductions** (quiet moves after the
   fourth, from depth 3, by a table logarithmic in the depth and the move's number:
-  :data:`LMR_TABLE`, less for a move with a good history) and **late move pruning** (near the horizon, quiet moves after the
-  first few are not searched at all);
+  :data:`LMR_TABLE`, less for a move with a good history) and **late move pruning** (near
+  the horizon, quiet moves after the first few are not searched at all);
 * **quiescence search** at the horizon: stand pat on the static value, captures that do
   not lose material by static exchange (:func:`see`) and queen promotions; in check every
   evasion, no standing pat.
