@@ -517,7 +517,7 @@ def test_the_history_table_stays_within_its_limit_and_remembers_the_moves_that_f
     assert (without.core.tables.history >= 0).all()
 
 
-def test_a_late_move_with_a_good_history_is_reduced_less() -> None:
+def test_the_history_changes_how_far_late_moves_are_reduced() -> None:
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     limits = SearchLimits(depth=8)
     by_history, by_number = engine().choose(board, limits=limits), engine(features={"lmr_history": False}).choose(

@@ -1472,10 +1472,11 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
                     and scores[i] < (1 << 34) - 1):
                 if t.cfg[CFG_LMR_LOG] == 1:
                     r = LMR_TABLE[min(depth, MAX_PLY - 1), legal] - (1 if pv_node else 0)
+                    least = 1
                     if t.cfg[CFG_LMR_HISTORY] == 1:     # scores[i]: the move's history value (killers are left out)
-                        r = max(0, min(r - max(-2, min(2, scores[i] // LMR_HISTORY)), depth - 2))
-                    else:
-                        r = max(1, min(r, depth - 2))
+                        r -= max(-2, min(2, scores[i] // LMR_HISTORY))
+                        least = 0
+                    r = max(least, min(r, depth - 2))
                 else:
                     r = 2 if (legal > 10 and depth >= 5) else 1
             score = -negamax(p, net, t, depth - 1 - r, -alpha - 1, -alpha, ply + 1, YES)
