@@ -55,7 +55,7 @@ help:
 	@echo "make test-fast            every test not marked slow, in parallel: the quick loop"
 	@echo "make flake RUNS=10        the clock tests (TESTS=\"...\": any pytest arguments) N times in a clean clone"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
-	@echo "make bench | strength | search-strength | clock-strength | search-ab | soak | label-floor | error-sources | data | more-data | endings-data | shallow-data | grown-data | style-data SET=cold | sample | models | report"
+	@echo "make bench | strength | search-strength | clock-strength | where-lost | search-ab | soak | label-floor | error-sources | data | more-data | endings-data | shallow-data | grown-data | style-data SET=cold | sample | models | report"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
 	@echo "make democracy            the democracy study: the choice on the selection sets, then the final test set"
 	@echo "make democracy-play       the democracy against its best member, one ply, against one anchor (resumable)"
@@ -198,6 +198,13 @@ search-strength: setup
 .PHONY: clock-strength
 clock-strength: setup
 	$(KNIGHTS) strength --search --clock --workers 1 --games 40 $(ARGS)
+
+# Where the real-clock games were decided (knights/lab/arena/where_lost.py): Stockfish at depth 12 scores
+# every position, as the bot's win probability; what each side gave away a move, by phase, and the ply
+# from which each lost game stayed lost: report/results/where_lost.json (about 6 min for 40 games).
+.PHONY: where-lost
+where-lost: setup
+	$(PY) -m knights.lab.arena.where_lost $(ARGS)
 
 # What each part of the search is worth in games (knights/lab/arena/search_ab.py): the default
 # against itself with parts switched off, 60 starts each played with both colours at 30,000 nodes
