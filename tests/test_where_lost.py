@@ -36,6 +36,7 @@ def test_a_blunder_into_mate_is_where_the_game_was_decided(tmp_path):
     assert r["losses"]["games"] == 1 and r["losses"]["decided"] == 1
     assert r["losses"]["median_decided_ply"] == 3                 # 2. g4 lets the queen mate
     assert r["losses"]["decided_in"]["middlegame"] == 1
+    assert r["losses"]["behind"] == 1 and r["losses"]["median_behind_ply"] <= 3
     mid = r["by_phase"]["middlegame"]
     assert mid["ours"]["moves"] == 2 and mid["opponents"]["moves"] == 2
     assert mid["ours"]["total"] > 0.4 > mid["opponents"]["total"]   # g4 gave the game away, the mate took nothing
@@ -52,7 +53,7 @@ def test_the_book_counts_for_neither_side(tmp_path):
 def test_a_won_game_is_never_decided_against_the_bot():
     plies = [{"ours": k % 2 == 0, "phase": 24, "given": 0.0 if k % 2 == 0 else 0.4, "win": 0.9} for k in range(4)]
     r = summarise([{"score": 1.0, "book": 0, "plies": plies}])
-    assert r["losses"] == {"games": 0, "decided": 0}
+    assert r["losses"] == {"games": 0, "decided": 0, "behind": 0}
     assert r["by_phase"]["middlegame"]["ours"]["total"] == 0.0
     assert r["by_phase"]["middlegame"]["opponents"]["total"] == pytest.approx(0.8)
 

@@ -7,7 +7,8 @@ drops from before it to after it (nothing when it rises); the book's random open
 neither side. Moves are grouped by the phase of the
 position they were played in: the pieces left on the board, a knight or bishop 1, a rook 2 and a
 queen 4 (24 at the start), in :data:`PHASES`. A lost game was decided at the first ply after which
-the bot's win probability stayed below :data:`LOST`.
+the bot's win probability stayed below :data:`LOST`, and fell behind for good at the first after which
+it stayed below :data:`BEHIND`.
 
 Writes ``report/results/where_lost.json``, one entry for each folder of games read (the newest run
 is ``1000ms``; a retired one is ``1000ms, <label>``).
@@ -43,6 +44,8 @@ GAMES = Path("results_pgn/clock_strength")
 JUDGE_DEPTH = 12
 LOST = 0.3
 """A lost game was decided where the bot's win probability fell below this for the rest of the game."""
+BEHIND = 0.5
+"""And fell behind for good where it fell below this (never level again)."""
 PHASE_WEIGHTS = {chess.KNIGHT: 1, chess.BISHOP: 1, chess.ROOK: 2, chess.QUEEN: 4}
 PHASES = (("middlegame", 20), ("late middlegame", 10), ("ending", 1), ("pawns and kings", 0))
 """Each phase's name and the least phase (:func:`phase`) it takes, highest first."""
@@ -101,18 +104,20 @@ def summarise(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
             row[side] = {"moves": len(given), "mean": round(float(np.mean(given)), 4) if given else None,
                          "total": round(float(np.sum(given)), 2)}
         by_phase[name] = row
-    decided = []
-    for g in games:
-        if g["score"] == 0:
-            k = decided_ply([p["win"] for p in g["plies"]])
+    losses: dict[str, Any] = {"games": sum(g["score"] == 0 for g in games)}
+    for key, below in (("decided", LOST), ("behind", BEHIND)):
+        found = []
+        for g in games:
+            k = decided_ply([p["win"] for p in g["plies"]], below) if g["score"] == 0 else None
             if k is not None:
-                at = g["plies"][k]
-                decided.append({"ply": g["book"] + k + 1, "phase": at["phase"], "plies": g["book"] + len(g["plies"])})
-    losses = {"games": sum(g["score"] == 0 for g in games), "decided": len(decided)}
-    if decided:
-        losses |= {"median_decided_ply": float(np.median([d["ply"] for d in decided])),
-                   "median_plies": float(np.median([d["plies"] for d in decided])),
-                   "decided_in": {name: sum(phase_name(d["phase"]) == name for d in decided) for name, _ in PHASES}}
+                found.append({"ply": g["book"] + k + 1, "phase": g["plies"][k]["phase"],
+                              "plies": g["book"] + len(g["plies"])})
+        losses[key] = len(found)
+        if found:
+            losses[f"median_{key}_ply"] = float(np.median([d["ply"] for d in found]))
+            losses[f"{key}_in"] = {name: sum(phase_name(d["phase"]) == name for d in found) for name, _ in PHASES}
+            if key == "decided":
+                losses["median_plies"] = float(np.median([d["plies"] for d in found]))
     return {"games": len(games), "by_phase": by_phase, "losses": losses}
 
 
@@ -162,7 +167,7 @@ def run(folders: Sequence[Path], depth: int = JUDGE_DEPTH, out: Path = OUT, prog
                                  **summarise(games)}
     doc = {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
            "command": "python -m knights.lab.arena.where_lost " + " ".join(sys.argv[1:]),
-           "judge_depth": depth, "lost_below": LOST, "phases": dict(PHASES),
+           "judge_depth": depth, "lost_below": LOST, "behind_below": BEHIND, "phases": dict(PHASES),
            "phase_weights": {chess.piece_name(p): w for p, w in PHASE_WEIGHTS.items()},
            "seconds": round(time.perf_counter() - started, 1), "runs": runs}
     write_json(out, doc)
@@ -185,9 +190,10 @@ def main_args(a: argparse.Namespace) -> int:
     doc = run(folders, a.judge, Path(a.out), progress=not a.quiet)
     for name, r in doc["runs"].items():
         lost = r["losses"]
-        print(f"{name}: {r['games']} games; {lost['games']} lost"
-              + (f", decided at ply {lost['median_decided_ply']:g} (median) of {lost['median_plies']:g}"
-                 if lost.get("decided") else ""))
+        medians = "" if not lost.get("decided") else (
+            f", behind for good at ply {lost['median_behind_ply']:g} and decided at ply "
+            f"{lost['median_decided_ply']:g} (medians) of {lost['median_plies']:g}")
+        print(f"{name}: {r['games']} games; {lost['games']} lost{medians}")
         for ph, row in r["by_phase"].items():
             o, t = row["ours"], row["opponents"]
             if o["moves"]:
