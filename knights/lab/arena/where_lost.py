@@ -4,11 +4,10 @@ Stockfish at depth ``--judge`` (12) scores every position of a run's games (``ma
 writes them under ``results_pgn/clock_strength/``) as :mod:`knights.lab.arena.quality` does (the game's
 history included, lichess's win probability). A move gives away what its mover's win probability
 drops from before it to after it (nothing when it rises); the book's random opening plies count for
-neither side. Moves are grouped by the phase of the
-position they were played in: the pieces left on the board, a knight or bishop 1, a rook 2 and a
-queen 4 (24 at the start), in :data:`PHASES`. A lost game was decided at the first ply after which
-the bot's win probability stayed below :data:`LOST`, and fell behind for good at the first after which
-it stayed below :data:`BEHIND`.
+neither side. Moves are grouped by the phase of the position they were played in: the pieces left on
+the board, a knight or bishop 1, a rook 2 and a queen 4 (24 at the start), in :data:`PHASES`. A lost
+game fell behind for good at the first ply after which the bot's win probability stayed below
+:data:`BEHIND`, and was decided at the first after which it stayed below :data:`LOST`.
 
 Writes ``report/results/where_lost.json``, one entry for each folder of games read (the newest run
 is ``1000ms``; a retired one is ``1000ms, <label>``).
