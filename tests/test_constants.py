@@ -57,7 +57,8 @@ def test_the_compiled_search_holds_the_constants_it_reads():
         constants.NULL_MIN_DEPTH, constants.NULL_REDUCTION, constants.LMR_AFTER, CENTIPAWNS[2], constants.KING_SEE,
         constants.LMP_DEPTH, constants.LMP_BASE,
         int(constants.LMR_BASE + math.log(8) * math.log(20) / constants.LMR_DIVISOR), constants.HISTORY_LIMIT,
-        constants.IIR_DEPTH, constants.LMR_HISTORY)
+        constants.IIR_DEPTH, constants.LMR_HISTORY, constants.NULL_DEPTH_STEP, constants.NULL_MARGIN,
+        constants.NULL_MARGIN_PLIES)
 
 
 def test_a_changed_constant_changes_the_cache_key(monkeypatch):

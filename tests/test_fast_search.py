@@ -524,3 +524,21 @@ def test_the_history_changes_how_far_late_moves_are_reduced() -> None:
         board, limits=limits)
     assert by_history.nodes != by_number.nodes      # the history changes how deep some late moves are searched
     assert by_history.move in board.legal_moves and by_number.move in board.legal_moves
+
+
+def test_a_position_that_is_not_improving_is_pruned_harder() -> None:
+    board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9")
+    limits = SearchLimits(depth=7)
+    by_trend, flat = engine().choose(board, limits=limits), engine(features={"improving": False}).choose(board,
+                                                                                                         limits=limits)
+    assert by_trend.nodes != flat.nodes             # the trend changes how far late moves are searched
+    assert by_trend.move in board.legal_moves and flat.move in board.legal_moves
+
+
+def test_the_null_move_reduction_grows_with_depth_and_margin() -> None:
+    board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9")
+    limits = SearchLimits(depth=8)
+    adapted, fixed = engine().choose(board, limits=limits), engine(features={"null_adaptive": False}).choose(
+        board, limits=limits)
+    assert adapted.nodes < fixed.nodes              # the null move's look is shallower, so it costs less
+    assert adapted.move in board.legal_moves and fixed.move in board.legal_moves

@@ -47,8 +47,9 @@ Per node (:func:`negamax`):
   ``MATE - n`` (:data:`~knights.engine.constants.MATE`, as everywhere);
 * **check extension**: a side in check is searched a ply deeper;
 * a **transposition table** (always replace; hash move, bounds and exact values);
-* **reverse futility** near the horizon and **null-move pruning** (R = 2, 3 from depth 7),
-  never in check or at a principal-variation node, never without a piece;
+* **reverse futility** near the horizon and **null-move pruning** (a reduction of 3, one ply more
+  for every 3 of depth and every 200 centipawns above beta, up to 3 of these: the constants'
+  ``NULL_*``), never in check or at a principal-variation node, never without a piece;
 * **move ordering**: the hash move, winning and equal captures by static exchange
   (most valuable victim, least valuable attacker among them), queen promotions, two
   killers per ply, quiet moves by the history table, losing captures last; a quiet move that
@@ -60,7 +61,9 @@ Per node (:func:`negamax`):
 * **principal-variation search** with **late move reductions** (quiet moves after the
   fourth, from depth 3, by a table logarithmic in the depth and the move's number:
   :data:`LMR_TABLE`, less for a move with a good history) and **late move pruning** (near
-  the horizon, quiet moves after the first few are not searched at all);
+  the horizon, quiet moves after the first few are not searched at all); a node whose static
+  value is no better than two plies before (not **improving**) reduces a ply more and prunes
+  after half as many moves;
 * **quiescence search** at the horizon: stand pat on the static value, captures that do
   not lose material by static exchange (:func:`see`) and queen promotions; in check every
   evasion, no standing pat.
@@ -101,6 +104,9 @@ from knights.engine.constants import (
     MATE_BOUND,
     MAX_PLY,
     NULL_DEEP_DEPTH,
+    NULL_DEPTH_STEP,
+    NULL_MARGIN,
+    NULL_MARGIN_PLIES,
     NULL_MIN_DEPTH,
     NULL_REDUCTION,
     REVERSE_FUTILITY_DEPTH,
@@ -987,7 +993,7 @@ N_STATS = 8
 C_STOP, C_NODE_LIMIT = 0, 1
 # cfg[] indices: features on (1) or off (0)
 (CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_CHECK_PLIES, CFG_LMR_LOG, CFG_LMP,
- CFG_HISTORY_MALUS, CFG_IIR, CFG_LMR_HISTORY, N_CFG) = range(13)
+ CFG_HISTORY_MALUS, CFG_IIR, CFG_LMR_HISTORY, CFG_IMPROVING, CFG_NULL_ADAPTIVE, N_CFG) = range(15)
 # cfg[CFG_CHECK_PLIES] (0 by default) is a count, not a switch: quiesce also plays the quiet moves that give check at
 # plies below it (absolute plies: meant for a capture search called at ply 0, as quiesce.QuiescenceEvaluator does;
 # the search's tables keep 0, so its leaves play captures only)
@@ -1000,9 +1006,10 @@ LMR_TABLE = np.array([[int(LMR_BASE + np.log(d) * np.log(m) / LMR_DIVISOR) if d 
 
 Pos = namedtuple("Pos", "board st undo hist acc changes")
 """A position's arrays (:mod:`knights.engine.compiled_board`) and its accumulator stack."""
-Tables = namedtuple("Tables", "tt_key tt_move tt_score tt_depth tt_flag killers history moves scores "
+Tables = namedtuple("Tables", "tt_key tt_move tt_score tt_depth tt_flag killers history evals moves scores "
                               "pv pv_len stats ctl cfg root_moves root_scores trace trace_values")
-"""The search's memory: the transposition table, killers and history, per-ply move lists,
+"""The search's memory: the transposition table, killers and history, the static value at each ply of the line
+(:data:`NO_EVAL` in check), per-ply move lists,
 the principal variation, the counters, the controls and the root's moves and values; and,
 for tests, a trace of the positions evaluated (``trace``: int8 (N, 65), the squares and the
 side to move; ``trace_values``: the network's pawns for the mover), empty unless asked for."""
@@ -1013,6 +1020,7 @@ def new_tables(tt_bits: int = 20, trace: int = 0) -> Tables:
     tables = Tables(np.zeros(size, np.int64), np.zeros(size, np.int32), np.zeros(size, np.int32),
                   np.full(size, -1, np.int16), np.zeros(size, np.int8),
                   np.zeros((MAX_PLY + 2, 2), np.int32), np.zeros((2, 64, 64), np.int64),
+                  np.zeros(MAX_PLY + 2, np.int64),
                   np.zeros((MAX_PLY + 2, MAX_MOVES), np.int32), np.zeros((MAX_PLY + 2, MAX_MOVES), np.int64),
                   np.zeros((MAX_PLY + 2, MAX_PLY + 2), np.int32), np.zeros(MAX_PLY + 2, np.int64),
                   np.zeros(N_STATS, np.int64), np.zeros(4, np.int64), np.ones(N_CFG, np.int64),
@@ -1158,6 +1166,10 @@ def see(board, side, m):
             gain[d - 1] = -gain[d]
         d -= 1
     return gain[0]
+
+
+NO_EVAL = -(1 << 40)
+"""``t.evals[ply]`` of a node in check, which has no static value."""
 
 
 # -- ordering -------------------------------------------------------------------------------------------
@@ -1418,14 +1430,24 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
     if t.cfg[CFG_IIR] == 1 and hash_move == 0 and depth >= IIR_DEPTH and not check:
         depth -= 1      # no move from an earlier search to try first: a shallower look costs less and finds one
     static = 0
-    if not check:
+    improving = True        # in check, or nothing to compare with: prune as little as when improving
+    if check:
+        t.evals[ply] = NO_EVAL
+    else:
         static = evaluate(p, net, t)
+        t.evals[ply] = static
+        if t.cfg[CFG_IMPROVING] == 1 and ply >= 2 and t.evals[ply - 2] != NO_EVAL:
+            improving = static > t.evals[ply - 2]
         if (t.cfg[CFG_RFP] == 1 and not pv_node and depth <= REVERSE_FUTILITY_DEPTH and abs(beta) < MATE_BOUND
                 and static - REVERSE_FUTILITY_MARGIN * depth >= beta):
             return static
         if (t.cfg[CFG_NULL] == 1 and allow_null == 1 and not pv_node and depth >= NULL_MIN_DEPTH and static >= beta
                 and abs(beta) < MATE_BOUND and _has_pieces(board, side)):
-            r = NULL_REDUCTION + 1 if depth >= NULL_DEEP_DEPTH else NULL_REDUCTION
+            if t.cfg[CFG_NULL_ADAPTIVE] == 1:        # deeper and further above beta: a shallower look suffices
+                r = (NULL_REDUCTION + 1 + depth // NULL_DEPTH_STEP
+                     + min((static - beta) // NULL_MARGIN, NULL_MARGIN_PLIES))
+            else:
+                r = NULL_REDUCTION + 1 if depth >= NULL_DEEP_DEPTH else NULL_REDUCTION
             NO = np.int64(0)
             make_null(board, st, p.undo, p.hist)
             if net.use[0] == 1:
@@ -1460,7 +1482,7 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
             take_back(p)
             continue
         if (t.cfg[CFG_LMP] == 1 and not pv_node and not check and depth <= LMP_DEPTH and quiet and not gives_check
-                and legal > LMP_BASE + depth * depth and best > -MATE_BOUND):
+                and legal > (LMP_BASE + depth * depth) // (1 if improving else 2) and best > -MATE_BOUND):
             take_back(p)
             continue
         if legal == 1:
@@ -1471,7 +1493,7 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
                     and not gives_check
                     and scores[i] < (1 << 34) - 1):
                 if t.cfg[CFG_LMR_LOG] == 1:
-                    r = LMR_TABLE[min(depth, MAX_PLY - 1), legal] - (1 if pv_node else 0)
+                    r = LMR_TABLE[min(depth, MAX_PLY - 1), legal] - (1 if pv_node else 0) + (0 if improving else 1)
                     least = 1
                     if t.cfg[CFG_LMR_HISTORY] == 1:     # scores[i]: the move's history value (killers are left out)
                         r -= max(-2, min(2, scores[i] // LMR_HISTORY))
@@ -1590,4 +1612,4 @@ def frozen_constants() -> tuple[int, ...]:
     against :mod:`knights.engine.constants` and the piece table, so a stale cache cannot hide."""
     return (INF, MATE, MATE_BOUND, MAX_PLY, DELTA, FUTILITY_MARGIN, REVERSE_FUTILITY_MARGIN, REVERSE_FUTILITY_DEPTH,
             NULL_MIN_DEPTH, NULL_REDUCTION, LMR_AFTER, SEE_VALUE[2], SEE_VALUE[6], LMP_DEPTH, LMP_BASE,
-            LMR_TABLE[8, 20], HISTORY_LIMIT, IIR_DEPTH, LMR_HISTORY)
+            LMR_TABLE[8, 20], HISTORY_LIMIT, IIR_DEPTH, LMR_HISTORY, NULL_DEPTH_STEP, NULL_MARGIN, NULL_MARGIN_PLIES)

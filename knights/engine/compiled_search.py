@@ -66,7 +66,8 @@ check take a few hundred nodes (well under a millisecond); the cap bounds a long
 FEATURES = {"null": core.CFG_NULL, "lmr": core.CFG_LMR, "see": core.CFG_SEE, "check_ext": core.CFG_CHECK_EXT,
             "rfp": core.CFG_RFP, "futility": core.CFG_FUTILITY, "lmr_log": core.CFG_LMR_LOG, "lmp": core.CFG_LMP,
             "history_malus": core.CFG_HISTORY_MALUS, "iir": core.CFG_IIR,
-            "lmr_history": core.CFG_LMR_HISTORY}
+            "lmr_history": core.CFG_LMR_HISTORY, "improving": core.CFG_IMPROVING,
+            "null_adaptive": core.CFG_NULL_ADAPTIVE}
 """The switchable parts of the compiled search (all on by default), for measuring each."""
 
 

@@ -59,6 +59,13 @@ NULL_MIN_DEPTH = 3
 NULL_REDUCTION = 2
 """The null move is searched this many plies shallower (one more from depth :data:`NULL_DEEP_DEPTH`)."""
 NULL_DEEP_DEPTH = 7
+NULL_DEPTH_STEP = 3
+NULL_MARGIN = 200
+NULL_MARGIN_PLIES = 3
+"""With the reduction adapted (the search's ``null_adaptive`` part), the null move is searched
+``NULL_REDUCTION + 1`` plies shallower, one more for every :data:`NULL_DEPTH_STEP` plies of depth and
+for every :data:`NULL_MARGIN` centipawns the static value stands above beta (at most
+:data:`NULL_MARGIN_PLIES` of these)."""
 LMR_MIN_DEPTH = 3
 LMR_AFTER = 4
 """Late move reductions: from the fifth legal move on, quiet moves are searched shallower first."""
