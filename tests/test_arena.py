@@ -15,7 +15,7 @@ from knights.cli import main as cli_main
 from knights.engine.search import SearchEngine
 from knights.lab.arena.game import FORFEIT_ERROR, MATERIAL, MAX_PLIES, Settings, play_game
 from knights.lab.arena.ladder import strength_plan
-from knights.lab.arena.matches import finished, load_records, run_games, schedule
+from knights.lab.arena.matches import finished, load_records, numbered_records, run_games, schedule
 from knights.lab.arena.openings import OPENINGS
 from knights.lab.arena.players import (
     GreedyPlayer,
@@ -218,6 +218,21 @@ def test_a_resumed_match_keeps_only_games_played_under_the_same_rules(tmp_path):
     log.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert [r["index"] for r in finished(tmp_path, tasks)] == [rows[1]["index"]]
     assert finished(tmp_path / "nothing", tasks) == []
+
+
+def test_a_line_that_is_not_a_game_record_is_named_with_its_file_and_line(tmp_path):
+    """A resumed match reads its log back: a line cut short (a machine that died mid-write) or without its
+    players is an error naming ``games.jsonl`` and the line, not a bare JSON error; blank lines are skipped."""
+    run_games(schedule([("greedy", "random", 2)], Settings(max_plies=20, seed=3)), tmp_path, progress=False)
+    log = tmp_path / "games.jsonl"
+    good = log.read_text()
+    assert [n for n, _ in numbered_records(tmp_path)] == [1, 2]
+    log.write_text(good + "\n" + good.splitlines()[0][:40] + "\n")
+    with pytest.raises(ValueError, match=r"games.jsonl, line 4: not a game record"):
+        load_records(tmp_path)
+    log.write_text(good + json.dumps({"a": "greedy", "b": "random"}) + "\n")
+    with pytest.raises(ValueError, match=r"games.jsonl, line 3: not a game record \('index'\)"):
+        finished(tmp_path, [])
 
 
 def test_run_games_in_two_workers_writes_legal_pgns(tmp_path):

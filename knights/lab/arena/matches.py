@@ -222,10 +222,26 @@ def run_games(tasks: Sequence[GameTask], out_dir: str | Path, *, workers: int = 
     return records
 
 
-def load_records(out_dir: str | Path) -> list[dict]:
-    """The records of a match folder (its ``games.jsonl``)."""
+def numbered_records(out_dir: str | Path) -> list[tuple[int, dict]]:
+    """The records of a match folder (its ``games.jsonl``), each with its line number; a line that is not a game
+    record (not JSON, or without its players and index) is an error naming the file and the line."""
     path = Path(out_dir) / "games.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    records = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            str(record["a"]), str(record["b"]), int(record["index"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{path}, line {n}: not a game record ({e})") from None
+        records.append((n, record))
+    return records
+
+
+def load_records(out_dir: str | Path) -> list[dict]:
+    """The records of a match folder (its ``games.jsonl``); see :func:`numbered_records`."""
+    return [record for _, record in numbered_records(out_dir)]
 
 
 def finished(out_dir: str | Path, tasks: Sequence[GameTask]) -> list[dict]:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -36,6 +35,7 @@ import chess.pgn
 import numpy as np
 
 from knights.common import module_main, write_json
+from knights.lab.arena.matches import numbered_records
 from knights.lab.results.tables import RESULTS_DIR
 
 OUT = RESULTS_DIR / "where_lost.json"
@@ -126,13 +126,7 @@ def read_run(folder: Path) -> list[tuple[dict[str, Any], chess.pgn.Game]]:
     index = folder / "games.jsonl"
     if not index.is_file():
         raise FileNotFoundError(f"{index}: no games (make clock-strength writes them)")
-    records: dict[tuple[str, str, int], tuple[int, dict[str, Any]]] = {}
-    for n, line in enumerate(index.read_text().splitlines(), 1):
-        try:
-            r = json.loads(line)
-            records[(r["a"], r["b"], int(r["index"]))] = (n, r)
-        except (ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"{index}, line {n}: not a game record ({e})") from None
+    records = {(r["a"], r["b"], int(r["index"])): (n, r) for n, r in numbered_records(folder)}
     out = []
     for n, r in sorted(records.values(), key=lambda x: x[0]):
         path = folder / str(r.get("pgn_file") or "")
