@@ -4,7 +4,9 @@ without it they skip with the install hint; under CI (CI=true) that is a failure
 The suite's tensors are small (a batch of children, a few thousand sample rows): one
 intra-op thread, as the engine itself uses for one ply (knights.frontends.uci_worker). With two,
 on the two cores this suite shares with matches and training runs, each operation waits
-for a thread that is not running: test_golden's democracy took 42 s instead of 1 s."""
+for a thread that is not running: test_golden's democracy took 42 s instead of 1 s. The processes the
+tests start (notebook kernels, engines, the command line) inherit the one thread from ``OMP_NUM_THREADS``:
+a notebook's quick run of EL/v12 took 71 s with two threads beside another worker's kernel."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import torch
 
 from knights.data.stockfish import INSTALL_HINT, StockfishMissing, find_stockfish
 
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 torch.set_num_threads(1)
 
 

@@ -1,6 +1,7 @@
 """EL V11 (residual CNN, global pooling) and EL V12 (residual blocks + transformer,
-win-probability buckets): the parts they add to the one loop, and that each trains,
-saves, loads safely and answers in pawns like every other version."""
+win-probability buckets): the parts they add to the one loop. That each learns, saves, loads
+safely and answers in pawns like every other version is their notebooks' quick run
+(tests/test_notebooks.py, ``LEARNING``)."""
 
 from __future__ import annotations
 
@@ -91,23 +92,6 @@ def test_deep_versions_save_and_load(name, tmp_path):
         load_encoded(select_chunks(SAMPLE, "a"), ChunkCache()))
     test = load_encoded(select_chunks(SAMPLE, "k-m"), ChunkCache())
     assert meta["test"]["rows"] == len(test)
-    ev = network_evaluator(name, tmp_path)
-    pred = ev.evaluate(test)
-    assert abs(float(np.mean(np.abs(pred - test.target))) - meta["test"]["mae"]) < 1e-3
-
-
-@pytest.mark.slow   # two epochs of the whole quick run: 10-20 s a version on 2 cores, more under load
-@pytest.mark.parametrize("name", ["EL/v11", "EL/v12"])
-def test_deep_versions_learn_save_and_load(name, tmp_path):
-    """A quick run on the sample: the validation error falls below predicting zero, and
-    the saved file loads (weights_only) into an evaluator that reproduces the metrics."""
-    result = run_version(name, quick=True, epochs=2, out_dir=tmp_path, progress=False)
-    meta = result.meta
-    assert len(meta["history"]["val_loss"]) == 2
-    cache = ChunkCache()
-    test = load_encoded(select_chunks(SAMPLE, "k-m"), cache)
-    zero_mae = float(np.mean(np.abs(test.target)))
-    assert meta["test"]["mae"] < zero_mae
     ev = network_evaluator(name, tmp_path)
     pred = ev.evaluate(test)
     assert abs(float(np.mean(np.abs(pred - test.target))) - meta["test"]["mae"]) < 1e-3

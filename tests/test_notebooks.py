@@ -563,20 +563,33 @@ def test_data_sample_spreads_over_the_evaluations():
 
 
 # ---------------------------------------------------------------------------- running them
-@pytest.mark.slow
-@pytest.mark.parametrize("version", VERSIONS, ids=[v.name for v in VERSIONS])
-def test_notebook_runs_quick(version, tmp_path):
-    out_dir = tmp_path / "models"
-    # one chunk to train on and one to choose on (2,500 rows each): every cell still runs, in half the time
-    executed = N.run_notebook(version.notebook, tmp_path / "run.ipynb",
-                              {"quick": True, "epochs": 1, "out_dir": str(out_dir), "train_letters": "a",
-                               "val_letters": "i"}, progress=False)
+# one chunk to train on and one to choose on (2,500 rows each): every cell still runs, in half the time
+QUICK_TEST = {"quick": True, "epochs": 1, "train_letters": "a", "val_letters": "i"}
+FROM_ANOTHER_DIRECTORY = "EL/v1"
+"""The version whose quick run ``knights notebook`` makes from another directory (it stands for its group)."""
+RUN_FOR_ITS_GROUP = [v for v in VERSIONS if N.same_quick_run(v)[0] == v.name and v.name != FROM_ANOTHER_DIRECTORY]
+"""One version of each group whose quick runs read the same settings: they make the same run, number for number
+(:func:`~knights.lab.notebooks.build.same_quick_run`; the committed outputs are held to it above), from the same
+template cells, so running the first of a group runs every cell the others would. What differs is the name, and
+with it the shipped model each compares with: :func:`test_every_version_run_by_another_loads_its_shipped_model`."""
+
+
+LEARNING = {"EL/v11": 2, "EL/v12": 2}
+"""The deep versions (residual CNN; residual blocks and a transformer with win-probability buckets) run longer:
+this many epochs on the quick run's own train chunks, enough to learn, which one epoch on one chunk is not."""
+
+
+def check_quick_run(version: registry.Version, executed, out_dir, tmp_path, epochs: int = 1) -> None:
+    """An executed quick run: no error, nothing on standard error, its model saved under its name with its loss
+    curve, loading (``weights_only``) into a network that answers finite values on the sample; an evaluator's
+    file loads into the bot's evaluator, which reproduces the run's own error on the held-out sample."""
     nb = nbformat.read(executed, as_version=4)
     outputs = _outputs(nb)
     assert not [o for o in outputs if o.get("output_type") in ("error",)]
     assert not [o for o in outputs if o.get("name") == "stderr"]
     model, meta = version.load(out_dir)
-    assert meta["quick"] is True and meta["version"] == version.name and len(meta["history"]["train_loss"]) == 1
+    assert meta["quick"] is True and meta["version"] == version.name
+    assert len(meta["history"]["train_loss"]) == len(meta["history"]["val_loss"]) == epochs
     assert (out_dir / f"v{version.number}_loss.png").stat().st_size > 1000
     data = load_encoded(select_chunks(SAMPLE, "k"), ChunkCache(tmp_path / "c"))
     import torch
@@ -584,19 +597,62 @@ def test_notebook_runs_quick(version, tmp_path):
     with torch.no_grad():
         out = model(*version.library.INPUTS.tensors(data.take(slice(0, 64))))
     assert np.isfinite(out.numpy()).all()
+    if version.family == "EL":
+        from knights.evaluate.base import network_evaluator
+
+        test = load_encoded(select_chunks(SAMPLE, "k-m"), ChunkCache(tmp_path / "c"))
+        pred = network_evaluator(version.name, out_dir).evaluate(test)
+        assert abs(float(np.mean(np.abs(pred - test.target))) - meta["test"]["mae"]) < 1e-3
+        if version.name in LEARNING:     # below predicting zero
+            assert meta["test"]["mae"] < float(np.mean(np.abs(test.target)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", RUN_FOR_ITS_GROUP, ids=[v.name for v in RUN_FOR_ITS_GROUP])
+def test_notebook_runs_quick(version, tmp_path):
+    out_dir = tmp_path / "models"
+    epochs = LEARNING.get(version.name, 1)
+    parameters = {**QUICK_TEST, "epochs": epochs, "out_dir": str(out_dir)}
+    if version.name in LEARNING:     # the quick run's own letters
+        del parameters["train_letters"], parameters["val_letters"]
+    executed = N.run_notebook(version.notebook, tmp_path / "run.ipynb", parameters, progress=False)
+    check_quick_run(version, executed, out_dir, tmp_path, epochs)
+
+
+def test_every_version_run_by_another_loads_its_shipped_model():
+    """What a version's notebook does that its group's run does not: it compares with its own shipped model, which
+    loads (``weights_only``, checksum) into a network that answers finite values; an archived version ships none."""
+    import torch
+
+    others = [v for v in VERSIONS if v not in RUN_FOR_ITS_GROUP and v.name != FROM_ANOTHER_DIRECTORY]
+    assert {"EL/v2", "EL/v15", "EL/v24"} <= {v.name for v in others}
+    data = load_encoded(select_chunks(SAMPLE, "k"), ChunkCache()).take(slice(0, 64))
+    shipped = [v for v in others if v.name not in registry.archived()]
+    assert shipped
+    for version in shipped:
+        model, meta = version.load()
+        assert meta["version"] == version.name
+        with torch.no_grad():
+            assert np.isfinite(model(*version.library.INPUTS.tensors(data)).numpy()).all(), version.name
 
 
 @pytest.mark.slow
 def test_knights_notebook_quick_from_another_directory(tmp_path, monkeypatch):
+    """``knights notebook`` from any directory: the executed copy lands in runs/notebooks/, nothing in the
+    directory it ran from, and the run is the quick run of its group (:data:`RUN_FOR_ITS_GROUP`)."""
     from knights.cli import main
 
-    monkeypatch.chdir(tmp_path)
+    elsewhere, out_dir = tmp_path / "elsewhere", tmp_path / "models"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
     monkeypatch.delenv("KNIGHTS_CACHE", raising=False)
-    out = N.RUNS_DIR / "EL_v1.quick.ipynb"
+    out = N.RUNS_DIR / f"{FROM_ANOTHER_DIRECTORY.replace('/', '_')}.quick.ipynb"
     out.unlink(missing_ok=True)
-    assert main(["notebook", "EL/v1", "--quick", "-p", "epochs", "1"]) == 0
-    assert out.is_file() and list(tmp_path.iterdir()) == []
+    args = [a for k, v in {**QUICK_TEST, "out_dir": str(out_dir)}.items() if k != "quick" for a in ("-p", k, str(v))]
+    assert main(["notebook", FROM_ANOTHER_DIRECTORY, "--quick", *args]) == 0
+    assert out.is_file() and list(elsewhere.iterdir()) == []
     nb = nbformat.read(out, as_version=4)
     assert "quick = True" in nb.cells[2].source and "epochs = 1" in nb.cells[2].source
-    committed = nbformat.read(N.notebook_path("EL/v1"), as_version=4)
-    assert N.template_cells(committed) == N.template_cells(N.build("EL/v1"))   # the notebook itself untouched
+    check_quick_run(registry.get(FROM_ANOTHER_DIRECTORY), out, out_dir, tmp_path)
+    committed = nbformat.read(N.notebook_path(FROM_ANOTHER_DIRECTORY), as_version=4)
+    assert N.template_cells(committed) == N.template_cells(N.build(FROM_ANOTHER_DIRECTORY))   # itself untouched
