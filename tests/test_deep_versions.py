@@ -1,7 +1,7 @@
 """EL V11 (residual CNN, global pooling) and EL V12 (residual blocks + transformer,
 win-probability buckets): the parts they add to the one loop. That each learns, saves, loads
 safely and answers in pawns like every other version is their notebooks' quick run
-(tests/test_notebooks.py, ``LEARNING``)."""
+(tests/test_notebooks.py, ``DEEP``)."""
 
 from __future__ import annotations
 

@@ -574,12 +574,14 @@ template cells, so running the first of a group runs every cell the others would
 with it the shipped model each compares with: :func:`test_every_version_run_by_another_loads_its_shipped_model`."""
 
 
-LEARNING = {"EL/v11": 2, "EL/v12": 2}
-"""The deep versions (residual CNN; residual blocks and a transformer with win-probability buckets) run longer:
-this many epochs on the quick run's own train chunks, enough to learn, which one epoch on one chunk is not."""
+DEEP = ("EL/v11", "EL/v12")
+LEARNING = {"batch_size": 128}
+"""The deep versions (EL/v11, a residual CNN; EL/v12, residual blocks and a transformer with win-probability
+buckets) are run to learn: one epoch on the quick run's own eight train chunks in batches of 128 (156 steps; the
+quick runs' batches of 2,048 take ten) halves the error of predicting zero on the held-out sample."""
 
 
-def check_quick_run(version: registry.Version, executed, out_dir, tmp_path, epochs: int = 1) -> None:
+def check_quick_run(version: registry.Version, executed, out_dir, tmp_path) -> None:
     """An executed quick run: no error, nothing on standard error, its model saved under its name with its loss
     curve, loading (``weights_only``) into a network that answers finite values on the sample; an evaluator's
     file loads into the bot's evaluator, which reproduces the run's own error on the held-out sample."""
@@ -589,7 +591,7 @@ def check_quick_run(version: registry.Version, executed, out_dir, tmp_path, epoc
     assert not [o for o in outputs if o.get("name") == "stderr"]
     model, meta = version.load(out_dir)
     assert meta["quick"] is True and meta["version"] == version.name
-    assert len(meta["history"]["train_loss"]) == len(meta["history"]["val_loss"]) == epochs
+    assert len(meta["history"]["train_loss"]) == len(meta["history"]["val_loss"]) == 1
     assert (out_dir / f"v{version.number}_loss.png").stat().st_size > 1000
     data = load_encoded(select_chunks(SAMPLE, "k"), ChunkCache(tmp_path / "c"))
     import torch
@@ -603,20 +605,20 @@ def check_quick_run(version: registry.Version, executed, out_dir, tmp_path, epoc
         test = load_encoded(select_chunks(SAMPLE, "k-m"), ChunkCache(tmp_path / "c"))
         pred = network_evaluator(version.name, out_dir).evaluate(test)
         assert abs(float(np.mean(np.abs(pred - test.target))) - meta["test"]["mae"]) < 1e-3
-        if version.name in LEARNING:     # below predicting zero
-            assert meta["test"]["mae"] < float(np.mean(np.abs(test.target)))
+        if version.name in DEEP:     # learnt: half the error of predicting zero
+            assert meta["test"]["mae"] < 0.5 * float(np.mean(np.abs(test.target)))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("version", RUN_FOR_ITS_GROUP, ids=[v.name for v in RUN_FOR_ITS_GROUP])
 def test_notebook_runs_quick(version, tmp_path):
     out_dir = tmp_path / "models"
-    epochs = LEARNING.get(version.name, 1)
-    parameters = {**QUICK_TEST, "epochs": epochs, "out_dir": str(out_dir)}
-    if version.name in LEARNING:     # the quick run's own letters
+    parameters = {**QUICK_TEST, "out_dir": str(out_dir)}
+    if version.name in DEEP:     # the quick run's own letters, in small batches
         del parameters["train_letters"], parameters["val_letters"]
+        parameters.update(LEARNING)
     executed = N.run_notebook(version.notebook, tmp_path / "run.ipynb", parameters, progress=False)
-    check_quick_run(version, executed, out_dir, tmp_path, epochs)
+    check_quick_run(version, executed, out_dir, tmp_path)
 
 
 def test_every_version_run_by_another_loads_its_shipped_model():

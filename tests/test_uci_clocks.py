@@ -165,7 +165,7 @@ def clocked_game(white: chess.engine.SimpleEngine, black: chess.engine.SimpleEng
 # (base s, increment s, games, plies at most): lichess's fastest, an engine-testing control, then bullet and blitz's
 # opening moves (see the module's description)
 CONTROLS = {"15s+0": (15.0, 0.0, 1, 160), "10s+0.1": (10.0, 0.1, 1, 160),
-            "1+0": (60.0, 0.0, 1, 12), "3+0": (180.0, 0.0, 1, 6)}
+            "1+0": (60.0, 0.0, 1, 8), "3+0": (180.0, 0.0, 1, 4)}
 
 
 @pytest.mark.slow

@@ -575,10 +575,12 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
 
 
 def environment() -> dict[str, Any]:
-    """Library versions and machine, for model metadata."""
+    """Library versions and machine, for model metadata (scikit-learn's from its installed metadata: importing it
+    costs two seconds, which every training run paid)."""
+    from importlib.metadata import version
+
     import chess
-    import sklearn
 
     return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
-            "python-chess": chess.__version__, "scikit-learn": sklearn.__version__,
+            "python-chess": chess.__version__, "scikit-learn": version("scikit-learn"),
             "platform": platform.platform(), "cpu_count": os.cpu_count()}
