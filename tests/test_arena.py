@@ -221,18 +221,28 @@ def test_a_resumed_match_keeps_only_games_played_under_the_same_rules(tmp_path):
 
 
 def test_a_line_that_is_not_a_game_record_is_named_with_its_file_and_line(tmp_path):
-    """A resumed match reads its log back: a line cut short (a machine that died mid-write) or without its
-    players is an error naming ``games.jsonl`` and the line, not a bare JSON error; blank lines are skipped."""
-    run_games(schedule([("greedy", "random", 2)], Settings(max_plies=20, seed=3)), tmp_path, progress=False)
+    """A resumed match reads its log back. A last line cut short (a run killed while writing it) is dropped from the
+    file and its game played again, after whole lines; any other line that is not a game record (not JSON, without
+    its players, an index that is not a number) is an error naming ``games.jsonl`` and the line. Blank lines are
+    skipped."""
+    tasks = schedule([("greedy", "random", 3)], Settings(max_plies=20, seed=3))
+    run_games(tasks[:2], tmp_path, progress=False)
     log = tmp_path / "games.jsonl"
     good = log.read_text()
     assert [n for n, _ in numbered_records(tmp_path)] == [1, 2]
+    log.write_text(good + good.splitlines()[0][:40])                    # killed mid-write
+    assert [r["index"] for r in finished(tmp_path, tasks)] == [0, 1] and log.read_text() == good
+    run_games(tasks[2:], tmp_path, progress=False)                       # resumed: appends after whole lines
+    assert [r["index"] for r in load_records(tmp_path)] == [0, 1, 2]
     log.write_text(good + "\n" + good.splitlines()[0][:40] + "\n")
     with pytest.raises(ValueError, match=r"games.jsonl, line 4: not a game record"):
         load_records(tmp_path)
     log.write_text(good + json.dumps({"a": "greedy", "b": "random"}) + "\n")
     with pytest.raises(ValueError, match=r"games.jsonl, line 3: not a game record \('index'\)"):
-        finished(tmp_path, [])
+        finished(tmp_path, tasks)
+    log.write_text(good + json.dumps({"a": "greedy", "b": "random", "index": "2"}) + "\n")
+    with pytest.raises(ValueError, match=r"games.jsonl, line 3: not a game record \(players or index"):
+        load_records(tmp_path)
 
 
 def test_run_games_in_two_workers_writes_legal_pgns(tmp_path):

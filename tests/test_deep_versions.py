@@ -1,7 +1,7 @@
 """EL V11 (residual CNN, global pooling) and EL V12 (residual blocks + transformer,
-win-probability buckets): the parts they add to the one loop. That each learns, saves, loads
-safely and answers in pawns like every other version is their notebooks' quick run
-(tests/test_notebooks.py, ``DEEP``)."""
+win-probability buckets): the parts they add to the one loop, and that each saves, loads
+safely and answers in pawns like every other version. That they learn is their notebooks'
+quick run (tests/test_notebooks.py, ``DEEP``)."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_deep_versions_answer_in_pawns_for_any_batch(name):
 def test_deep_versions_save_and_load(name, tmp_path):
     """A run on one chunk of the sample, one epoch: the saved file loads (weights_only)
     into an evaluator that reproduces the test metrics the run recorded. (That the
-    networks learn is the slow test below: it needs the whole quick run.)"""
+    networks learn is their notebooks' quick run: tests/test_notebooks.py, ``DEEP``.)"""
     result = run_version(name, quick=True, train="a", epochs=1, out_dir=tmp_path, progress=False)
     meta = result.meta
     assert len(meta["history"]["val_loss"]) == 1 and meta["data"]["train"]["rows"] == len(

@@ -628,6 +628,8 @@ def test_every_version_run_by_another_loads_its_shipped_model():
 
     others = [v for v in VERSIONS if v not in RUN_FOR_ITS_GROUP and v.name != FROM_ANOTHER_DIRECTORY]
     assert {"EL/v2", "EL/v15", "EL/v24"} <= {v.name for v in others}
+    run = {v.name for v in RUN_FOR_ITS_GROUP}
+    assert set(DEEP) <= run and N.same_quick_run(registry.get(FROM_ANOTHER_DIRECTORY))[0] == FROM_ANOTHER_DIRECTORY
     data = load_encoded(select_chunks(SAMPLE, "k"), ChunkCache()).take(slice(0, 64))
     shipped = [v for v in others if v.name not in registry.archived()]
     assert shipped

@@ -47,7 +47,7 @@ def test_a_cut_last_line_is_dropped_and_a_bad_line_named(tmp_path: Path):
     assert search_ab.read_games(path) == [{"pair": 0}]
     assert path.read_text() == json.dumps({"pair": 0}) + "\n"
     path.write_text("not json\n" + json.dumps({"pair": 0}) + "\n")
-    with pytest.raises(ValueError, match=r"games.jsonl:1: not a game record"):
+    with pytest.raises(ValueError, match=r"games.jsonl, line 1: not a game record"):
         search_ab.read_games(path)
 
 

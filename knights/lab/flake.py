@@ -5,9 +5,10 @@
     make flake RUNS=10 TESTS="-m clock"
 
 The clone is ``git clone`` of this repository's committed ``HEAD`` into a temporary folder (``--keep`` to look at
-it afterwards); ``make setup`` runs there once (minutes: a fresh virtual environment and the compiled search),
-then the tests run ``--runs`` times, each run with the test outputs of the last one removed (``git clean`` of
-everything but the virtual environment and the compiled search's cache, which a user keeps between runs too).
+it afterwards); ``make setup browser`` runs there once, as ``make test`` does (minutes: a fresh virtual
+environment, the compiled search, the web page's board library), then the tests run ``--runs`` times, each run
+with the test outputs of the last one removed (``git clean`` of everything but what that setup made, which a user
+keeps between runs too).
 Each run writes a JUnit file; the table gives, per test that failed at least once, its failures over the runs
 it ran, and the run's wall time. The exit status is 1 when any test failed in any run.
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TESTS = ["-m", "clock"]
-KEEP_BETWEEN_RUNS = [".venv", "knights/engine/__pycache__", "data"]
+KEEP_BETWEEN_RUNS = [".venv", "knights/engine/__pycache__", "data", "knights/frontends/web/frontend/node_modules"]
 
 
 def outcomes(junit: Path) -> dict[str, bool]:
@@ -69,11 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="knights-flake-"))
     clone = folder / "clone"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
-    print(f"clean clone of HEAD in {clone}; make setup there (minutes)...", flush=True)
-    setup = subprocess.run(["make", "setup"], cwd=clone, capture_output=True, text=True, check=False)
+    print(f"clean clone of HEAD in {clone}; make setup browser there (minutes)...", flush=True)
+    setup = subprocess.run(["make", "setup", "browser"], cwd=clone, capture_output=True, text=True, check=False)
     if setup.returncode != 0:          # pip's and make's chatter is shown only when the setup fails
         print(setup.stdout[-4000:] + setup.stderr[-4000:], file=sys.stderr)
-        print(f"make setup failed in {clone} (exit {setup.returncode})", file=sys.stderr)
+        print(f"make setup browser failed in {clone} (exit {setup.returncode})", file=sys.stderr)
         return 2
     tests = args.pytest_args or DEFAULT_TESTS
     runs: list[dict[str, bool]] = []

@@ -223,16 +223,23 @@ def run_games(tasks: Sequence[GameTask], out_dir: str | Path, *, workers: int = 
 
 
 def numbered_records(out_dir: str | Path) -> list[tuple[int, dict]]:
-    """The records of a match folder (its ``games.jsonl``), each with its line number; a line that is not a game
-    record (not JSON, or without its players and index) is an error naming the file and the line."""
+    """The records of a match folder (its ``games.jsonl``), each with its line number. A last line cut short (a run
+    killed while writing it) is dropped from the file, so that a resumed run plays that game again and appends after
+    whole lines; any other line that is not a game record (not JSON, or without its players and index) is an error
+    naming the file and the line."""
     path = Path(out_dir) / "games.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines.pop()
+        path.write_text("".join(lines))
     records = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
+    for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-            str(record["a"]), str(record["b"]), int(record["index"])
+            if not (isinstance(record["a"], str) and isinstance(record["b"], str) and type(record["index"]) is int):
+                raise TypeError("players or index of the wrong type")
         except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"{path}, line {n}: not a game record ({e})") from None
         records.append((n, record))

@@ -123,7 +123,7 @@ def read_games(path: Path) -> list[dict[str, Any]]:
         try:
             rows.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not a game record ({exc.msg})") from None
+            raise ValueError(f"{path}, line {number}: not a game record ({exc.msg})") from None
     return rows
 
 
