@@ -18,6 +18,7 @@ PY := $(VENV)/bin/python
 KNIGHTS := $(VENV)/bin/knights
 STOCKFISH ?= /usr/games/stockfish
 STAMP := $(VENV)/.installed
+COMPILED := $(VENV)/.compiled
 
 # Full dataset recipe (make data)
 POSITIONS ?= 1000000
@@ -63,7 +64,7 @@ help:
 	@echo "make lab                  JupyterLab on the project (prints its URL; Ctrl-C stops it)"
 	@echo "make clean                remove the virtual environment and caches"
 
-setup: $(STAMP) stockfish
+setup: $(STAMP) $(COMPILED) stockfish
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || { $(PYTHON) -c '$(PYTHON_OK)' >/dev/null 2>&1 || { $(NEED_PYTHON); }; $(PYTHON) -m venv $(VENV); }
@@ -74,13 +75,16 @@ $(STAMP): pyproject.toml
 	@# conflicts with ours, so it cannot be an extra; sunfish-uci needs the standard library alone
 	$(PY) -m pip install -q --no-deps 'sunfish==2026.1'
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
-	@# numba compiles the bot's search on its first use and caches it beside the sources (__pycache__): once
-	@# here, so that the first make play or knights uci starts in seconds (the searching bot, then the one-ply one)
-	@echo "Compiling the bot's search once (numba; a few minutes on 2 cores)..."
+	@touch $(STAMP)
+
+# numba compiles the bot's search on its first use and caches it beside the sources (__pycache__): once
+# here, so that the first make play or knights uci starts in seconds (the searching bot, then the one-ply one)
+$(COMPILED): $(STAMP)
+	@echo "Compiling the bot's search once (numba; a minute or two on one core)..."
 	@$(PY) -c 'import time, chess; t = time.perf_counter(); from knights.engine.build import build; \
 		[build(s).choose(chess.Board()) for s in ("search:default@200", "ours")]; \
 		print(f"compiled in {time.perf_counter() - t:.0f} s")'
-	@touch $(STAMP)
+	@touch $(COMPILED)
 
 stockfish:
 	@if [ -x "$(STOCKFISH)" ]; then :; \
@@ -143,14 +147,15 @@ check: $(STAMP)
 # make test runs in two parts: every test not marked `clock` in parallel (pytest-xdist, one
 # worker a core, at most 4: each imports torch; an idle worker takes queued tests from a busy one,
 # worksteal: the notebooks' kernels run on every worker, each notebook into its own folder),
-# with `make check` beside them (mypy is one process: it fills a core the workers leave idle;
-# its report follows theirs), then the `clock` tests alone, one at a time: they play on real
+# with `make check` beside them (started first: on a fresh clone it runs beside the search's
+# compile, which takes one core; its report follows the workers'), then the `clock` tests alone, one at a time: they play on real
 # clocks or wait on wall-time deadlines and must not share the cores. PYTEST_ARGS (paths, -k)
 # narrows both parts; a part it leaves empty is skipped, and it fails only when neither part
 # had a test to run.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
-test: setup browser
+test: $(STAMP) stockfish browser
 	@log=$$(mktemp); ( $(CHECKS) ) > $$log 2>&1 & checker=$$!; \
+	$(MAKE) --no-print-directory $(COMPILED) || { wait $$checker; cat $$log; rm -f $$log; exit 1; }; \
 	a=0; $(PY) -m pytest -q -m "not clock" -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS) || a=$$?; \
 	c=0; wait $$checker || c=$$?; echo "make check:"; cat $$log; rm -f $$log; \
 	[ $$c -eq 0 ] || exit $$c; \
