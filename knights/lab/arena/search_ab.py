@@ -33,6 +33,7 @@ from knights.common import module_main, write_json
 from knights.engine.search import SearchEngine, SearchLimits
 from knights.lab.arena.elo import Z95, elo_difference
 from knights.lab.arena.game import Settings, play_game, white_points
+from knights.lab.arena.matches import whole_lines
 from knights.lab.arena.openings import OPENINGS
 from knights.lab.arena.players import EnginePlayer
 from knights.lab.arena.search_strength import commit
@@ -114,12 +115,8 @@ def read_games(path: Path) -> list[dict[str, Any]]:
     from the file, any other unreadable line is an error naming it."""
     if not path.exists():
         return []
-    lines = path.read_text().splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines.pop()
-        path.write_text("".join(lines))
     rows = []
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(whole_lines(path), 1):
         try:
             rows.append(json.loads(line))
         except json.JSONDecodeError as exc:
