@@ -148,8 +148,8 @@ check: $(STAMP)
 # worker a core, at most 4: each imports torch; an idle worker takes queued tests from a busy one,
 # worksteal: the notebooks' kernels run on every worker, each notebook into its own folder),
 # with `make check` beside them (started first: on a fresh clone it runs beside the search's
-# compile, which takes one core; its report follows the workers'), then the `clock` tests alone, one at a time: they play on real
-# clocks or wait on wall-time deadlines and must not share the cores. PYTEST_ARGS (paths, -k)
+# compile, which takes one core; its report follows the workers'), then the `clock` tests alone,
+# one at a time: they play on real clocks or wait on wall-time deadlines and must not share the cores. PYTEST_ARGS (paths, -k)
 # narrows both parts; a part it leaves empty is skipped, and it fails only when neither part
 # had a test to run.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)

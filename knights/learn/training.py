@@ -575,8 +575,8 @@ def fit(model: nn.Module, task: Task, train: Encoded, val: Encoded | None, cfg: 
 
 
 def environment() -> dict[str, Any]:
-    """Library versions and machine, for model metadata (scikit-learn's from its installed metadata: importing it
-    costs two seconds, which every training run paid)."""
+    """Library versions and machine, for model metadata (scikit-learn's read from its installed metadata: a training
+    run does not import scikit-learn for it)."""
     from importlib.metadata import version
 
     import chess

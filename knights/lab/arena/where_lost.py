@@ -126,7 +126,7 @@ def read_run(folder: Path) -> list[tuple[dict[str, Any], chess.pgn.Game]]:
     index = folder / "games.jsonl"
     if not index.is_file():
         raise FileNotFoundError(f"{index}: no games (make clock-strength writes them)")
-    records = {(r["a"], r["b"], int(r["index"])): (n, r) for n, r in numbered_records(folder)}
+    records = {(r["a"], r["b"], r["index"]): (n, r) for n, r in numbered_records(folder)}
     out = []
     for n, r in sorted(records.values(), key=lambda x: x[0]):
         path = folder / str(r.get("pgn_file") or "")
