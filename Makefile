@@ -70,7 +70,7 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || { $(PYTHON) -c '$(PYTHON_OK)' >/dev/null 2>&1 || { $(NEED_PYTHON); }; $(PYTHON) -m venv $(VENV); }
 	@echo "Installing the project and its dependencies into $(VENV) (minutes the first time)..."
 	$(PY) -m pip install -q --upgrade pip
-	@# pip byte-compiles what it installs on one core (about 40 s of CPU); compileall does it on every core.
+	@# pip byte-compiles what it installs on one core; compileall does it on every core.
 	@# A file neither can compile (a package's Python 2 example) is skipped by both: its status is not ours.
 	$(PY) -m pip install -q --no-compile -e '.[test,notebooks]'
 	$(PY) -m compileall -q -j 0 $(VENV)/lib >/dev/null || true
@@ -152,9 +152,9 @@ check: $(STAMP)
 # worksteal: the notebooks' kernels run on every worker, each notebook into its own folder),
 # with `make check` beside them (started first: on a fresh clone it runs beside the search's
 # compile, which takes one core; its report follows the workers'), then the `clock` tests alone,
-# one at a time: they play on real clocks or wait on wall-time deadlines and must not share the cores. PYTEST_ARGS (paths, -k)
-# narrows both parts; a part it leaves empty is skipped, and it fails only when neither part
-# had a test to run.
+# one at a time: they play on real clocks or wait on wall-time deadlines and must not share the
+# cores. PYTEST_ARGS (paths, -k) narrows both parts; a part it leaves empty is skipped, and it
+# fails only when neither part had a test to run.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 test: $(STAMP) stockfish browser
 	@log=$$(mktemp); ( $(CHECKS) ) > $$log 2>&1 & checker=$$!; \
