@@ -58,7 +58,8 @@ def test_the_compiled_search_holds_the_constants_it_reads():
         constants.LMP_DEPTH, constants.LMP_BASE,
         int(constants.LMR_BASE + math.log(8) * math.log(20) / constants.LMR_DIVISOR), constants.HISTORY_LIMIT,
         constants.IIR_DEPTH, constants.LMR_HISTORY, constants.NULL_DEPTH_STEP, constants.NULL_MARGIN,
-        constants.NULL_MARGIN_PLIES)
+        constants.NULL_MARGIN_PLIES, constants.SEE_PRUNE_DEPTH, constants.SEE_QUIET_MARGIN,
+        constants.SEE_CAPTURE_MARGIN)
 
 
 def test_a_changed_constant_changes_the_cache_key(monkeypatch):

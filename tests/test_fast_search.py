@@ -503,18 +503,34 @@ def test_depth_zero_is_the_one_ply_decision_alone() -> None:
     assert engine.choose(board, limits=SearchLimits(depth=0)).move == engine.one_ply.choose(board).move
 
 
-def test_the_history_table_stays_within_its_limit_and_remembers_the_moves_that_failed() -> None:
+def test_the_history_tables_stay_within_their_limit_and_remember_the_moves_that_failed() -> None:
     from knights.engine.constants import HISTORY_LIMIT
 
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     with_malus = engine()
     with_malus.choose(board, limits=SearchLimits(depth=7))
-    history = with_malus.core.tables.history
-    assert np.abs(history).max() <= HISTORY_LIMIT
-    assert (history < 0).any() and (history > 0).any()     # quiet moves tried before a cut lose what it gains
-    without = engine(features={"history_malus": False})
+    for table in (with_malus.core.tables.history, with_malus.core.tables.cont):
+        assert np.abs(table).max() <= HISTORY_LIMIT
+        assert (table < 0).any() and (table > 0).any()     # quiet moves tried before a cut lose what it gains
+    # the continuation history's entries: the opponent's last move's piece + 6, its square, then the quiet move's
+    before, _, piece, _ = np.nonzero(with_malus.core.tables.cont)
+    assert (np.sign(before - 6) == -np.sign(piece - 6)).all()
+    with_malus.new_game()
+    assert not with_malus.core.tables.cont.any() and not with_malus.core.tables.history.any()
+    without = engine(features={"history_malus": False, "cont_history": False})
     without.choose(board, limits=SearchLimits(depth=7))
-    assert (without.core.tables.history >= 0).all()
+    assert (without.core.tables.history >= 0).all() and not without.core.tables.cont.any()
+
+
+def test_static_exchange_pruning_searches_fewer_nodes_and_keeps_the_tactics() -> None:
+    board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9")
+    limits = SearchLimits(depth=8)
+    pruned, full = engine().choose(board, limits=limits), engine(features={"see_prune": False}).choose(board,
+                                                                                                       limits=limits)
+    assert pruned.nodes < full.nodes                 # moves that drop material near the horizon are not searched
+    assert pruned.move in board.legal_moves and full.move in board.legal_moves
+    hanging = chess.Board("6k1/5ppp/8/8/8/8/1q3PPP/1R4K1 w - - 0 1")
+    assert engine().choose(hanging, limits=SearchLimits(depth=6)).move.uci() == "b1b2"
 
 
 def test_the_history_changes_how_far_late_moves_are_reduced() -> None:

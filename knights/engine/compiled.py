@@ -55,7 +55,11 @@ Per node (:func:`negamax`):
   killers per ply, quiet moves by the history table, losing captures last; a quiet move that
   cuts off gains in the history table and the quiet moves tried before it lose as much
   (the **history malus**: :func:`_reward`), every value kept within
-  :data:`~knights.engine.constants.HISTORY_LIMIT`;
+  :data:`~knights.engine.constants.HISTORY_LIMIT`; the same for the **continuation history**, the
+  value of a quiet move after the opponent's last move (by their pieces and squares), which adds
+  to it;
+* **static-exchange pruning**: near the horizon, a move (not the first, not a check) that loses
+  material by :func:`see` beyond a margin growing with the depth is not searched;
 * **internal iterative reduction**: a node from depth 4 with no hash move is searched a
   ply shallower;
 * **principal-variation search** with **late move reductions** (quiet moves after the
@@ -111,6 +115,9 @@ from knights.engine.constants import (
     NULL_REDUCTION,
     REVERSE_FUTILITY_DEPTH,
     REVERSE_FUTILITY_MARGIN,
+    SEE_CAPTURE_MARGIN,
+    SEE_PRUNE_DEPTH,
+    SEE_QUIET_MARGIN,
 )
 from knights.features.sparse import N_FEATURES  # numpy only, no torch
 from knights.learn.targets import MAX_PAWNS, PAWN_LOGIT  # the network's own constants (numpy only, no torch)
@@ -993,7 +1000,8 @@ N_STATS = 8
 C_STOP, C_NODE_LIMIT = 0, 1
 # cfg[] indices: features on (1) or off (0)
 (CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_CHECK_PLIES, CFG_LMR_LOG, CFG_LMP,
- CFG_HISTORY_MALUS, CFG_IIR, CFG_LMR_HISTORY, CFG_IMPROVING, CFG_NULL_ADAPTIVE, N_CFG) = range(15)
+ CFG_HISTORY_MALUS, CFG_IIR, CFG_LMR_HISTORY, CFG_IMPROVING, CFG_NULL_ADAPTIVE, CFG_CONT_HISTORY,
+ CFG_SEE_PRUNE, N_CFG) = range(17)
 # cfg[CFG_CHECK_PLIES] (0 by default) is a count, not a switch: quiesce also plays the quiet moves that give check at
 # plies below it (absolute plies: meant for a capture search called at ply 0, as quiesce.QuiescenceEvaluator does;
 # the search's tables keep 0, so its leaves play captures only)
@@ -1007,12 +1015,15 @@ LMR_TABLE = np.array([[int(LMR_BASE + np.log(d) * np.log(m) / LMR_DIVISOR) if d 
 Pos = namedtuple("Pos", "board st undo hist acc changes")
 """A position's arrays (:mod:`knights.engine.compiled_board`) and its accumulator stack."""
 Tables = namedtuple("Tables", "tt_key tt_move tt_score tt_depth tt_flag killers history evals moves scores "
-                              "pv pv_len stats ctl cfg root_moves root_scores trace trace_values")
+                              "pv pv_len stats ctl cfg root_moves root_scores trace trace_values line cont scratch")
 """The search's memory: the transposition table, killers and history, the static value at each ply of the line
 (:data:`NO_EVAL` in check), per-ply move lists,
 the principal variation, the counters, the controls and the root's moves and values; and,
 for tests, a trace of the positions evaluated (``trace``: int8 (N, 65), the squares and the
-side to move; ``trace_values``: the network's pawns for the mover), empty unless asked for."""
+side to move; ``trace_values``: the network's pawns for the mover), empty unless asked for. ``line[ply]``: the move
+played at each ply of the line and the piece it put on its square (:func:`_played`; 0: a null move); ``cont``: the
+continuation history, a quiet move's value after the opponent's last move, by that move's piece and square and its own
+(``[piece + 6, to, piece + 6, to]``); ``scratch``: :func:`see`'s working rows."""
 
 
 def new_tables(tt_bits: int = 20, trace: int = 0) -> Tables:
@@ -1025,7 +1036,9 @@ def new_tables(tt_bits: int = 20, trace: int = 0) -> Tables:
                   np.zeros((MAX_PLY + 2, MAX_PLY + 2), np.int32), np.zeros(MAX_PLY + 2, np.int64),
                   np.zeros(N_STATS, np.int64), np.zeros(4, np.int64), np.ones(N_CFG, np.int64),
                   np.zeros(MAX_MOVES, np.int32), np.zeros(MAX_MOVES, np.int64),
-                  np.zeros((trace, 65), np.int8), np.zeros(trace, np.float64))
+                  np.zeros((trace, 65), np.int8), np.zeros(trace, np.float64),
+                  np.zeros(MAX_PLY + 2, np.int32), np.zeros((13, 64, 13, 64), np.int64),
+                  np.zeros((3, 34), np.int64))
     tables.cfg[CFG_CHECK_PLIES] = 0
     return tables
 
@@ -1115,15 +1128,16 @@ def _least_attacker(board, sq, by):
 
 
 @njit(cache=True)
-def see(board, side, m):
+def see(board, side, m, scratch):
     """Static exchange: the material ``side`` wins by ``m`` and the best sequence of
-    recaptures on its target square (centipawns; pinned pieces count as free)."""
+    recaptures on its target square (centipawns; pinned pieces count as free). ``scratch``: int64 (3, 34), the
+    search's own (``t.scratch``), so that no call allocates."""
     frm = m & 63
     to = (m >> 6) & 63
     flags = (m >> 16) & 15
-    gain = np.zeros(34, np.int64)
-    removed_sq = np.zeros(34, np.int64)
-    removed_piece = np.zeros(34, np.int8)
+    gain = scratch[0]
+    removed_sq = scratch[1]
+    removed_piece = scratch[2]
     nr = 0
     if flags & F_EP:
         gain[0] = SEE_VALUE[1]
@@ -1182,6 +1196,7 @@ def _score_moves(p, t, ply, n, hash_move, quiet_too):
     k0 = t.killers[ply, 0]
     k1 = t.killers[ply, 1]
     use_see = t.cfg[CFG_SEE] == 1
+    last = t.line[ply - 1] if ply > 0 and t.cfg[CFG_CONT_HISTORY] == 1 else 0
     for i in range(n):
         m = moves[i]
         if m == hash_move:
@@ -1195,7 +1210,7 @@ def _score_moves(p, t, ply, n, hash_move, quiet_too):
             victim = 1 if flags & F_EP else abs(board[to])
             attacker = abs(board[frm])
             mvv = SEE_VALUE[victim] * 16 - attacker
-            if use_see and SEE_VALUE[victim] < SEE_VALUE[attacker] and see(board, side, m) < 0:
+            if use_see and SEE_VALUE[victim] < SEE_VALUE[attacker] and see(board, side, m, t.scratch) < 0:
                 scores[i] = -(1 << 30) + mvv        # losing captures after every quiet move
             else:
                 scores[i] = (1 << 36) + mvv + (1 << 20 if promo == QUEEN else 0)
@@ -1209,6 +1224,8 @@ def _score_moves(p, t, ply, n, hash_move, quiet_too):
             scores[i] = (1 << 34) - 1
         else:
             scores[i] = t.history[side, frm, to]
+            if last != 0:
+                scores[i] += t.cont[last >> 24, (last >> 6) & 63, board[frm] + 6, to]
 
 
 @njit(cache=True, inline="always")
@@ -1313,6 +1330,7 @@ def quiesce(p, net, t, alpha, beta, ply):
             continue                       # a quiet move is searched only when it gives check
         if not play(p, net, t, m):
             continue
+        _played(p, t, ply, m)
         if quiet_move and not in_check(p.board, p.st):
             take_back(p)                   # a quiet move is searched only when it gives check
             continue
@@ -1362,26 +1380,44 @@ def _update_pv(t, ply, m):
 
 
 @njit(cache=True, inline="always")
-def _nudge(t, side, m, bonus):
+def _gravity(h, bonus):
     # toward +-HISTORY_LIMIT by the bonus, less the nearer it is: a value never leaves the limit
-    h = t.history[side, m & 63, (m >> 6) & 63]
-    t.history[side, m & 63, (m >> 6) & 63] = h + bonus - h * abs(bonus) // HISTORY_LIMIT
+    return h + bonus - h * abs(bonus) // HISTORY_LIMIT
+
+
+@njit(cache=True, inline="always")
+def _played(p, t, ply, m):
+    """Note ``m`` (just made) as the line's move at ``ply``, with the piece it put on its square in bits 24 on."""
+    t.line[ply] = m | ((p.board[(m >> 6) & 63] + 6) << 24)
+
+
+@njit(cache=True, inline="always")
+def _nudge(t, board, side, m, bonus, last):
+    frm = m & 63
+    to = (m >> 6) & 63
+    t.history[side, frm, to] = _gravity(t.history[side, frm, to], bonus)
+    if last != 0:           # and its value after the opponent's last move (the continuation history)
+        b = (last >> 6) & 63
+        piece = board[frm] + 6
+        t.cont[last >> 24, b, piece, to] = _gravity(t.cont[last >> 24, b, piece, to], bonus)
 
 
 @njit(cache=True)
-def _reward(t, side, m, depth, ply, i):
-    """A quiet move cut off the search: it gains ``depth**2`` in the history table; with the malus on, the quiet
-    moves tried before it (``t.moves[ply, :i]``, in the order :func:`_pick` put them) lose as much."""
+def _reward(t, board, side, m, depth, ply, i):
+    """A quiet move cut off the search: it gains ``depth**2`` in the history table (and, with the continuation
+    history on, after the move before it); with the malus on, the quiet moves tried before it (``t.moves[ply, :i]``,
+    in the order :func:`_pick` put them) lose as much."""
     bonus = min(depth * depth, HISTORY_LIMIT // 4)
     if t.cfg[CFG_HISTORY_MALUS] == 0:
         t.history[side, m & 63, (m >> 6) & 63] += depth * depth
         return
-    _nudge(t, side, m, bonus)
+    last = t.line[ply - 1] if ply > 0 and t.cfg[CFG_CONT_HISTORY] == 1 else 0
+    _nudge(t, board, side, m, bonus, last)
     ply_moves = t.moves[ply]
     for j in range(i):
         other = ply_moves[j]
         if ((other >> 16) & 15) & F_CAPTURE == 0 and ((other >> 12) & 7) == 0:
-            _nudge(t, side, other, -bonus)
+            _nudge(t, board, side, other, -bonus, last)
 
 
 # -- the main search --------------------------------------------------------------------------------------
@@ -1449,6 +1485,7 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
             else:
                 r = NULL_REDUCTION + 1 if depth >= NULL_DEEP_DEPTH else NULL_REDUCTION
             NO = np.int64(0)
+            t.line[ply] = 0
             make_null(board, st, p.undo, p.hist)
             if net.use[0] == 1:
                 acc_copy(p.acc, st[PLY] - 1)
@@ -1470,15 +1507,21 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
     YES = np.int64(1)
     futile = (t.cfg[CFG_FUTILITY] == 1 and not pv_node and not check and depth == 1
               and static + FUTILITY_MARGIN <= alpha and abs(alpha) < MATE_BOUND)
+    see_prune = (t.cfg[CFG_SEE_PRUNE] == 1 and not check and depth <= SEE_PRUNE_DEPTH)
     for i in range(n):
         m = _pick(moves, scores, i, n)
         flags = (m >> 16) & 15
         quiet = (flags & F_CAPTURE) == 0 and ((m >> 12) & 7) == 0
+        losing = False      # loses too much by static exchange to be searched this near the horizon (unless a check)
+        if see_prune and legal >= 1 and best > -MATE_BOUND and (quiet or scores[i] < 0):
+            margin = SEE_QUIET_MARGIN * depth if quiet else SEE_CAPTURE_MARGIN * depth * depth
+            losing = see(board, side, m, t.scratch) < -margin
         if not play(p, net, t, m):
             continue
+        _played(p, t, ply, m)
         legal += 1
         gives_check = in_check(board, st)
-        if futile and quiet and legal > 1 and not gives_check:
+        if (losing or (futile and quiet and legal > 1)) and not gives_check:
             take_back(p)
             continue
         if (t.cfg[CFG_LMP] == 1 and not pv_node and not check and depth <= LMP_DEPTH and quiet and not gives_check
@@ -1520,7 +1563,7 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
                         if t.killers[ply, 0] != m:
                             t.killers[ply, 1] = t.killers[ply, 0]
                             t.killers[ply, 0] = m
-                        _reward(t, side, m, depth, ply, i)
+                        _reward(t, board, side, m, depth, ply, i)
                     break
     if legal == 0:
         return -MATE + ply if check else 0
@@ -1556,6 +1599,7 @@ def search_root(p, net, t, depth, alpha, beta, n_root, margin):
         if not play(p, net, t, m):
             t.root_scores[i] = -INF
             continue
+        _played(p, t, 0, m)
         if margin >= 0:
             floor = low if best == -INF else max(low, best - margin - 1)
             score = -negamax(p, net, t, depth - 1, -beta, -floor, ONE, YES)
@@ -1612,4 +1656,5 @@ def frozen_constants() -> tuple[int, ...]:
     against :mod:`knights.engine.constants` and the piece table, so a stale cache cannot hide."""
     return (INF, MATE, MATE_BOUND, MAX_PLY, DELTA, FUTILITY_MARGIN, REVERSE_FUTILITY_MARGIN, REVERSE_FUTILITY_DEPTH,
             NULL_MIN_DEPTH, NULL_REDUCTION, LMR_AFTER, SEE_VALUE[2], SEE_VALUE[6], LMP_DEPTH, LMP_BASE,
-            LMR_TABLE[8, 20], HISTORY_LIMIT, IIR_DEPTH, LMR_HISTORY, NULL_DEPTH_STEP, NULL_MARGIN, NULL_MARGIN_PLIES)
+            LMR_TABLE[8, 20], HISTORY_LIMIT, IIR_DEPTH, LMR_HISTORY, NULL_DEPTH_STEP, NULL_MARGIN, NULL_MARGIN_PLIES,
+            SEE_PRUNE_DEPTH, SEE_QUIET_MARGIN, SEE_CAPTURE_MARGIN)

@@ -67,7 +67,8 @@ FEATURES = {"null": core.CFG_NULL, "lmr": core.CFG_LMR, "see": core.CFG_SEE, "ch
             "rfp": core.CFG_RFP, "futility": core.CFG_FUTILITY, "lmr_log": core.CFG_LMR_LOG, "lmp": core.CFG_LMP,
             "history_malus": core.CFG_HISTORY_MALUS, "iir": core.CFG_IIR,
             "lmr_history": core.CFG_LMR_HISTORY, "improving": core.CFG_IMPROVING,
-            "null_adaptive": core.CFG_NULL_ADAPTIVE}
+            "null_adaptive": core.CFG_NULL_ADAPTIVE, "cont_history": core.CFG_CONT_HISTORY,
+            "see_prune": core.CFG_SEE_PRUNE}
 """The switchable parts of the compiled search (all on by default), for measuring each."""
 
 
@@ -126,6 +127,7 @@ class FastSearchEngine(SearchEngine):
         t.tt_key[:] = 0
         t.tt_depth[:] = -1
         t.history[:] = 0
+        t.cont[:] = 0
 
     def choose(self, board: chess.Board, root_moves: Sequence[chess.Move] | None = None, *,
                limits: SearchLimits | None = None, control: Control | None = None,
@@ -146,6 +148,7 @@ class FastSearchEngine(SearchEngine):
         t.stats[:] = 0
         t.killers[:] = 0
         t.history[:] //= 8
+        t.cont[:] //= 8
         t.ctl[core.C_STOP] = 0
         alone = max_depth <= 1     # depth 1 only (go depth 1, the floor of a short clock): bounded by nodes, unwatched
         t.ctl[core.C_NODE_LIMIT] = min(limits.nodes or DEPTH_ONE_NODES, DEPTH_ONE_NODES) if alone else limits.nodes or 0

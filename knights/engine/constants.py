@@ -74,6 +74,13 @@ LMR_DIVISOR = 2.25
 """The reduction of the ``m``-th legal move at depth ``d``: ``LMR_BASE + ln d * ln m / LMR_DIVISOR`` plies,
 rounded down (one ply at depth 3, two or three from depth 8); one less at a principal-variation node, at least
 one, and never straight into the capture search."""
+SEE_PRUNE_DEPTH = 8
+SEE_QUIET_MARGIN = 64
+SEE_CAPTURE_MARGIN = 20
+"""Static-exchange pruning (the search's ``see_prune`` part): at most :data:`SEE_PRUNE_DEPTH` plies from the horizon,
+out of check and after the first move, a move that gives no check is not searched when the static exchange on its
+square loses more than :data:`SEE_QUIET_MARGIN` centipawns a ply (a quiet move) or :data:`SEE_CAPTURE_MARGIN` times
+the depth squared (a capture)."""
 LMP_DEPTH = 3
 LMP_BASE = 3
 """Late move pruning: at most :data:`LMP_DEPTH` plies from the horizon, off the principal variation and out of
