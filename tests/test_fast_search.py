@@ -522,12 +522,14 @@ def test_the_history_tables_stay_within_their_limit_and_remember_the_moves_that_
     assert (without.core.tables.history >= 0).all() and not without.core.tables.cont.any()
 
 
-def test_static_exchange_pruning_searches_fewer_nodes_and_keeps_the_tactics() -> None:
+@pytest.mark.parametrize("part", ["see_prune", "null_adaptive"])
+def test_each_pruning_part_searches_fewer_nodes_and_keeps_the_tactics(part: str) -> None:
+    # see_prune: moves that drop material by static exchange near the horizon are not searched; null_adaptive: the
+    # null move's look is shallower further above beta, so it costs less
     board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9")
     limits = SearchLimits(depth=8)
-    pruned, full = engine().choose(board, limits=limits), engine(features={"see_prune": False}).choose(board,
-                                                                                                       limits=limits)
-    assert pruned.nodes < full.nodes                 # moves that drop material near the horizon are not searched
+    pruned, full = engine().choose(board, limits=limits), engine(features={part: False}).choose(board, limits=limits)
+    assert pruned.nodes < full.nodes
     assert pruned.move in board.legal_moves and full.move in board.legal_moves
     hanging = chess.Board("6k1/5ppp/8/8/8/8/1q3PPP/1R4K1 w - - 0 1")
     assert engine().choose(hanging, limits=SearchLimits(depth=6)).move.uci() == "b1b2"
@@ -549,12 +551,3 @@ def test_a_position_that_is_not_improving_is_pruned_harder() -> None:
                                                                                                          limits=limits)
     assert by_trend.nodes != flat.nodes             # the trend changes how far late moves are searched
     assert by_trend.move in board.legal_moves and flat.move in board.legal_moves
-
-
-def test_the_null_move_reduction_grows_with_depth_and_margin() -> None:
-    board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9")
-    limits = SearchLimits(depth=8)
-    adapted, fixed = engine().choose(board, limits=limits), engine(features={"null_adaptive": False}).choose(
-        board, limits=limits)
-    assert adapted.nodes < fixed.nodes              # the null move's look is shallower, so it costs less
-    assert adapted.move in board.legal_moves and fixed.move in board.legal_moves

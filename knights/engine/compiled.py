@@ -1188,7 +1188,7 @@ NO_EVAL = -(1 << 40)
 
 # -- ordering -------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _score_moves(p, t, ply, n, hash_move, quiet_too):
+def _score_moves(p, t, ply, n, hash_move):
     moves = t.moves[ply]
     scores = t.scores[ply]
     board = p.board
@@ -1196,7 +1196,7 @@ def _score_moves(p, t, ply, n, hash_move, quiet_too):
     k0 = t.killers[ply, 0]
     k1 = t.killers[ply, 1]
     use_see = t.cfg[CFG_SEE] == 1
-    last = t.line[ply - 1] if ply > 0 and t.cfg[CFG_CONT_HISTORY] == 1 else 0
+    last = _last_move(t, ply)
     for i in range(n):
         m = moves[i]
         if m == hash_move:
@@ -1309,7 +1309,7 @@ def quiesce(p, net, t, alpha, beta, ply):
             alpha = stand
         best = stand
         n = generate(board, p.st, t.moves[ply], not checks_too)
-    _score_moves(p, t, ply, n, 0, check)
+    _score_moves(p, t, ply, n, 0)
     moves = t.moves[ply]
     scores = t.scores[ply]
     use_see = t.cfg[CFG_SEE] == 1
@@ -1330,10 +1330,10 @@ def quiesce(p, net, t, alpha, beta, ply):
             continue                       # a quiet move is searched only when it gives check
         if not play(p, net, t, m):
             continue
-        _played(p, t, ply, m)
         if quiet_move and not in_check(p.board, p.st):
             take_back(p)                   # a quiet move is searched only when it gives check
             continue
+        _played(p, t, ply, m)
         score = -quiesce(p, net, t, -beta, -alpha, ply + 1)
         take_back(p)
         if t.stats[S_STOPPED] != 0:
@@ -1392,6 +1392,12 @@ def _played(p, t, ply, m):
 
 
 @njit(cache=True, inline="always")
+def _last_move(t, ply):
+    """The opponent's last move as :func:`_played` noted it, when the continuation history is on (0: none)."""
+    return t.line[ply - 1] if ply > 0 and t.cfg[CFG_CONT_HISTORY] == 1 else 0
+
+
+@njit(cache=True, inline="always")
 def _nudge(t, board, side, m, bonus, last):
     frm = m & 63
     to = (m >> 6) & 63
@@ -1411,7 +1417,7 @@ def _reward(t, board, side, m, depth, ply, i):
     if t.cfg[CFG_HISTORY_MALUS] == 0:
         t.history[side, m & 63, (m >> 6) & 63] += depth * depth
         return
-    last = t.line[ply - 1] if ply > 0 and t.cfg[CFG_CONT_HISTORY] == 1 else 0
+    last = _last_move(t, ply)
     _nudge(t, board, side, m, bonus, last)
     ply_moves = t.moves[ply]
     for j in range(i):
@@ -1497,7 +1503,7 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
                 return beta
     n = generate(board, st, t.moves[ply], False)
     t.stats[S_MOVEGEN] += 1
-    _score_moves(p, t, ply, n, hash_move, True)
+    _score_moves(p, t, ply, n, hash_move)
     moves = t.moves[ply]
     scores = t.scores[ply]
     best = -INF

@@ -147,8 +147,8 @@ class FastSearchEngine(SearchEngine):
         fast.load(board)
         t.stats[:] = 0
         t.killers[:] = 0
-        t.history[:] //= 8
-        t.cont[:] //= 8
+        t.history[:] >>= 3     # each move the tables keep an eighth: the shift is floor division by 8,
+        t.cont[:] >>= 3        # several times faster over the continuation history's 5.5 MB
         t.ctl[core.C_STOP] = 0
         alone = max_depth <= 1     # depth 1 only (go depth 1, the floor of a short clock): bounded by nodes, unwatched
         t.ctl[core.C_NODE_LIMIT] = min(limits.nodes or DEPTH_ONE_NODES, DEPTH_ONE_NODES) if alone else limits.nodes or 0
