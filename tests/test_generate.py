@@ -135,3 +135,38 @@ def test_dedup_drops_repeated_positions(stockfish, tmp_path):
     assert len(keys) == len(set(keys)) == report.rows
     # every game starts from the initial position, so repeats do occur
     assert report.duplicates_dropped > 0
+
+
+def test_ctrl_c_on_the_process_group_ends_the_run_and_keeps_its_parts(stockfish, tmp_path):
+    """Ctrl-C signals every process of the group (so does ``timeout``): the run must end, and
+    every finished part must be whole, whatever moment the signal falls on."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "games.csv"
+    parts = tmp_path / "games.csv.parts"
+    cmd = [sys.executable, "-m", "knights.cli", "data", "generate", "--positions", "1000000", "--depth", "2",
+           "--seed", "5", "--workers", "4", "--games-per-part", "1", "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(parts.glob("part-*.csv"))) < 6 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.communicate()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)   # the hang this guards against never returned
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "interrupted; finished work is kept" in err
+    assert not out.exists()
+    done = sorted(parts.glob("part-*.csv"))
+    assert len(done) >= 6
+    for part in done:                     # every finished part ends its last game with a whole row
+        with open(part, newline="") as fh:
+            rows = list(csv.reader(fh))
+        assert rows and all(len(r) == len(csslab.COLUMNS) for r in rows), part

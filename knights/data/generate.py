@@ -54,6 +54,7 @@ import json
 import multiprocessing as mp
 import os
 import random
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -423,6 +424,11 @@ _ENGINE: Stockfish | None = None
 
 def _worker_init(path: str, hash_mb: int) -> None:
     global _ENGINE  # noqa: PLW0603 - one engine per worker process, made by the pool's initializer
+    # Ctrl-C (and `timeout`) signal the whole process group. Only the parent may act on it: a
+    # worker that dies of it inside the task queue's lock makes Pool.terminate() wait forever
+    # (seen with 16 workers). The parent's terminate() ends the workers; a part cut short stays
+    # a .tmp file, which the next run plays again.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _ENGINE = Stockfish(path, threads=1, hash_mb=hash_mb)
 
 
