@@ -137,9 +137,11 @@ def test_dedup_drops_repeated_positions(stockfish, tmp_path):
     assert report.duplicates_dropped > 0
 
 
-def test_ctrl_c_on_the_process_group_ends_the_run_and_keeps_its_parts(stockfish, tmp_path):
-    """Ctrl-C signals every process of the group (so does ``timeout``): the run must end, and
-    every finished part must be whole, whatever moment the signal falls on."""
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_a_stopped_run_ends_with_its_workers_and_keeps_its_parts(stockfish, tmp_path, how):
+    """Ctrl-C signals every process of the group; ``kill`` and ``timeout`` send SIGTERM to the parent
+    alone. Either way the run must end as interrupted, leave no worker or Stockfish behind, and keep
+    every finished part whole, whatever moment the signal falls on."""
     import os
     import signal
     import subprocess
@@ -151,18 +153,34 @@ def test_ctrl_c_on_the_process_group_ends_the_run_and_keeps_its_parts(stockfish,
     cmd = [sys.executable, "-m", "knights.cli", "data", "generate", "--positions", "1000000", "--depth", "2",
            "--seed", "5", "--workers", "4", "--games-per-part", "1", "--out", str(out), "--quiet"]
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def group_alive() -> bool:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
     try:
         deadline = time.monotonic() + 120
         while len(list(parts.glob("part-*.csv"))) < 6 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.2)
         assert proc.poll() is None, proc.communicate()
-        os.killpg(proc.pid, signal.SIGINT)
+        if how == "ctrl-c":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            os.kill(proc.pid, signal.SIGTERM)
         _, err = proc.communicate(timeout=60)   # the hang this guards against never returned
+        deadline = time.monotonic() + 20
+        while group_alive() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not group_alive(), "a worker or its Stockfish outlived the run"
     finally:
-        if proc.poll() is None:
+        if group_alive():
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, err
     assert "interrupted; finished work is kept" in err
+    assert "Traceback" not in err            # no worker died of the signal
     assert not out.exists()
     done = sorted(parts.glob("part-*.csv"))
     assert len(done) >= 6

@@ -55,9 +55,12 @@ import multiprocessing as mp
 import os
 import random
 import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.pool import Pool
 from pathlib import Path
 
 import chess
@@ -424,12 +427,37 @@ _ENGINE: Stockfish | None = None
 
 def _worker_init(path: str, hash_mb: int) -> None:
     global _ENGINE  # noqa: PLW0603 - one engine per worker process, made by the pool's initializer
-    # Ctrl-C (and `timeout`) signal the whole process group. Only the parent may act on it: a
-    # worker that dies of it inside the task queue's lock makes Pool.terminate() wait forever
-    # (seen with 16 workers). The parent's terminate() ends the workers; a part cut short stays
-    # a .tmp file, which the next run plays again.
+    # Ctrl-C signals the whole process group. Only the parent may act on it: a worker that dies of
+    # it inside the task queue's lock leaves Pool.terminate() waiting while replacements play on
+    # (seen with 16 workers). Stockfish, started below, inherits the ignored SIGINT; it ends when
+    # its worker does (end of input). A part cut short stays a .tmp file, played again next run.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # terminate() ends a worker, whatever the parent's handler
     _ENGINE = Stockfish(path, threads=1, hash_mb=hash_mb)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _labelling_pool(workers: int, path: str, hash_mb: int) -> Iterator[Pool]:
+    """The workers' pool. SIGTERM (``kill``, ``timeout``) stops the parent as Ctrl-C does, and the
+    pool is ended with SIGINT ignored, so that a second Ctrl-C cannot leave workers playing on."""
+    main = threading.current_thread() is threading.main_thread()
+    pool = mp.get_context("fork").Pool(workers, initializer=_worker_init, initargs=(path, hash_mb))
+    term = signal.signal(signal.SIGTERM, _interrupt) if main else None
+    try:
+        yield pool
+    finally:
+        intr = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            pool.terminate()
+            pool.join()
+        finally:
+            if main:
+                signal.signal(signal.SIGTERM, term if term is not None else signal.SIG_DFL)
+                signal.signal(signal.SIGINT, intr if intr is not None else signal.default_int_handler)
 
 
 def _play_part(args: tuple[Recipe, int, str]) -> tuple[int, int]:
@@ -512,8 +540,7 @@ def generate(out: str | Path, positions: int, recipe: Recipe = Recipe(), *, work
                disable=not progress, smoothing=0.05)
     bar.update(min(share.target, share.held(done)[1]))
     if not share.complete(done):
-        ctx = mp.get_context("fork")
-        with ctx.Pool(workers, initializer=_worker_init, initargs=(path, recipe.hash_mb)) as pool:
+        with _labelling_pool(workers, path, recipe.hash_mb) as pool:
             while not share.complete(done):
                 # Queue a bounded batch of the next missing parts (Pool consumes its whole
                 # task list at once), sized from the rows per part seen so far.
@@ -524,7 +551,6 @@ def generate(out: str | Path, positions: int, recipe: Recipe = Recipe(), *, work
                     done[part] = n
                     bar.update(n)
                     if share.complete(done):
-                        pool.terminate()
                         break
     bar.close()
     if shard is not None:

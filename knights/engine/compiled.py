@@ -1544,7 +1544,7 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
                 if t.cfg[CFG_LMR_LOG] == 1:
                     r = LMR_TABLE[min(depth, MAX_PLY - 1), legal] - (1 if pv_node else 0) + (0 if improving else 1)
                     least = 1
-                    if t.cfg[CFG_LMR_HISTORY] == 1:     # scores[i]: the move's history value (killers are left out)
+                    if t.cfg[CFG_LMR_HISTORY] == 1:     # scores[i]: history + continuation history (killers left out)
                         r -= max(-2, min(2, scores[i] // LMR_HISTORY))
                         least = 0
                     r = max(least, min(r, depth - 2))

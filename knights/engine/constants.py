@@ -90,9 +90,10 @@ HISTORY_LIMIT = 16_384
 toward the limit by ``depth**2`` (a quarter of the limit at most), less the nearer it already is, and the quiet moves
 tried before it move toward minus the limit as much."""
 LMR_HISTORY = 8_192
-"""A late move's reduction shrinks by ``value // LMR_HISTORY`` plies, ``value`` its history-table score, two plies at
-most either way. The division floors: any negative value, however small, adds a ply, and a value must reach this
-much to take one off (a quiet move that has cut off often is reduced less, down to none)."""
+"""A late move's reduction shrinks by ``value // LMR_HISTORY`` plies, two plies at most either way, ``value`` its
+ordering score: its history-table value plus, with the continuation history on, the value after the opponent's last
+move. The division floors: any negative value, however small, adds a ply, and a value must reach this much to take
+one off (a quiet move that has cut off often is reduced less, down to none)."""
 IIR_DEPTH = 4
 """From this depth, a node with no move from an earlier search to try first (none in the transposition table) is
 searched one ply shallower."""
