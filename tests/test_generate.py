@@ -150,7 +150,11 @@ def test_a_stopped_run_ends_with_its_workers_and_keeps_its_parts(stockfish, tmp_
 
     out = tmp_path / "games.csv"
     parts = tmp_path / "games.csv.parts"
-    cmd = [sys.executable, "-m", "knights.cli", "data", "generate", "--positions", "1000000", "--depth", "2",
+    # A job a non-interactive shell starts in the background (as `make test` may be) inherits SIGINT
+    # ignored, and Python then never turns it into KeyboardInterrupt: the run gets Python's handler back.
+    cli = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+           "from knights.cli import main; sys.exit(main(sys.argv[1:]))")
+    cmd = [sys.executable, "-c", cli, "data", "generate", "--positions", "1000000", "--depth", "2",
            "--seed", "5", "--workers", "4", "--games-per-part", "1", "--out", str(out), "--quiet"]
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
