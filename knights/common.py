@@ -66,16 +66,19 @@ def not_a_regular_file(path: str | Path) -> str | None:
 
 
 @contextlib.contextmanager
-def exit_on_termination() -> Iterator[None]:
+def exit_on_termination(*, as_interrupt: bool = False) -> Iterator[None]:
     """Within the block, SIGTERM and SIGHUP raise ``SystemExit(128 + signal)`` instead of ending the
     process at once, so that ``finally`` blocks and ``except BaseException`` clean-ups (a
-    temporary file) run. The previous handlers come back afterwards; off the main thread,
+    temporary file) run; with ``as_interrupt``, ``KeyboardInterrupt``, so that they stop the
+    process as Ctrl-C does. The previous handlers come back afterwards; off the main thread,
     where handlers cannot be set, nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def leave(signum: int, _frame: object) -> None:
+        if as_interrupt:
+            raise KeyboardInterrupt
         raise SystemExit(128 + signum)
 
     wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]

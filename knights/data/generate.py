@@ -68,7 +68,7 @@ import chess
 from knights.board.outcome import outcome
 from knights.board.pieces import capture_gain
 from knights.board.placements import parse_material, place_men, random_material
-from knights.common import write_json
+from knights.common import exit_on_termination, write_json
 from knights.data import csslab
 from knights.data.shards import (
     PART_NAME,
@@ -436,27 +436,22 @@ def _worker_init(path: str, hash_mb: int) -> None:
     _ENGINE = Stockfish(path, threads=1, hash_mb=hash_mb)
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 @contextmanager
 def _labelling_pool(workers: int, path: str, hash_mb: int) -> Iterator[Pool]:
-    """The workers' pool. SIGTERM (``kill``, ``timeout``) stops the parent as Ctrl-C does, and the
-    pool is ended with SIGINT ignored, so that a second Ctrl-C cannot leave workers playing on."""
-    main = threading.current_thread() is threading.main_thread()
+    """The workers' pool. SIGTERM and SIGHUP stop the parent as Ctrl-C does, and the pool is ended
+    with SIGINT ignored, so that a second Ctrl-C cannot leave workers playing on."""
     pool = mp.get_context("fork").Pool(workers, initializer=_worker_init, initargs=(path, hash_mb))
-    term = signal.signal(signal.SIGTERM, _interrupt) if main else None
     try:
-        yield pool
+        with exit_on_termination(as_interrupt=True):
+            yield pool
     finally:
+        main = threading.current_thread() is threading.main_thread()
         intr = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
         try:
             pool.terminate()
             pool.join()
         finally:
             if main:
-                signal.signal(signal.SIGTERM, term if term is not None else signal.SIG_DFL)
                 signal.signal(signal.SIGINT, intr if intr is not None else signal.default_int_handler)
 
 
