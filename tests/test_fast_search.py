@@ -389,7 +389,7 @@ def test_the_builder_searches_the_sparse_networks_compiled_and_the_others_in_pyt
     from knights.learn import registry
 
     assert compiled_network("EL/v13") == "EL/v13" and compiled_network("EL/v10") is None
-    assert compiled_network("sparse+quiesce") == "EL/v24" and compiled_network("EL/v21+quiesce") == "EL/v21"
+    assert compiled_network("sparse+quiesce") == "EL/v25" and compiled_network("EL/v21+quiesce") == "EL/v21"
     python_search = build("search3:material")
     assert isinstance(python_search, SearchEngine) and not isinstance(python_search, FastSearchEngine)
     assert python_search.depth == 3 and build("ours:material").depth == 1

@@ -392,7 +392,7 @@ def test_the_option_list_is_the_builders():
     assert option == f"option name Evaluator type combo default {default_evaluator(64, names)} " + " ".join(
         f"var {n}" for n in names)
     assert "EL/v21+quiesce" in names and "EL/v10+quiesce" not in names   # compiled networks only
-    assert default_evaluator(1, names) == "sparse+quiesce" and default_evaluator(64, names) == "EL/v24"
+    assert default_evaluator(1, names) == "sparse+quiesce" and default_evaluator(64, names) == "EL/v25"
     assert default_evaluator(1, ["material", "material+threats"]) == "material"
     assert default_evaluator(64, ["material", "EL/v10"]) == "EL/v10"     # the fallback: the newest network
     for spelling, canonical in (("el/8", "EL/v8"), ("eL/V10", "EL/v10"), ("material+THREATS", "material+threats"),

@@ -34,7 +34,7 @@ from knights.evaluate.names import EvaluatorError, canonical_evaluator_name, is_
 ONE_PLY_EVALUATOR = "sparse+quiesce"
 """What the one-ply bot plays unless told otherwise: the democracy of :data:`SPARSE_DEMOCRACY`, each network
 judged where the captures end (:mod:`knights.engine.judged`). Its choice is in report/results (one_ply_*.json)."""
-SEARCH_NETWORK = "EL/v24"
+SEARCH_NETWORK = "EL/v25"
 """What the search plays unless told otherwise: a compiled sparse network, evaluated incrementally
 (report/results/search_strength.json, ``network_ab*``: chosen in self-play at the time a move the bot plays)."""
 SPARSE_DEMOCRACY = ("EL/v19", "EL/v20", "EL/v21", "EL/v22", "EL/v23", "EL/v24")
