@@ -190,7 +190,7 @@ bench: setup
 strength: setup
 	$(KNIGHTS) strength --workers $(WORKERS) $(ARGS)
 
-# Rate the default searching bot (compiled search, EL/v24) at 0.1 s and 1 s a move against
+# Rate the default searching bot (compiled search, EL/v25) at 0.1 s and 1 s a move against
 # sunfish and Stockfish UCI_Elo 1350/1500/1800/2000: report/results/search_strength.json, PGNs
 # in results_pgn/search_strength/ (resumes an interrupted run). 20 games an opponent: about
 # 7 min at 0.1 s and an hour at 1 s on 2 shared cores; ARGS="--times 1000 --anchors 2000

@@ -168,7 +168,7 @@ class Game:
     @property
     def bot_name(self) -> str:
         """The bot as the page and the PGN name it: what plays, so a ``+quiesce`` evaluator searched deeper
-        than one ply is named by the network its compiled search plays (``sparse+quiesce``: EL/v24)."""
+        than one ply is named by the network its compiled search plays (``sparse+quiesce``: EL/v25)."""
         evaluator, depth = self.settings.evaluator, self.settings.depth
         if depth > 1 and evaluator.lower().endswith(QUIESCE_SUFFIX):
             evaluator = compiled_network(evaluator) or evaluator

@@ -25,7 +25,7 @@ The results file (default ``report/results/search_strength.json``)::
       "runs": {                          # one per time a move, fastest first
         "0.1s": {
           "command": str,                # the command that plays this run again
-          "player": "search:EL/v24@100", # our player's spec; "@<ms>" = milliseconds a move
+          "player": "search:EL/v25@100", # our player's spec; "@<ms>" = milliseconds a move
           "games": int,                  # games of this run
           "rating": int,                 # Elo, anchors fixed
           "interval": [low, high],       # 95% interval (ints)
