@@ -488,8 +488,8 @@ def test_go_depth_one_keeps_away_from_a_draw_the_opponent_can_claim() -> None:
     # a queen up at 98 half-moves: a quiet queen move lets Black claim the fifty-move draw, which neither the
     # captures after it nor the board's own fifty-move rule (at 100) see; depth 1 holds such moves to at most 0, as the
     # one-ply stage does, so the pawn move that resets the count is played. Depth 0 is the one-ply stage alone, which
-    # reads each position as it stands: EL/v24 (the default until EL/v25) values Qg8+?? there before Kxg8, which only the captures
-    # of depth 1 see, so that stage's guard is tested with EL/v18, which does not fall for it
+    # reads each position as it stands: EL/v24 (the default until EL/v25) values Qg8+?? there before Kxg8, which only
+    # the captures of depth 1 see, so that stage's guard is tested with EL/v18, which does not fall for it
     board = chess.Board("7k/8/8/8/2Q5/8/P7/4K3 w - - 98 80")
     for limits, net in ((SearchLimits(depth=1), None), (SearchLimits(depth=2), None),
                         (SearchLimits(depth=0), "EL/v18")):

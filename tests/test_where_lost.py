@@ -71,3 +71,19 @@ def test_a_line_that_is_not_a_record_is_named(tmp_path):
         fh.write('{"white": "cut short\n')
     with pytest.raises(ValueError, match=r"games.jsonl, line 2: not a game record"):
         run([tmp_path / "1000ms"], depth=2, out=tmp_path / "w.json", progress=False)
+
+
+def test_a_folder_holding_two_networks_games_judges_each_apart(tmp_path):
+    # a run over a replaced network stays in its folder when the search's network changes: its games are its own
+    from knights.engine.spec import SEARCH_NETWORK
+
+    folder = tmp_path / "1000ms"
+    _write_run(folder, ["f2f3", "e7e5", "g2g4", "d8h4"])                  # an old network's lost game
+    old = json.loads((folder / "games.jsonl").read_text())
+    old.update(a="search:EL/v1@1000", white="search:EL/v1@1000")
+    new = dict(old, a=f"search:{SEARCH_NETWORK}@1000", white=f"search:{SEARCH_NETWORK}@1000", score_a=1.0)
+    (folder / "games.jsonl").write_text(json.dumps(old) + "\n" + json.dumps(new) + "\n")
+    runs = run([folder], depth=2, out=tmp_path / "w.json", progress=False)["runs"]
+    assert set(runs) == {"1000ms", "1000ms, EL/v1"}
+    assert runs["1000ms"]["player"] == f"search:{SEARCH_NETWORK}@1000" and runs["1000ms"]["losses"]["games"] == 0
+    assert runs["1000ms, EL/v1"]["player"] == "search:EL/v1@1000" and runs["1000ms, EL/v1"]["losses"]["games"] == 1

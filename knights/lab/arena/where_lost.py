@@ -10,7 +10,8 @@ game fell behind for good at the first ply after which the bot's win probability
 :data:`BEHIND`, and was decided at the first after which it stayed below :data:`LOST`.
 
 Writes ``report/results/where_lost.json``, one entry for each folder of games read (the newest run
-is ``1000ms``; a retired one is ``1000ms, <label>``).
+is ``1000ms``; a retired one is ``1000ms, <label>``, and a folder's games over a network the search no longer
+plays are ``1000ms, <network>``).
 
 >>> phase(chess.Board())
 24
@@ -35,6 +36,7 @@ import chess.pgn
 import numpy as np
 
 from knights.common import module_main, write_json
+from knights.engine.spec import SEARCH_NETWORK
 from knights.lab.arena.matches import numbered_records
 from knights.lab.results.tables import RESULTS_DIR
 
@@ -140,6 +142,20 @@ def read_run(folder: Path) -> list[tuple[dict[str, Any], chess.pgn.Game]]:
     return out
 
 
+def by_player(folder: Path, records: list[tuple[dict[str, Any], chess.pgn.Game]]) -> dict[str, list]:
+    """A folder's games by the bot that played them: ``{folder name: records}`` when one bot played them all.
+    A folder keeps the games of every network the search played at that time a move (a run over a network
+    since replaced is set aside in the results file, not on disk), so the games of any bot but the default's are
+    ``'<folder>, <network>'``, never judged as the default's."""
+    groups: dict[str, list] = {}
+    for r, game in records:
+        groups.setdefault(r["a"], []).append((r, game))
+    if len(groups) == 1:
+        return {folder.name: records}
+    return {folder.name if player.split(":", 1)[-1].split("@")[0] == SEARCH_NETWORK
+            else f"{folder.name}, {player.split(':', 1)[-1].split('@')[0]}": rows for player, rows in groups.items()}
+
+
 def run(folders: Sequence[Path], depth: int = JUDGE_DEPTH, out: Path = OUT, progress: bool = True) -> dict[str, Any]:
     """Judge every game in ``folders`` and write the summary of each to ``out``."""
     from tqdm import tqdm
@@ -150,14 +166,14 @@ def run(folders: Sequence[Path], depth: int = JUDGE_DEPTH, out: Path = OUT, prog
     runs: dict[str, Any] = {}
     with Stockfish() as engine:
         for folder in folders:
-            records = read_run(folder)
-            games = []
-            for r, game in tqdm(records, desc=folder.name, unit="game", disable=not progress):
-                ours = chess.WHITE if r["white"] == r["a"] else chess.BLACK
-                games.append({"score": r["score_a"], "book": int(game.headers.get("OpeningPlies", "0") or 0),
-                              "plies": judged_plies(game, ours, depth, engine)})
-            runs[folder.name] = {"player": records[0][0]["a"], "opponents": sorted({r["b"] for r, _ in records}),
-                                 **summarise(games)}
+            for name, records in by_player(folder, read_run(folder)).items():
+                games = []
+                for r, game in tqdm(records, desc=name, unit="game", disable=not progress):
+                    ours = chess.WHITE if r["white"] == r["a"] else chess.BLACK
+                    games.append({"score": r["score_a"], "book": int(game.headers.get("OpeningPlies", "0") or 0),
+                                  "plies": judged_plies(game, ours, depth, engine)})
+                runs[name] = {"player": records[0][0]["a"], "opponents": sorted({r["b"] for r, _ in records}),
+                              **summarise(games)}
     doc = {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
            "command": "python -m knights.lab.arena.where_lost " + " ".join(sys.argv[1:]),
            "judge_depth": depth, "lost_below": LOST, "behind_below": BEHIND, "phases": dict(PHASES),
