@@ -15,9 +15,9 @@ checkout with the package's dependencies installed). In ``config.yml``::
       protocol: "homemade"
       name: "KnightsKernels"
       homemade_options:        # all optional
-        Evaluator: "default"   # EL/v24 when searching (compiled), sparse+quiesce at Depth 1 (or their fallback);
+        Evaluator: "default"   # EL/v25 when searching (compiled), sparse+quiesce at Depth 1 (or their fallback);
                                # or material, democracy, EL/vN, each optionally +qsearch or +threats;
-                               # or a compiled network (EL/v13, EL/v15-v24) +quiesce, or sparse+quiesce
+                               # or a compiled network (EL/v13, EL/v15-v26) +quiesce, or sparse+quiesce
         Stochastic: true       # the paper's stochastic opening
         Seed: -1               # -1: fresh randomness
         CaptureBonus: 0        # centipawns added to captures (the original: 15)
@@ -25,7 +25,7 @@ checkout with the package's dependencies installed). In ``config.yml``::
 
 The class is thin: every decision is :meth:`knights.engine.search.SearchEngine.choose`
 (with ``Depth: 1``, exactly :meth:`knights.engine.one_ply.OnePlyEngine.choose`), built by
-:func:`knights.engine.build.build` as ``knights uci`` builds it: EL/v24 by default,
+:func:`knights.engine.build.build` as ``knights uci`` builds it: EL/v25 by default,
 searched by the compiled search (no torch call per move). The
 search takes its time from lichess-bot's ``time_limit`` as ``knights uci`` takes it from
 ``go`` (:func:`knights.engine.clock.move_budget`: a share of the clock plus most of the

@@ -11,10 +11,10 @@ the full search's score against each variant with a 95% interval and writes JSON
 
 A part named ``net:EL/vN`` plays the full search over that network instead (the same shape
 as EL/v13's, e.g. ``net:EL/v13``): which network the default search should use. The full
-search plays :data:`knights.engine.search.SEARCH_NETWORK` (EL/v25 since it beat EL/v24 at a
+search plays :data:`knights.engine.spec.SEARCH_NETWORK` (EL/v25 since it beat EL/v24 at a
 time control: search_strength.json's ``network_ab_v25``); each A/B that chose a default ran
-against the default before it, so ``net:EL/v24`` now replays the last one with the score
-inverted).
+against the default before it, so ``net:EL/v24`` now measures that choice again, the score
+inverted.
 The part ``judged_stage`` plays the search whose one-ply stage judges each move where the
 captures end instead of reading the network on the position as it stands, as the shipped
 search's stage does: the printed score is the shipped search's against it.

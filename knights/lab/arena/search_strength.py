@@ -234,13 +234,13 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
         _retire(doc, retire, pgn_dir)
         write_json(results, doc)
     old = doc.get("runs") or {}
-    network = _network(check_spec(f"{PLAYER}@{times_ms[0]}"))   # what search:default plays
+    network = network_of(check_spec(f"{PLAYER}@{times_ms[0]}"))   # what search:default plays
     runs = {k: v for k, v in old.items() if str(v.get("player", "")).startswith(f"search:{network}@")}
     seconds = dict(doc.get("seconds_by_run") or {})
     moved = {}   # runs over an earlier default network: kept for comparison (newest first), their time with them
     for key, run in old.items():
         if key not in runs:
-            moved[f"{key}, {_network(str(run.get('player', '')))}"] = run
+            moved[f"{key}, {network_of(str(run.get('player', '')))}"] = run
             seconds.pop(key, None)
     if "previous_note" not in doc and (moved or doc.get("previous")) and doc.get("note") and not runs:
         doc["previous_note"] = doc["note"]
@@ -287,7 +287,7 @@ def _retire(doc: dict, label: str, pgn_dir: Path) -> None:
     doc.update(runs=runs, previous=previous)
 
 
-def _network(player: str) -> str:
+def network_of(player: str) -> str:
     """The evaluator of a searching player's spec: ``search:EL/v16@100`` -> ``EL/v16``."""
     return player.split(":", 1)[-1].split("@")[0]
 

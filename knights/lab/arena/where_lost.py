@@ -10,8 +10,8 @@ game fell behind for good at the first ply after which the bot's win probability
 :data:`BEHIND`, and was decided at the first after which it stayed below :data:`LOST`.
 
 Writes ``report/results/where_lost.json``, one entry for each folder of games read (the newest run
-is ``1000ms``; a retired one is ``1000ms, <label>``, and a folder's games over a network the search no longer
-plays are ``1000ms, <network>``).
+is ``1000ms``; a retired one is ``1000ms, <label>``, and the games of a network the search no longer plays,
+in a folder beside the default's, are ``1000ms, <network>``: :func:`by_player`).
 
 >>> phase(chess.Board())
 24
@@ -38,6 +38,7 @@ import numpy as np
 from knights.common import module_main, write_json
 from knights.engine.spec import SEARCH_NETWORK
 from knights.lab.arena.matches import numbered_records
+from knights.lab.arena.search_strength import network_of
 from knights.lab.results.tables import RESULTS_DIR
 
 OUT = RESULTS_DIR / "where_lost.json"
@@ -142,18 +143,28 @@ def read_run(folder: Path) -> list[tuple[dict[str, Any], chess.pgn.Game]]:
     return out
 
 
-def by_player(folder: Path, records: list[tuple[dict[str, Any], chess.pgn.Game]]) -> dict[str, list]:
-    """A folder's games by the bot that played them: ``{folder name: records}`` when one bot played them all.
-    A folder keeps the games of every network the search played at that time a move (a run over a network
-    since replaced is set aside in the results file, not on disk), so the games of any bot but the default's are
-    ``'<folder>, <network>'``, never judged as the default's."""
-    groups: dict[str, list] = {}
+Records = list[tuple[dict[str, Any], chess.pgn.Game]]
+
+
+def by_player(folder: Path, records: Records) -> dict[str, Records]:
+    """A folder's games by the bot that played them. When the search's network changes, ``make clock-strength``
+    sets the old network's run aside in its results file but leaves its games in the same folder, so a folder
+    that holds more than one bot's games names each run apart: the default network's ``<folder>``, any other's
+    ``'<folder>, <network>'``. A folder of one bot's games is ``<folder>`` (a run of the default's, or one read
+    on purpose). Two bots of one name are an error naming the folder."""
+    groups: dict[str, Records] = {}
     for r, game in records:
         groups.setdefault(r["a"], []).append((r, game))
     if len(groups) == 1:
         return {folder.name: records}
-    return {folder.name if player.split(":", 1)[-1].split("@")[0] == SEARCH_NETWORK
-            else f"{folder.name}, {player.split(':', 1)[-1].split('@')[0]}": rows for player, rows in groups.items()}
+    out: dict[str, Records] = {}
+    for player, rows in groups.items():
+        network = network_of(player)
+        name = folder.name if network == SEARCH_NETWORK else f"{folder.name}, {network}"
+        if name in out:
+            raise ValueError(f"{folder}: two bots' games would both be {name!r} ({player} and {out[name][0][0]['a']})")
+        out[name] = rows
+    return out
 
 
 def run(folders: Sequence[Path], depth: int = JUDGE_DEPTH, out: Path = OUT, progress: bool = True) -> dict[str, Any]:
