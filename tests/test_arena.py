@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
+import statistics
 from pathlib import Path
 
 import chess
@@ -24,7 +26,7 @@ from knights.lab.arena.players import (
     UciPlayer,
     material_cp,
 )
-from knights.lab.arena.scores import pair_stats
+from knights.lab.arena.scores import PairStats, pair_stats
 from knights.lab.arena.specs import build_player, check_spec
 
 
@@ -334,6 +336,30 @@ def test_match_command(tmp_path, capsys):
     assert "greedy" in text and "4 games" in text
     assert len(list(Path(out).rglob("*.pgn"))) == 4
     assert cli_main(["match", "greedy", "nonsense", "--out", str(out)]) == 2
+
+    # knights scores pools match folders and sees them from one side
+    again = tmp_path / "again"
+    again.mkdir()
+    shutil.copy(out / "games.jsonl", again / "games.jsonl")
+    summary = tmp_path / "scores.json"
+    assert cli_main(["scores", str(out), str(again), "--player", "random", "--out", str(summary)]) == 0
+    rows = {(r["player"], r["opponent"]): r for r in json.loads(summary.read_text())["pairings"]}
+    assert set(rows) == {("random", "greedy"), ("greedy", "ab2")}      # the other pairing as played
+    greedy = pair_stats(load_records(out))[("greedy", "random")]
+    row = rows[("random", "greedy")]
+    assert row["games"] == 4 and row["score"] == pytest.approx(1 - greedy.score)
+    assert row["ci95"][0] <= row["score"] <= row["ci95"][1]
+    assert cli_main(["scores", str(tmp_path)]) == 2                          # no games.jsonl
+    assert cli_main(["scores", str(out), "--player", "sunfish"]) == 2        # played none of them
+
+
+def test_a_score_interval_is_the_spread_of_the_games_own_scores():
+    games = [1.0] * 24 + [0.5] * 19 + [0.0] * 37
+    half = 1.959963984540054 * statistics.stdev(games) / len(games) ** 0.5
+    stats = PairStats("a", "b", games=80, wins=24, draws=19, losses=37)
+    assert stats.interval() == pytest.approx((statistics.mean(games) - half, statistics.mean(games) + half))
+    assert PairStats("a", "b", games=10, wins=10).interval() == (1.0, 1.0)
+    assert PairStats("a", "b", games=1, draws=1).interval() == (0.5, 0.5)
 
 
 # -- search players: the ``search`` specs ------------------------------------------------------

@@ -1,9 +1,10 @@
-"""The arena's command line: ``knights match``, ``knights strength``, ``knights quality``.
+"""The arena's command line: ``knights match``, ``knights scores``, ``knights strength``, ``knights quality``.
 
 :func:`add_arguments` adds the three subcommands to :mod:`knights.cli`'s parser;
 each ``*_main`` takes the parsed arguments and returns the exit code::
 
     knights match ours:material random greedy --games 20     # PGNs and scores
+    knights scores results_pgn/matches/a results_pgn/matches/b --player ours:material --out s.json  # pooled
     knights strength --quick                                 # the rating ladder
     knights strength --search --times 100 1000               # the searching bot's ratings
     knights quality results_pgn/matches/ours_material-...    # Stockfish judges the moves
@@ -19,9 +20,9 @@ from pathlib import Path
 from knights.lab.arena import quality
 from knights.lab.arena.game import Settings
 from knights.lab.arena.ladder import format_plan, run_strength, strength_plan
-from knights.lab.arena.matches import run_games, safe_name, schedule
+from knights.lab.arena.matches import load_records, run_games, safe_name, schedule
 from knights.lab.arena.report import format_rating, rating_report
-from knights.lab.arena.scores import format_scores
+from knights.lab.arena.scores import format_scores, pair_stats, pairings
 from knights.lab.arena.specs import SPEC_HELP, anchors_of, check_spec
 from knights.learn.training import check_at_least, check_output
 
@@ -54,6 +55,33 @@ def match_main(args) -> int:
         for p in report["players"]:
             print(f"{p['player']:<24} {format_rating(p)}")
     print(f"{len(records)} games in {time.perf_counter() - start:.0f} s; PGNs in {out}")
+    return 0
+
+
+def scores_main(args) -> int:
+    """``knights scores FOLDER [FOLDER ...]``: the games of match folders pooled, each pairing's score with its 95%
+    interval (seen from ``--player``'s side when given); ``--out`` writes them as JSON, with the folders and the
+    commit they were read at."""
+    check_output(args.out, "--out")
+    records = []
+    for folder in args.folders:
+        if not (Path(folder) / "games.jsonl").is_file():
+            raise ValueError(f"{folder}: not a match folder (no games.jsonl)")
+        records += load_records(folder)
+    if not records:
+        raise ValueError(f"no games in {', '.join(args.folders)}")
+    if args.player is not None and not any(args.player in (r["a"], r["b"]) for r in records):
+        raise ValueError(f"--player {args.player}: played none of these games")
+    print(format_scores(records, args.player))
+    if args.out:
+        from knights.common import write_json
+        from knights.lab.arena.search_strength import commit
+
+        stats = pair_stats(records)
+        rows = [{**stats[key].to_dict(), "game_seconds": round(sum(walls))}
+                for key, walls in pairings(records, args.player).items()]
+        write_json(args.out, {"folders": [str(f) for f in args.folders], "commit": commit(), "pairings": rows})
+        print(f"wrote {args.out}")
     return 0
 
 
@@ -167,6 +195,12 @@ def add_arguments(sub) -> None:
     m.add_argument("--out", default=None, help="folder for the PGNs (default results_pgn/matches/...)")
     m.add_argument("--quiet", action="store_true")
     m.set_defaults(func=match_main)
+
+    c = sub.add_parser("scores", help="match folders' games pooled: each pairing's score with its 95% interval")
+    c.add_argument("folders", nargs="+", help="match folders (knights match --out), their games pooled")
+    c.add_argument("--player", default=None, help="see each pairing from this player's side")
+    c.add_argument("--out", default=None, help="write the scores as JSON here")
+    c.set_defaults(func=scores_main)
 
     s = sub.add_parser("strength", help="the rating ladder: Elo table, plot, PGNs, move quality")
     s.add_argument("--quick", action="store_true", help="a few games, material evaluator (smoke test)")

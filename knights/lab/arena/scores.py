@@ -6,6 +6,7 @@ sides::
 
     stats = pair_stats(records)
     stats[("greedy", "random")].score      # greedy's points per game against random
+    stats[("greedy", "random")].interval() # its 95% interval, from the games' spread
     print(format_scores(records))          # one line per pairing
 
 Wins by checkmate are counted apart from the others, so "won outright" can be told
@@ -15,9 +16,12 @@ from "was ahead when the game was adjudicated".
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from knights.lab.arena.elo import Z95
 
 
 @dataclass
@@ -44,9 +48,24 @@ class PairStats:
         """Points per game (NaN before the first game)."""
         return self.points / self.games if self.games else float("nan")
 
+    def interval(self) -> tuple[float, float]:
+        """The score's 95% interval, ``score +- 1.96 sd / sqrt(games)`` with ``sd`` the spread of the games' own
+        scores (1, 1/2, 0), clipped to [0, 1]; ``(score, score)`` for a single game, NaNs before the first.
+
+        >>> low, high = PairStats("a", "b", games=80, wins=24, draws=19, losses=37).interval()
+        >>> round(low, 3), round(high, 3)
+        (0.324, 0.513)
+        """
+        if self.games < 2:
+            return self.score, self.score
+        mean = self.score
+        square_sum = (self.wins * (1 - mean) ** 2 + self.draws * (0.5 - mean) ** 2 + self.losses * mean ** 2)
+        half = Z95 * math.sqrt(square_sum / (self.games - 1) / self.games)
+        return max(0.0, mean - half), min(1.0, mean + half)
+
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
-        d.update(points=self.points, score=self.score,
+        d.update(points=self.points, score=self.score, ci95=list(self.interval()),
                  mean_plies=self.plies / self.games if self.games else None)
         return d
 
@@ -72,17 +91,27 @@ def pair_stats(records: Iterable[dict]) -> dict[tuple[str, str], PairStats]:
     return stats
 
 
-def format_scores(records: Sequence[dict]) -> str:
-    """One line per pairing: score, W/D/L, wins by mate, mean plies, seconds a game."""
-    lines = [f"{'player':<24} {'opponent':<16} {'games':>5} {'score':>6}  {'W-D-L':<11} {'mates':>5} "
-             f"{'plies':>5} {'s/game':>7}"]
-    stats = pair_stats(records)
+def pairings(records: Sequence[dict], player: str | None = None) -> dict[tuple[str, str], list[float]]:
+    """Each pairing in the order first played, as ``(player, opponent)``, with the seconds its games took: the
+    records' first player (``a``) unless ``player`` is given, when every pairing it played is seen from its side
+    (matches played with the sides named in either order pool into one)."""
     walls: dict[tuple[str, str], list[float]] = defaultdict(list)
     for r in records:
-        walls[(r["a"], r["b"])].append(r.get("wall", 0.0))
-    for (a, b), w in walls.items():
+        key = (r["b"], r["a"]) if player is not None and r["b"] == player else (r["a"], r["b"])
+        walls[key].append(r.get("wall", 0.0))
+    return walls
+
+
+def format_scores(records: Sequence[dict], player: str | None = None) -> str:
+    """One line per pairing (:func:`pairings`): score and its 95% interval, W/D/L, wins by mate, mean plies,
+    seconds a game."""
+    lines = [f"{'player':<24} {'opponent':<16} {'games':>5} {'score':>6} {'95% interval':<14}  {'W-D-L':<11} "
+             f"{'mates':>5} {'plies':>5} {'s/game':>7}"]
+    stats = pair_stats(records)
+    for (a, b), w in pairings(records, player).items():
         st = stats[(a, b)]
-        lines.append(f"{a:<24} {b:<16} {st.games:>5} {st.score:>6.3f}  "
+        low, high = st.interval()
+        lines.append(f"{a:<24} {b:<16} {st.games:>5} {st.score:>6.3f} {f'[{low:.3f}, {high:.3f}]':<14}  "
                      f"{f'{st.wins}-{st.draws}-{st.losses}':<11} {st.wins_by_mate:>5} "
                      f"{st.plies / st.games:>5.0f} {sum(w) / len(w):>7.2f}")
     return "\n".join(lines)

@@ -36,7 +36,7 @@ The results file (default ``report/results/search_strength.json``)::
           "vs": {                        # per opponent, as knights.lab.arena.scores.PairStats
             "sunfish@100": {"player", "opponent", "games", "wins", "draws", "losses",
                             "wins_by_mate", "losses_by_mate", "adjudicated", "plies",
-                            "points", "score", "mean_plies"},
+                            "points", "score", "ci95", "mean_plies"},
             "sf-elo:1350": {...}, ...
           },
           "sunfish_rating": int | null,  # sunfish's fitted rating in this run (unanchored peer)
@@ -51,7 +51,8 @@ The results file (default ``report/results/search_strength.json``)::
                                          # the old Python/torch search's under their run keys
       "previous_note": str,              # the note of the runs that first became 'previous'
       "seconds_by_run": {"0.1s": float}, # wall seconds of today's runs (all sittings)
-      "network_ab": {...}                # tools/fast_search_ab.py's choice of the network (by hand)
+      "network_ab_v25": {...}            # which network the search plays: self-play A/Bs (knights match, then
+                                         # knights scores --player <the default> for the pooled figures)
     }
 
 The keys ``note``, ``runs`` and, per run, ``command``, ``player``, ``games``, ``rating``,

@@ -123,14 +123,18 @@ def summarise(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"games": len(games), "by_phase": by_phase, "losses": losses}
 
 
-def read_run(folder: Path) -> list[tuple[dict[str, Any], chess.pgn.Game]]:
+Records = list[tuple[dict[str, Any], chess.pgn.Game]]
+"""A run's games: each record (a line of ``games.jsonl``) with its PGN."""
+
+
+def read_run(folder: Path) -> Records:
     """The records (``games.jsonl``; a game played again: its newest record) of a run's games and their PGNs; a
     record that does not parse, or whose PGN is missing, is an error naming its line."""
     index = folder / "games.jsonl"
     if not index.is_file():
         raise FileNotFoundError(f"{index}: no games (make clock-strength writes them)")
     records = {(r["a"], r["b"], r["index"]): (n, r) for n, r in numbered_records(folder)}
-    out = []
+    out: Records = []
     for n, r in sorted(records.values(), key=lambda x: x[0]):
         path = folder / str(r.get("pgn_file") or "")
         if not r.get("pgn_file") or not path.is_file():
@@ -141,9 +145,6 @@ def read_run(folder: Path) -> list[tuple[dict[str, Any], chess.pgn.Game]]:
             raise ValueError(f"{path}: no game in the file")
         out.append((r, game))
     return out
-
-
-Records = list[tuple[dict[str, Any], chess.pgn.Game]]
 
 
 def by_player(folder: Path, records: Records) -> dict[str, Records]:
