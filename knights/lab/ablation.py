@@ -202,6 +202,11 @@ VARIANTS = (
             parent="EL/v24", full_train=False, settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 4)),
             says="the same rows and recipe, the accumulator widened to 512 (EL/v24's units first, the new ones "
                  "starting at no weight, knights.learn.nnue.widened): whether the flattened curve is the width's"),
+    Variant("scratch_more_sound2_sound3", more=True, flip_files=True, hidden=256,
+            also=("data/sound2", "data/sound3"), settings=(("batch_size", 4096),),
+            says="from no weights, EL/v24's settings on the grown sets one machine restores from the store (data/more, "
+                 "data/sound2, data/sound3; not EL/v24's endings, shallow, style and first sound games): whether the "
+                 "sound games from the start do what EL/v25 got by continuing"),
 )
 
 

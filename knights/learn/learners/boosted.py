@@ -3,9 +3,10 @@
 scikit-learn fits it (:func:`fit_boosted`); :class:`BoostedTreesModel` keeps what its prediction reads, every tree's
 nodes (scikit-learn's ``TreePredictor.nodes``, a structured array, split into one plain array a field: the leaf value,
 the feature, the threshold, which way a missing value goes, the children), and predicts with NumPy as scikit-learn
-does: the baseline, plus each tree's leaf value in the trees' order. The result equals ``estimator.predict`` (a test
-checks it), and the files are written by :mod:`knights.learn.store` (``.npz`` of plain numeric arrays, opened with
-``allow_pickle=False``, and a JSON sidecar with its SHA-256): loading them runs no code.
+does (:mod:`knights.learn.learners.trees`): the baseline, plus each tree's leaf value in the trees' order. The result
+equals ``estimator.predict`` (a test checks it), and the files are written by :mod:`knights.learn.store` (``.npz`` of
+plain numeric arrays, opened with ``allow_pickle=False``, and a JSON sidecar with its SHA-256): loading them runs no
+code.
 
 Numeric features only (no categorical splits) and the squared or absolute error (an identity link): the models this
 project fits.
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from knights.learn import store
+from knights.learn.learners.trees import FlatTrees, check_nodes
 from knights.learn.store import expect
 
 if TYPE_CHECKING:
@@ -27,24 +29,19 @@ if TYPE_CHECKING:
 KIND = "boosted_trees"
 
 
-class BoostedTreesModel:
-    """Boosted regression trees as flat node arrays (all trees concatenated, children as global indices, -1 at a
-    leaf); ``predict`` walks every (row, tree) pair down at once and sums the leaves tree by tree."""
+class BoostedTreesModel(FlatTrees):
+    """Boosted regression trees as flat node arrays (:class:`~knights.learn.learners.trees.FlatTrees`), a missing
+    value going the way scikit-learn learned for its node; the prediction is the baseline plus every tree's leaf,
+    added tree by tree."""
 
     kind = KIND
 
     def __init__(self, left: np.ndarray, right: np.ndarray, feature: np.ndarray, threshold: np.ndarray,
                  missing_left: np.ndarray, value: np.ndarray, roots: np.ndarray, baseline: float,
                  n_features: int) -> None:
-        self.left = np.asarray(left, dtype=np.int32)
-        self.right = np.asarray(right, dtype=np.int32)
-        self.feature = np.asarray(feature, dtype=np.int32)
-        self.threshold = np.asarray(threshold, dtype=np.float64)
+        super().__init__(left, right, feature, np.asarray(threshold, dtype=np.float64), value, roots, n_features)
         self.missing_left = np.asarray(missing_left, dtype=bool)
-        self.value = np.asarray(value, dtype=np.float64)
-        self.roots = np.asarray(roots, dtype=np.int32)
         self.baseline = float(baseline)
-        self.n_features = int(n_features)
 
     @classmethod
     def from_sklearn(cls, est: HistGradientBoostingRegressor) -> BoostedTreesModel:
@@ -71,45 +68,12 @@ class BoostedTreesModel:
                    np.concatenate(miss), np.concatenate(vals), np.array(roots), float(est._baseline_prediction.item()),
                    est.n_features_in_)
 
-    @property
-    def n_trees(self) -> int:
-        return len(self.roots)
-
-    @property
-    def n_nodes(self) -> int:
-        return len(self.left)
-
-    def apply(self, X: np.ndarray) -> np.ndarray:
-        """The leaf (global node index) of every row in every tree: (N, trees)."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.n_features:
-            raise ValueError(f"expected (N, {self.n_features}) features, got {X.shape}")
-        n, t = len(X), self.n_trees
-        node = np.tile(self.roots.astype(np.int64), n)
-        row = np.repeat(np.arange(n, dtype=np.int64), t)
-        active = np.flatnonzero(self.left[node] >= 0)
-        flat = X.reshape(-1)
-        width = X.shape[1]
-        while active.size:
-            cur = node[active]
-            x = flat[row[active] * width + self.feature[cur]]
-            go_left = np.where(np.isnan(x), self.missing_left[cur], x <= self.threshold[cur])
-            nxt = np.where(go_left, self.left[cur], self.right[cur])
-            node[active] = nxt
-            active = active[self.left[nxt] >= 0]
-        return node.reshape(n, t)
+    def goes_left(self, x: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        return np.asarray(np.where(np.isnan(x), self.missing_left[nodes], x <= self.threshold[nodes]))
 
     def predict(self, X: np.ndarray, block: int = 50_000) -> np.ndarray:
         """The baseline plus every tree's leaf value, added tree by tree as scikit-learn adds them."""
-        X = np.asarray(X)
-        out = np.empty(len(X))
-        for s in range(0, len(X), block):
-            leaves = self.value[self.apply(X[s:s + block])]
-            total = np.full(len(leaves), self.baseline)
-            for j in range(self.n_trees):
-                total += leaves[:, j]
-            out[s:s + block] = total
-        return out
+        return self.leaf_sum(X, start=self.baseline, block=block)
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         arrays: dict[str, np.ndarray] = {
@@ -127,26 +91,13 @@ class BoostedTreesModel:
             expect(arrays[name].shape == (n,), path, f"{name} must have one entry per node ({n})")
         expect(left.dtype == np.int32 and right.dtype == np.int32, path, "children must be int32")
         nf = meta.get("n_features")
-        expect(isinstance(nf, int) and nf > 0, path, f"bad n_features {nf!r}")
+        inner = check_nodes(left, right, arrays["feature"], arrays["roots"], nf, path)
         assert isinstance(nf, int)
-        roots = arrays["roots"]
-        expect(roots.ndim == 1 and len(roots) >= 1 and roots[0] == 0 and bool((np.diff(roots) > 0).all())
-               and int(roots[-1]) < n, path, "tree roots must increase from 0 within the node arrays")
-        leaf = left < 0
-        expect(bool((leaf == (right < 0)).all()), path, "a node has exactly one child")
-        idx = np.arange(n)
-        tree_end = np.append(roots[1:], n)[np.searchsorted(roots, idx, side="right") - 1]
-        inner = ~leaf
-        expect(bool((left[inner] > idx[inner]).all() and (right[inner] > idx[inner]).all()
-                    and (left[inner] < tree_end[inner]).all() and (right[inner] < tree_end[inner]).all()),
-               path, "children must point forward inside their tree")
-        feat = arrays["feature"]
-        expect(bool(((feat[inner] >= 0) & (feat[inner] < nf)).all()), path, f"feature indices outside 0..{nf - 1}")
         expect(arrays["baseline"].shape == (1,), path, "baseline must be one number")
         expect(bool(np.isfinite(arrays["value"]).all() and np.isfinite(arrays["baseline"]).all()
                     and np.isfinite(arrays["threshold"][inner]).all()), path, "non-finite values")
-        return cls(left, right, feat, arrays["threshold"], arrays["missing_left"], arrays["value"], roots,
-                   float(arrays["baseline"][0]), nf)
+        return cls(left, right, arrays["feature"], arrays["threshold"], arrays["missing_left"], arrays["value"],
+                   arrays["roots"], float(arrays["baseline"][0]), nf)
 
 
 def fit_boosted(X: np.ndarray, y: np.ndarray, **params: Any) -> HistGradientBoostingRegressor:

@@ -2,7 +2,8 @@
 
 :class:`ForestModel` concatenates every tree's nodes into a few arrays (children
 stored as forward offsets in the files, which compress well) and walks all
-(row, tree) pairs down together in NumPy; its predictions equal scikit-learn's.
+(row, tree) pairs down together in NumPy (:mod:`knights.learn.learners.trees`); its
+predictions equal scikit-learn's.
 :func:`fit_random_forest` is the original's forest, optionally capped in size.
 """
 
@@ -15,33 +16,24 @@ import numpy as np
 import numpy.typing as npt
 
 from knights.learn.learners.inputs import N_FEATURES, Arrays
+from knights.learn.learners.trees import FlatTrees, check_nodes
 from knights.learn.store import expect
 
 if TYPE_CHECKING:
     from sklearn.ensemble import RandomForestRegressor
 
 
-class ForestModel:
-    """A regression forest as flat node arrays (all trees concatenated).
-
-    Node ``i`` of the concatenation: ``left[i]``/``right[i]`` (global node indices,
-    -1 at a leaf), ``feature[i]``, ``threshold[i]`` (go left when
-    ``x[feature] <= threshold``), ``value[i]`` (the leaf's prediction); ``roots``
-    holds each tree's first node. :meth:`predict` walks every (row, tree) pair
-    down at once, vectorised, and averages the trees as scikit-learn does.
-    """
+class ForestModel(FlatTrees):
+    """A regression forest as flat node arrays (:class:`~knights.learn.learners.trees.FlatTrees`): its
+    prediction is the mean of the trees' leaves, summed tree by tree as scikit-learn sums them."""
 
     kind = "forest"
+    input_dtype = np.float32
+    feature_dtype = np.int16
 
     def __init__(self, left: npt.ArrayLike, right: npt.ArrayLike, feature: npt.ArrayLike, threshold: npt.ArrayLike,
                  value: npt.ArrayLike, roots: npt.ArrayLike, n_features: int = N_FEATURES) -> None:
-        self.left = np.asarray(left, dtype=np.int32)
-        self.right = np.asarray(right, dtype=np.int32)
-        self.feature = np.asarray(feature, dtype=np.int16)
-        self.threshold = np.asarray(threshold)
-        self.value = np.asarray(value, dtype=np.float64)
-        self.roots = np.asarray(roots, dtype=np.int32)
-        self.n_features = n_features
+        super().__init__(left, right, feature, threshold, value, roots, n_features)
 
     @classmethod
     def from_sklearn(cls, forest: RandomForestRegressor) -> ForestModel:
@@ -61,43 +53,13 @@ class ForestModel:
         threshold = np.concatenate(thrs)
         as32 = threshold.astype(np.float32)
         if np.array_equal(as32.astype(np.float64), threshold):
-            threshold = as32   # lossless: half the bytes
+            # lossless: half the bytes, and the rows compared in float32 (input_dtype) decide as scikit-learn's do
+            threshold = as32
         return cls(np.concatenate(lefts), np.concatenate(rights), np.concatenate(feats), threshold,
                    np.concatenate(vals), roots, forest.n_features_in_)
 
-    @property
-    def n_nodes(self) -> int:
-        return len(self.left)
-
-    @property
-    def n_trees(self) -> int:
-        return len(self.roots)
-
-    def apply(self, X: np.ndarray) -> np.ndarray:
-        """The leaf (global node index) of every row in every tree: (N, trees)."""
-        X = np.asarray(X, dtype=np.float32)
-        n, t = len(X), self.n_trees
-        node = np.tile(self.roots.astype(np.int64), n)          # pair p = row p // t, tree p % t
-        row = np.repeat(np.arange(n, dtype=np.int64), t)
-        active = np.flatnonzero(self.left[node] >= 0)
-        flat = X.reshape(-1)
-        width = X.shape[1]
-        while active.size:
-            cur = node[active]
-            x = flat[row[active] * width + self.feature[cur]]
-            # float32 thresholds are the float64 ones exactly (from_sklearn), so comparing
-            # in float32 decides as scikit-learn does; no per-call float64 copy of them
-            nxt = np.where(x <= self.threshold[cur], self.left[cur], self.right[cur])
-            node[active] = nxt
-            active = active[self.left[nxt] >= 0]
-        return node.reshape(n, t)
-
     def predict(self, X: np.ndarray) -> np.ndarray:
-        leaves = self.value[self.apply(X)]
-        out = np.zeros(len(leaves))
-        for j in range(self.n_trees):      # the trees in order, then the mean, as scikit-learn sums them
-            out += leaves[:, j]
-        return out / self.n_trees
+        return self.leaf_sum(X) / self.n_trees
 
     def to_arrays(self) -> tuple[Arrays, dict[str, Any]]:
         # children as offsets from their parent: small numbers that compress well
@@ -118,27 +80,17 @@ class ForestModel:
             expect(arrays[name].shape == (n,), path, f"{name} must have one entry per node ({n})")
         expect(lo.dtype == np.int32 and ro.dtype == np.int32, path, "child offsets must be int32")
         expect(arrays["threshold"].dtype in (np.float32, np.float64), path, "threshold must be float")
-        roots = arrays["roots"]
-        nf = meta.get("n_features", N_FEATURES)
-        expect(isinstance(nf, int) and nf > 0, path, f"bad n_features {nf!r}")
-        expect(roots.ndim == 1 and len(roots) >= 1 and roots[0] == 0 and bool((np.diff(roots) > 0).all())
-               and int(roots[-1]) < n, path, "tree roots must increase from 0 within the node arrays")
         leaf = lo == 0
         expect(bool((leaf == (ro == 0)).all()), path, "a node has exactly one child")
+        expect(bool((lo[~leaf] > 0).all() and (ro[~leaf] > 0).all()), path,
+               "children must point forward inside their tree")
         idx = np.arange(n, dtype=np.int64)
-        left, right = idx + lo, idx + ro
-        # every child lies after its parent and inside its own tree: walks always end
-        tree_end = np.append(roots[1:], n)[np.searchsorted(roots, idx, side="right") - 1]
-        inner = ~leaf
-        expect(bool((lo[inner] > 0).all() and (ro[inner] > 0).all()
-                    and (left[inner] < tree_end[inner]).all() and (right[inner] < tree_end[inner]).all()),
-               path, "child indices must point forward inside their tree")
-        feat = arrays["feature"]
-        expect(bool(((feat[inner] >= 0) & (feat[inner] < nf)).all()), path, f"feature indices outside 0..{nf - 1}")
+        left, right = np.where(leaf, -1, idx + lo), np.where(leaf, -1, idx + ro)
+        nf = meta.get("n_features", N_FEATURES)
+        check_nodes(left, right, arrays["feature"], arrays["roots"], nf, path)
         expect(bool(np.isfinite(arrays["value"]).all() and np.isfinite(arrays["threshold"]).all()), path,
                "non-finite values")
-        return cls(np.where(leaf, -1, left), np.where(leaf, -1, right), feat, arrays["threshold"],
-                   arrays["value"], roots, nf)
+        return cls(left, right, arrays["feature"], arrays["threshold"], arrays["value"], arrays["roots"], nf)
 
 
 def fit_random_forest(X: np.ndarray, y: np.ndarray, *, n_estimators: int = 20, max_features: int = 20,
