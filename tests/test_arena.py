@@ -353,6 +353,52 @@ def test_match_command(tmp_path, capsys):
     assert cli_main(["scores", str(out), "--player", "sunfish"]) == 2        # played none of them
 
 
+def _log(folder: Path, games: list[tuple[str, str, float]]) -> Path:
+    """A match folder whose games.jsonl holds ``games`` (a, b, a's score), one second each."""
+    folder.mkdir()
+    lines = [json.dumps({"a": a, "b": b, "index": i, "score_a": score, "plies": 80, "termination": "checkmate",
+                         "wall": 1.0}) for i, (a, b, score) in enumerate(games)]
+    (folder / "games.jsonl").write_text("".join(line + "\n" for line in lines))
+    return folder
+
+
+def test_scores_pool_matches_that_name_the_sides_either_way(tmp_path, capsys):
+    one = _log(tmp_path / "one", [("A", "B", 1.0), ("A", "B", 0.5), ("A", "B", 1.0)])
+    two = _log(tmp_path / "two", [("B", "A", 1.0), ("B", "A", 0.0)])
+    out = tmp_path / "s.json"
+    assert cli_main(["scores", str(one), str(two), "--out", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["pairings"]
+    assert (row["player"], row["opponent"], row["games"], row["game_seconds"]) == ("A", "B", 5, 5)
+    assert (row["wins"], row["draws"], row["losses"]) == (3, 1, 1) and row["score"] == pytest.approx(0.7)
+    games = [1.0, 0.5, 1.0, 0.0, 1.0]
+    half = 1.959963984540054 * statistics.stdev(games) / len(games) ** 0.5
+    assert row["ci95"] == pytest.approx([0.7 - half, min(1.0, 0.7 + half)])
+    assert "[0.3" in capsys.readouterr().out                         # the interval is printed too
+    assert cli_main(["scores", str(two), "--player", "A", "--out", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["pairings"]
+    assert (row["player"], row["score"]) == ("A", 0.5)
+
+
+def test_scores_refuse_what_is_not_a_match_and_change_no_log(tmp_path, capsys):
+    good = _log(tmp_path / "good", [("A", "B", 1.0)])
+    with open(good / "games.jsonl", "a") as fh:
+        fh.write('{"a": "A", "b": "B", "ind')                          # a match still writing its next line
+    before = (good / "games.jsonl").read_bytes()
+    assert cli_main(["scores", str(good)]) == 0
+    assert (good / "games.jsonl").read_bytes() == before               # read only: nothing cut from the log
+    assert cli_main(["scores", str(good), str(tmp_path / "good")]) == 2
+    assert "named twice" in capsys.readouterr().err
+    bad = _log(tmp_path / "bad", [("A", "B", 1.0), ("A", "B", 0.7)])
+    assert cli_main(["scores", str(bad)]) == 2
+    assert "games.jsonl, line 2: not a game record (score_a 0.7" in capsys.readouterr().err
+    (bad / "games.jsonl").write_text(json.dumps({"a": "A", "b": "B", "index": 0}) + "\n")
+    assert cli_main(["scores", str(bad)]) == 2
+    assert "games.jsonl, line 1: not a game record" in capsys.readouterr().err
+    (bad / "games.jsonl").write_bytes(b"\xff\xfe\n")
+    assert cli_main(["scores", str(bad)]) == 2
+    assert "games.jsonl: not a text log" in capsys.readouterr().err
+
+
 def test_a_score_interval_is_the_spread_of_the_games_own_scores():
     games = [1.0] * 24 + [0.5] * 19 + [0.0] * 37
     half = 1.959963984540054 * statistics.stdev(games) / len(games) ** 0.5
@@ -360,6 +406,7 @@ def test_a_score_interval_is_the_spread_of_the_games_own_scores():
     assert stats.interval() == pytest.approx((statistics.mean(games) - half, statistics.mean(games) + half))
     assert PairStats("a", "b", games=10, wins=10).interval() == (1.0, 1.0)
     assert PairStats("a", "b", games=1, draws=1).interval() == (0.5, 0.5)
+    assert PairStats("a", "b", games=10, wins=9, draws=1).interval()[1] == 1.0       # clipped
 
 
 # -- search players: the ``search`` specs ------------------------------------------------------

@@ -16,6 +16,7 @@ from knights.data.chunks import read_chunk
 from knights.evaluate import ensemble as E
 from knights.evaluate.final import FinalSetChanged, read_final
 from knights.learn.learners.boosted import BoostedTreesModel, fit_boosted, load_boosted, save_boosted
+from knights.learn.store import ModelFileError
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample" / "Sample_a"
@@ -200,6 +201,25 @@ def test_boosted_trees_predict_what_scikit_learn_predicts(tmp_path):
     npz.write_bytes(npz.read_bytes()[:-10] + b"0123456789")
     with pytest.raises(ValueError, match="checksum"):
         load_boosted(side)
+
+
+def test_boosted_trees_files_of_a_broken_structure_are_refused(tmp_path):
+    """A forger who fixes the checksum still cannot make the walk loop, leave its tree or read a feature there is
+    not: knights.learn.learners.trees.check_nodes names the file."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(400, 5)), rng.normal(size=400)
+    model = BoostedTreesModel.from_sklearn(fit_boosted(X, y, max_iter=3, early_stopping=False))
+    inner = int(np.flatnonzero(model.left >= 0)[1])
+    for change, message in ((lambda a: a["left"].__setitem__(inner, inner), "point forward"),
+                            (lambda a: a["right"].__setitem__(inner, -1), "exactly one child"),
+                            (lambda a: a["feature"].__setitem__(inner, 5), "feature indices outside 0..4"),
+                            (lambda a: a["roots"].__setitem__(1, 0), "tree roots must increase")):
+        arrays, own = model.to_arrays()
+        arrays = {k: v.copy() for k, v in arrays.items()}
+        change(arrays)
+        with pytest.raises(ModelFileError, match=message) as err:
+            BoostedTreesModel.from_arrays(arrays, own, tmp_path / "hgb.npz")
+        assert "hgb.npz" in str(err.value)
 
 
 # ------------------------------------------------------------------ the final set

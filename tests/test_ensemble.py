@@ -214,6 +214,13 @@ def test_tampered_forest_structure_is_refused(models, tmp_path):
         L.load_model(side)
     assert str(npz) in str(err.value)
 
+    # both children one before the tree's first node: as global indices -1, which would read as a leaf worth 0
+    arrays = dict(np.load(npz))
+    arrays["left_offset"][inner] = arrays["right_offset"][inner] = -(inner + 1)
+    _rewrite(npz, side, arrays)
+    with pytest.raises(ModelFileError, match="point forward"):
+        L.load_model(side)
+
 
 # ---------------------------------------------------------------------------- democracy
 class Const:

@@ -22,7 +22,6 @@ could claim the repetition with its next move, not because it stood on the board
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -33,7 +32,9 @@ import chess.pgn
 
 from knights.common import write_json
 from knights.engine.rules import mates_in_one
+from knights.lab.arena.matches import numbered_records
 from knights.lab.arena.players import material_cp
+from knights.lab.arena.scores import PairStats, check_record
 
 AHEAD_PAWNS = 3
 """Material lead (pawns) at which a repetition draw counts as thrown away."""
@@ -68,7 +69,12 @@ def read_game(folder: Path, game: dict[str, Any]) -> dict[str, bool]:
 def run_figures(folder: Path) -> tuple[dict[str, Any], list[float], list[dict[str, bool]]]:
     """One run's games from its ``games.jsonl``: who played whom and the tally, the
     player under test's score of every game and what each game's moves show."""
-    games = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines() if line.strip()]
+    if not (folder / "games.jsonl").is_file():
+        raise SystemExit(f"{folder}: not a match folder (no games.jsonl)")
+    games = []
+    for n, game in numbered_records(folder, repair=False):
+        check_record(game, f"{folder / 'games.jsonl'}, line {n}")
+        games.append(game)
     if not games:
         raise SystemExit(f"{folder}/games.jsonl holds no games")
     players = {(g["a"], g["b"]) for g in games}
@@ -88,9 +94,10 @@ def misses(scores: list[float], read: list[dict[str, bool]]) -> dict[str, Any]:
 
 
 def tally(scores: list[float]) -> dict[str, Any]:
-    n = len(scores)
-    wins, draws = sum(s == 1.0 for s in scores), sum(s == 0.5 for s in scores)
-    return {"games": n, "wins": wins, "draws": draws, "losses": n - wins - draws, "score": round(sum(scores) / n, 4)}
+    wins, draws, losses = (sum(s == x for s in scores) for x in (1.0, 0.5, 0.0))
+    stats = PairStats("player", "opponent", games=len(scores), wins=wins, draws=draws, losses=losses)
+    return {"games": stats.games, "wins": wins, "draws": draws, "losses": losses, "score": round(stats.score, 4),
+            "ci95": [round(x, 4) for x in stats.interval()]}
 
 
 def main() -> None:
@@ -104,7 +111,10 @@ def main() -> None:
     for name, *folders in args.arm:
         if not folders:
             raise SystemExit(f"--arm {name}: give at least one match folder")
-        figures = [run_figures(Path(f)) for f in folders]
+        try:
+            figures = [run_figures(Path(f)) for f in folders]
+        except ValueError as e:             # a log that is not a match's: its file and line named
+            raise SystemExit(str(e)) from None
         runs = [r for r, _, _ in figures]
         scores = [x for _, s, _ in figures for x in s]
         arms[name] = {"runs": runs, "pooled": tally(scores),

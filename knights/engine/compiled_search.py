@@ -56,7 +56,7 @@ ASPIRATION = 40
 # its captures and the replies to a check, a fraction of a millisecond; ``go depth 1`` and a clock too short for depth 2
 # play that. Judging each move's captures from Python instead cost a few milliseconds a move: the soak's games at
 # 0.3 s a side lost 8 of 10 on time (``tests/test_uci_fuzz.py``), and at 0.1 s a move it scored 0.450
-# [0.354, 0.546] over 80 games against the plain stage (self-play at commit a963759).
+# [0.354, 0.546] over 80 games against the plain stage (``tools/fast_search_ab.py --parts judged_stage`` at a963759).
 WATCH_EVERY = 0.002
 """Seconds between two looks of the watcher thread at the clock and the control."""
 DEPTH_ONE_NODES = 20_000

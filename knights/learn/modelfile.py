@@ -39,12 +39,8 @@ import torch
 from torch import nn
 
 from knights.common import write_json
+from knights.learn.store import ModelFileError as ModelFileError  # one error for networks' and learners' files
 from knights.learn.store import sha256_file
-
-
-class ModelFileError(ValueError):
-    """A model file that is not a plain state dict, or not the one its metadata records."""
-
 
 CHECKSUM_KEY = "sha256"
 """The metadata key holding the SHA-256 of the ``.pt`` bytes."""

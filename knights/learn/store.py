@@ -35,7 +35,8 @@ ALLOWED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float32",
 
 
 class ModelFileError(ValueError):
-    """A shipped model file that is missing, altered or not in the expected format."""
+    """A shipped model file (a learner's arrays here, a network's weights in :mod:`knights.learn.modelfile`) that is
+    missing, altered or not in the expected format."""
 
 
 def sha256_file(path: str | Path) -> str:

@@ -1,6 +1,6 @@
 """The arena's command line: ``knights match``, ``knights scores``, ``knights strength``, ``knights quality``.
 
-:func:`add_arguments` adds the three subcommands to :mod:`knights.cli`'s parser;
+:func:`add_arguments` adds the subcommands (and soak's) to :mod:`knights.cli`'s parser;
 each ``*_main`` takes the parsed arguments and returns the exit code::
 
     knights match ours:material random greedy --games 20     # PGNs and scores
@@ -20,9 +20,9 @@ from pathlib import Path
 from knights.lab.arena import quality
 from knights.lab.arena.game import Settings
 from knights.lab.arena.ladder import format_plan, run_strength, strength_plan
-from knights.lab.arena.matches import load_records, run_games, safe_name, schedule
+from knights.lab.arena.matches import numbered_records, run_games, safe_name, schedule
 from knights.lab.arena.report import format_rating, rating_report
-from knights.lab.arena.scores import format_scores, pair_stats, pairings
+from knights.lab.arena.scores import check_record, format_scores, pair_stats, pairings
 from knights.lab.arena.specs import SPEC_HELP, anchors_of, check_spec
 from knights.learn.training import check_at_least, check_output
 
@@ -63,11 +63,16 @@ def scores_main(args) -> int:
     interval (seen from ``--player``'s side when given); ``--out`` writes them as JSON, with the folders and the
     commit they were read at."""
     check_output(args.out, "--out")
-    records = []
+    records, seen = [], set()
     for folder in args.folders:
         if not (Path(folder) / "games.jsonl").is_file():
             raise ValueError(f"{folder}: not a match folder (no games.jsonl)")
-        records += load_records(folder)
+        if Path(folder).resolve() in seen:
+            raise ValueError(f"{folder}: named twice (its games would count twice)")
+        seen.add(Path(folder).resolve())
+        for n, record in numbered_records(folder, repair=False):     # read only: a match may still be writing
+            check_record(record, f"{Path(folder) / 'games.jsonl'}, line {n}")
+            records.append(record)
     if not records:
         raise ValueError(f"no games in {', '.join(args.folders)}")
     if args.player is not None and not any(args.player in (r["a"], r["b"]) for r in records):
@@ -182,7 +187,7 @@ def quality_main(args) -> int:
 
 
 def add_arguments(sub) -> None:
-    """The ``match``, ``strength``, ``soak`` and ``quality`` subcommands (for :mod:`knights.cli`)."""
+    """The ``match``, ``scores``, ``strength``, ``soak`` and ``quality`` subcommands (for :mod:`knights.cli`)."""
     m = sub.add_parser("match", help="play an engine against opponents; PGNs and scores",
                        description=f"Players: {SPEC_HELP}.")
     m.add_argument("players", nargs="+", help="the engine under test, then its opponents")

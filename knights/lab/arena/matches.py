@@ -222,23 +222,28 @@ def run_games(tasks: Sequence[GameTask], out_dir: str | Path, *, workers: int = 
     return records
 
 
-def whole_lines(path: Path) -> list[str]:
+def whole_lines(path: Path, repair: bool = True) -> list[str]:
     """The lines of a log that runs append to, each ending in a newline: a last line cut short (a run killed while
-    writing it) is dropped from the file too, so that the next run appends after whole lines."""
-    lines = path.read_text().splitlines(keepends=True)
+    writing it) is left out, and with ``repair`` dropped from the file too, so that the next run appends after whole
+    lines (a reader that only reads passes ``repair=False``: a match may still be writing that line)."""
+    try:
+        lines = path.read_text().splitlines(keepends=True)
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not a text log ({e.reason} at byte {e.start})") from None
     if lines and not lines[-1].endswith("\n"):
         lines.pop()
-        path.write_text("".join(lines))
+        if repair:
+            path.write_text("".join(lines))
     return lines
 
 
-def numbered_records(out_dir: str | Path) -> list[tuple[int, dict]]:
+def numbered_records(out_dir: str | Path, repair: bool = True) -> list[tuple[int, dict]]:
     """The records of a match folder (its ``games.jsonl``), each with its line number. A last line cut short (a run
-    killed while writing it) is dropped from the file, so that a resumed run plays that game again and appends after
-    whole lines; any other line that is not a game record (not JSON, or without its players and index) is an error
-    naming the file and the line."""
+    killed while writing it) is left out, and with ``repair`` dropped from the file, so that a resumed run plays that
+    game again and appends after whole lines; any other line that is not a game record (not JSON, or without its
+    players and index) is an error naming the file and the line."""
     path = Path(out_dir) / "games.jsonl"
-    lines = whole_lines(path)
+    lines = whole_lines(path, repair)
     records = []
     for n, line in enumerate(lines, 1):
         if not line.strip():

@@ -92,14 +92,25 @@ def pair_stats(records: Iterable[dict]) -> dict[tuple[str, str], PairStats]:
 
 
 def pairings(records: Sequence[dict], player: str | None = None) -> dict[tuple[str, str], list[float]]:
-    """Each pairing in the order first played, as ``(player, opponent)``, with the seconds its games took: the
-    records' first player (``a``) unless ``player`` is given, when every pairing it played is seen from its side
-    (matches played with the sides named in either order pool into one)."""
+    """Each pairing once, in the order first played, as ``(player, opponent)``, with the seconds its games took: seen
+    from ``player``'s side when it played it, else as its first game named the sides (games that name them the other
+    way round, from another match, pool into it)."""
     walls: dict[tuple[str, str], list[float]] = defaultdict(list)
     for r in records:
-        key = (r["b"], r["a"]) if player is not None and r["b"] == player else (r["a"], r["b"])
-        walls[key].append(r.get("wall", 0.0))
+        a, b = r["a"], r["b"]
+        flip = b == player if player in (a, b) else (b, a) in walls
+        walls[(b, a) if flip else (a, b)].append(r.get("wall", 0.0))
     return walls
+
+
+def check_record(record: dict, where: str) -> None:
+    """Refuse a game record that :func:`pair_stats` cannot count: a ValueError naming ``where`` (its file and line)
+    unless it has a score of 1, 1/2 or 0, a whole number of plies and a termination."""
+    score, plies, termination = record.get("score_a"), record.get("plies"), record.get("termination")
+    if not (type(score) in (int, float) and score in (0, 0.5, 1)):
+        raise ValueError(f"{where}: not a game record (score_a {score!r}: 1, 0.5 or 0)")
+    if type(plies) is not int or plies < 0 or not isinstance(termination, str):
+        raise ValueError(f"{where}: not a game record (plies {plies!r}, termination {termination!r})")
 
 
 def format_scores(records: Sequence[dict], player: str | None = None) -> str:

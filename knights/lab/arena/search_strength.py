@@ -51,8 +51,8 @@ The results file (default ``report/results/search_strength.json``)::
                                          # the old Python/torch search's under their run keys
       "previous_note": str,              # the note of the runs that first became 'previous'
       "seconds_by_run": {"0.1s": float}, # wall seconds of today's runs (all sittings)
-      "network_ab_v25": {...}            # which network the search plays: self-play A/Bs (knights match, then
-                                         # knights scores --player <the default> for the pooled figures)
+      "network_ab", "network_ab_vNN": {...}  # which network the search plays: self-play A/Bs (knights match,
+                                         # then knights scores --player <the default> for the pooled figures)
     }
 
 The keys ``note``, ``runs`` and, per run, ``command``, ``player``, ``games``, ``rating``,

@@ -4,7 +4,8 @@ Every tree's nodes are concatenated: node ``i`` has ``left[i]``/``right[i]`` (gl
 ``feature[i]`` and ``threshold[i]`` (go left when ``x[feature] <= threshold``) and ``value[i]`` (a leaf's value);
 ``roots`` holds each tree's first node. :meth:`FlatTrees.apply` walks every (row, tree) pair down at once, and
 :meth:`FlatTrees.leaf_sum` adds the leaves tree by tree, in scikit-learn's order, so that the subclasses'
-predictions equal scikit-learn's to the last bit. :func:`check_nodes` is the one check of a loaded file's structure:
+predictions equal scikit-learn's (to the last bit where scikit-learn too adds the trees in order: the boosted trees
+always, a forest predicting on one thread). :func:`check_nodes` is the one check of a loaded file's structure:
 a walk always ends, inside its own tree.
 """
 
