@@ -32,9 +32,9 @@ import chess.pgn
 
 from knights.common import write_json
 from knights.engine.rules import mates_in_one
-from knights.lab.arena.matches import numbered_records
+from knights.lab.arena.matches import match_records
 from knights.lab.arena.players import material_cp
-from knights.lab.arena.scores import PairStats, check_record
+from knights.lab.arena.scores import PairStats
 
 AHEAD_PAWNS = 3
 """Material lead (pawns) at which a repetition draw counts as thrown away."""
@@ -69,12 +69,7 @@ def read_game(folder: Path, game: dict[str, Any]) -> dict[str, bool]:
 def run_figures(folder: Path) -> tuple[dict[str, Any], list[float], list[dict[str, bool]]]:
     """One run's games from its ``games.jsonl``: who played whom and the tally, the
     player under test's score of every game and what each game's moves show."""
-    if not (folder / "games.jsonl").is_file():
-        raise SystemExit(f"{folder}: not a match folder (no games.jsonl)")
-    games = []
-    for n, game in numbered_records(folder, repair=False):
-        check_record(game, f"{folder / 'games.jsonl'}, line {n}")
-        games.append(game)
+    games = match_records(folder)
     if not games:
         raise SystemExit(f"{folder}/games.jsonl holds no games")
     players = {(g["a"], g["b"]) for g in games}
@@ -113,7 +108,7 @@ def main() -> None:
             raise SystemExit(f"--arm {name}: give at least one match folder")
         try:
             figures = [run_figures(Path(f)) for f in folders]
-        except ValueError as e:             # a log that is not a match's: its file and line named
+        except ValueError as e:             # not a match folder, or a bad record: named
             raise SystemExit(str(e)) from None
         runs = [r for r, _, _ in figures]
         scores = [x for _, s, _ in figures for x in s]

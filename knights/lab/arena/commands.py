@@ -20,9 +20,9 @@ from pathlib import Path
 from knights.lab.arena import quality
 from knights.lab.arena.game import Settings
 from knights.lab.arena.ladder import format_plan, run_strength, strength_plan
-from knights.lab.arena.matches import numbered_records, run_games, safe_name, schedule
+from knights.lab.arena.matches import match_records, run_games, safe_name, schedule
 from knights.lab.arena.report import format_rating, rating_report
-from knights.lab.arena.scores import check_record, format_scores, pair_stats, pairings
+from knights.lab.arena.scores import format_scores, pair_stats, pairings
 from knights.lab.arena.specs import SPEC_HELP, anchors_of, check_spec
 from knights.learn.training import check_at_least, check_output
 
@@ -65,14 +65,10 @@ def scores_main(args) -> int:
     check_output(args.out, "--out")
     records, seen = [], set()
     for folder in args.folders:
-        if not (Path(folder) / "games.jsonl").is_file():
-            raise ValueError(f"{folder}: not a match folder (no games.jsonl)")
         if Path(folder).resolve() in seen:
             raise ValueError(f"{folder}: named twice (its games would count twice)")
         seen.add(Path(folder).resolve())
-        for n, record in numbered_records(folder, repair=False):     # read only: a match may still be writing
-            check_record(record, f"{Path(folder) / 'games.jsonl'}, line {n}")
-            records.append(record)
+        records += match_records(folder)
     if not records:
         raise ValueError(f"no games in {', '.join(args.folders)}")
     if args.player is not None and not any(args.player in (r["a"], r["b"]) for r in records):

@@ -263,6 +263,30 @@ def load_records(out_dir: str | Path) -> list[dict]:
     return [record for _, record in numbered_records(out_dir)]
 
 
+def check_record(record: dict, where: str) -> None:
+    """Refuse a game record that :func:`knights.lab.arena.scores.pair_stats` cannot count: a ValueError naming
+    ``where`` (its file and line) unless it has a score of 1, 1/2 or 0, a whole number of plies and a termination."""
+    score, plies, termination = record.get("score_a"), record.get("plies"), record.get("termination")
+    if not (type(score) in (int, float) and score in (0, 0.5, 1)):
+        raise ValueError(f"{where}: not a game record (score_a {score!r}: 1, 0.5 or 0)")
+    if type(plies) is not int or plies < 0 or not isinstance(termination, str):
+        raise ValueError(f"{where}: not a game record (plies {plies!r}, termination {termination!r})")
+
+
+def match_records(out_dir: str | Path) -> list[dict]:
+    """A match folder's games as a reader that only reads takes them (``knights scores``, ``tools/pool_matches.py``):
+    the log is not repaired (a match may still be writing its last line) and every record is checked
+    (:func:`check_record`); a ValueError names the folder, or the file and line."""
+    log = Path(out_dir) / "games.jsonl"
+    if not log.is_file():
+        raise ValueError(f"{out_dir}: not a match folder (no games.jsonl)")
+    records = []
+    for n, record in numbered_records(out_dir, repair=False):
+        check_record(record, f"{log}, line {n}")
+        records.append(record)
+    return records
+
+
 def finished(out_dir: str | Path, tasks: Sequence[GameTask]) -> list[dict]:
     """The records in ``out_dir`` of games of ``tasks`` played under the same
     :class:`~knights.lab.arena.game.Settings` (when a game ends, the draw rule, the limits), so a

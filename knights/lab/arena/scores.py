@@ -103,16 +103,6 @@ def pairings(records: Sequence[dict], player: str | None = None) -> dict[tuple[s
     return walls
 
 
-def check_record(record: dict, where: str) -> None:
-    """Refuse a game record that :func:`pair_stats` cannot count: a ValueError naming ``where`` (its file and line)
-    unless it has a score of 1, 1/2 or 0, a whole number of plies and a termination."""
-    score, plies, termination = record.get("score_a"), record.get("plies"), record.get("termination")
-    if not (type(score) in (int, float) and score in (0, 0.5, 1)):
-        raise ValueError(f"{where}: not a game record (score_a {score!r}: 1, 0.5 or 0)")
-    if type(plies) is not int or plies < 0 or not isinstance(termination, str):
-        raise ValueError(f"{where}: not a game record (plies {plies!r}, termination {termination!r})")
-
-
 def format_scores(records: Sequence[dict], player: str | None = None) -> str:
     """One line per pairing (:func:`pairings`): score and its 95% interval, W/D/L, wins by mate, mean plies,
     seconds a game."""
