@@ -1,4 +1,5 @@
-"""What every stage shares: the one atomic JSON writer and the one ``main()`` wrapper.
+"""What every stage shares: the one atomic JSON writer, the one ``main()`` wrapper and the commit a result
+was made at.
 
 This module imports no other part of ``knights`` (it is the first stage of the core), so
 any stage and any application may use it.
@@ -18,6 +19,7 @@ import json
 import os
 import signal
 import stat
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -40,6 +42,21 @@ def quoted(value: object, width: int = 40) -> str:
     """``repr(value)`` cut to ``width`` characters: how a message quotes what a user sent (a line, a body or a
     file may hold megabytes of it), an ellipsis marking the cut."""
     return clip(repr(value), width)
+
+
+def commit() -> str:
+    """The short hash of this checkout's HEAD, with ``-dirty`` when tracked files have uncommitted changes
+    (``unknown`` outside a git checkout): what a results file records as the code it was made with."""
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+
+    try:
+        head = git("rev-parse", "--short", "HEAD")
+        return f"{head}-dirty" if git("status", "--porcelain", "--untracked-files=no") else head
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 
 def write_json(path: str | Path, value: object, *, indent: int | None = 1) -> None:

@@ -17,6 +17,7 @@ import os
 import time
 from pathlib import Path
 
+from knights.common import commit, write_json
 from knights.lab.arena import quality
 from knights.lab.arena.game import Settings
 from knights.lab.arena.ladder import format_plan, run_strength, strength_plan
@@ -75,9 +76,6 @@ def scores_main(args) -> int:
         raise ValueError(f"--player {args.player}: played none of these games")
     print(format_scores(records, args.player))
     if args.out:
-        from knights.common import write_json
-        from knights.lab.arena.search_strength import commit
-
         stats = pair_stats(records)
         rows = [{**stats[key].to_dict(), "game_seconds": round(sum(walls))}
                 for key, walls in pairings(records, args.player).items()]

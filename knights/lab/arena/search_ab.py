@@ -29,14 +29,13 @@ from typing import Any
 
 import chess
 
-from knights.common import module_main, write_json
+from knights.common import commit, module_main, write_json
 from knights.engine.search import SearchEngine, SearchLimits
 from knights.lab.arena.elo import Z95, elo_difference
 from knights.lab.arena.game import Settings, play_game, white_points
 from knights.lab.arena.matches import whole_lines
 from knights.lab.arena.openings import OPENINGS
 from knights.lab.arena.players import EnginePlayer
-from knights.lab.arena.search_strength import commit
 from knights.lab.results.tables import RESULTS_DIR
 
 OUT = RESULTS_DIR / "search_ab.json"

@@ -63,12 +63,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from knights.common import write_json
+from knights.common import commit, write_json
 from knights.engine.spec import SEARCH_NETWORK
 from knights.lab.arena.game import Settings
 from knights.lab.arena.matches import finished, run_games, schedule
@@ -93,18 +92,6 @@ CLOCK_ANCHORS = (2000, 2200)
 def run_key(ms: int) -> str:
     """``100`` -> ``"0.1s"``, ``1000`` -> ``"1s"``."""
     return f"{ms / 1000:g}s"
-
-
-def commit() -> str:
-    """The short hash of HEAD, with ``-dirty`` when the working tree has uncommitted changes."""
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                                 text=True, check=True).stdout.strip()
-        return f"{head}-dirty" if changed else head
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def opponents_for(ms: int, anchors: Sequence[int], sunfish: bool = True) -> list[str]:

@@ -66,6 +66,7 @@ import chess
 import chess.engine
 
 from knights.board.outcome import outcome as game_outcome
+from knights.common import commit, write_json
 from knights.data.stockfish import find_stockfish
 from knights.engine.spec import SEARCH_NETWORK
 from knights.lab.arena.game import white_points
@@ -349,8 +350,6 @@ def play_route(route_name: str, clocks: Sequence[tuple[float, float]], games: in
 
 
 def summarise(out: Path, routes: Sequence[str], clocks: Sequence[tuple[float, float]], command: str) -> dict:
-    from knights.lab.arena.search_strength import commit
-
     rows = []
     for route in routes:
         for base, inc in clocks:
@@ -375,8 +374,6 @@ def summarise(out: Path, routes: Sequence[str], clocks: Sequence[tuple[float, fl
 def soak_main(args: Any) -> int:
     """``knights soak [--routes uci homemade] [--clocks 3+0 9+0.1] [--games N]``."""
     import logging
-
-    from knights.common import write_json
 
     logging.getLogger("chess.engine").setLevel(logging.ERROR)   # the engines' info strings are not news
     routes = args.routes or list(ROUTES)
