@@ -212,10 +212,6 @@ VARIANTS = (
             settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 2)),
             says="EL/v25's weights, 2 epochs at its rate over data/full and every grown set the store restores (all "
                  "but data/again and data/cold): whether all the store teaches what data/sound2 alone did not"),
-    Variant("scratch_every_set", more=True, endings=True, shallow=True, flip_files=True, hidden=256,
-            also=("data/chaos", "data/sound", "data/sound2", "data/sound3"), settings=(("batch_size", 4096),),
-            says="from no weights, EL/v24's settings on the same rows: EL/v24's recipe without data/again and "
-                 "data/cold, with the second and third sound seeds"),
 )
 
 
