@@ -233,7 +233,8 @@ def test_a_sound_player_draws_an_iteration_in_its_opening_then_plays_the_best_mo
     assert 0.9 < picks.count(best) / len(picks) < 1.0 and SOUND_EPSILON < 0.1
     assert GROWN["sound"].folder == "data/sound" and "data/more" in GROWN["sound"].exclude
     assert set(GROWN["sound"].needs) == {"data/more", "data/endings", "data/shallow"}
-    # the style experiment's other sets were grown before data/more: the same file on any machine
+    # the style experiment's other sets were grown where data/more, endings and shallow were absent: leaving out
+    # only what they left out then makes them the same file on any machine
     assert all(GROWN[name].exclude == EXCLUDE and not GROWN[name].needs for name in ("cold", "chaos", "again"))
     # sound2: the same players from a second seed, leaving out only what every grown set must (so that it is the
     # same file on any machine with data/full), under game numbers of its own

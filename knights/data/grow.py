@@ -107,7 +107,8 @@ games of Stockfish playing the move its labelling search ranked first after iter
 sets that test what kind of game the networks lack, each against the others at the same size: ``data/cold``
 (a fresh short search's moves), ``data/chaos`` (both sides often random) and ``data/again`` (more of
 ``data/full``'s own style, the control), which leave out only ``data/full``, the sample and the independent sets
-(they were grown before the other sets, and so are the same file on any machine); and ``data/sound``, sound
+(the machine that grew them had no ``data/more``, ``data/endings`` or ``data/shallow``: their reports list those as
+absent), so each is the same file on any machine; and ``data/sound``, sound
 openings (no random plies at all) and the middlegames that follow, the kind of game the independent ``games``
 set's Stockfish players reach, which leaves out every set before it (so it needs them);
 ``data/sound2``, the same games from a second seed for a version that continues from a parent trained on
