@@ -263,9 +263,9 @@ data: setup
 # openings, stronger players, material odds), keeping only positions that are in no training file
 # and no independent set; resumable (rerun to go on, or with a larger MORE_POSITIONS to add more).
 # Chunks go to data/more/, 260 of them (letters a-j, as data/full). One core plays about 170-200
-# positions a second: the default 4,500,000 take about 3-4 h on 2 cores (regrown here from the
-# store's first 800,821 in two sittings: dataset_more.json; the chunks equal EL/v19's), 35 min on
-# 16. After make restore-data every restored part is kept and it goes straight to combining.
+# positions a second: the default 4,500,000 take about 3-4 h on 2 cores (report/results/dataset_more.json
+# records the runs), 35 min on 16. After make restore-data every restored part is kept and it goes
+# straight to combining.
 more-data: setup
 	@test -d data/full || { echo "make more-data: data/full is missing; run make data first (the grown data leaves out its positions)" >&2; exit 2; }
 	$(KNIGHTS) data grow --positions $(MORE_POSITIONS) --depth $(DEPTH) --workers $(WORKERS) \

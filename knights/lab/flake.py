@@ -24,6 +24,8 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
+from knights.common import commit
+
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TESTS = ["-m", "clock"]
 KEEP_BETWEEN_RUNS = [".venv", "knights/engine/__pycache__", "data", "knights/frontends/web/frontend/node_modules"]
@@ -63,9 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error(f"--runs must be at least 1, not {args.runs}")
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                           capture_output=True, text=True, check=True).stdout
-    if dirty:
+    if commit().endswith("-dirty"):
         print("note: the clone takes the committed HEAD; uncommitted changes are not measured", file=sys.stderr)
     folder = Path(tempfile.mkdtemp(prefix="knights-flake-"))
     clone = folder / "clone"
