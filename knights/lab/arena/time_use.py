@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import math
 import sys
 import time
 from collections.abc import Sequence
@@ -33,7 +32,7 @@ import numpy as np
 from knights.common import module_main, write_json
 from knights.engine.clock import MOVETIME_SOFT_SHARE
 from knights.engine.search import Iteration, SearchLimits
-from knights.lab.results.tables import RESULTS_DIR
+from knights.lab.results.tables import RESULTS_DIR, mean_difference
 
 OUT = RESULTS_DIR / "time_use.json"
 SHARES = (MOVETIME_SOFT_SHARE, 1.0)
@@ -81,9 +80,10 @@ def summary(rows: list[dict[str, Any]], base: list[dict[str, Any]] | None) -> di
            "best_move_share": round(float(np.mean([r["best"] for r in rows])), 3),
            "mean_cp_loss": round(float(loss.mean()), 1)}
     if base is not None:
-        d = loss - np.array([r["loss"] for r in base], float)
-        out["cp_loss_minus_first"] = round(float(d.mean()), 1)
-        out["cp_loss_minus_first_se"] = round(float(d.std(ddof=1) / math.sqrt(len(d))), 1)
+        paired = mean_difference(loss - np.array([r["loss"] for r in base], float))
+        if paired is not None:
+            out["cp_loss_minus_first"] = round(paired["difference"], 1)
+            out["cp_loss_minus_first_se"] = round(paired["standard_error"], 1)
         same = np.array([a["move"] == b["move"] for a, b in zip(rows, base, strict=True)])
         out["same_move_as_first"] = round(float(same.mean()), 3)
     return out

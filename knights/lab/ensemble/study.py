@@ -56,6 +56,7 @@ from knights.lab.results.tables import (
     evaluation_row,
     level_reference,
     level_rows,
+    mean_difference,
     quiet_rows,
 )
 from knights.learn import registry
@@ -480,12 +481,10 @@ def paired_wp(pred: np.ndarray, reference: np.ndarray, target: np.ndarray, rows:
     """The mean over ``rows`` of each row's win-probability error of ``pred`` less ``reference``'s (negative:
     ``pred`` errs less), with its standard error (the spread of the paired differences over the root of their
     number) and the rows."""
-    n = int(rows.sum())
-    if n < 2:
+    paired = mean_difference(wp_rows(pred[rows], target[rows]) - wp_rows(reference[rows], target[rows]))
+    if paired is None:
         return None
-    d = wp_rows(pred[rows], target[rows]) - wp_rows(reference[rows], target[rows])
-    return {"difference": float(d.mean()), "standard_error": float(d.std(ddof=1) / np.sqrt(n)), "rows": n,
-            "beats_by_more_than_se": bool(-d.mean() > d.std(ddof=1) / np.sqrt(n))}
+    return {**paired, "beats_by_more_than_se": bool(-paired["difference"] > paired["standard_error"])}
 
 
 def run_final(progress: bool = True) -> dict[str, Any]:

@@ -53,7 +53,7 @@ from knights.data.stockfish import Analysis, Stockfish
 from knights.engine.one_ply import OnePlyEngine
 from knights.evaluate.base import Evaluator, MaterialEvaluator
 from knights.lab.arena.quality import _terminal_cp, score_cp
-from knights.lab.results.tables import STOCKFISH_DEPTH1
+from knights.lab.results.tables import STOCKFISH_DEPTH1, mean_difference
 from knights.learn import registry
 
 EVERY = 5
@@ -199,6 +199,24 @@ def by_kind(kinds: Sequence[str], judged: Sequence[tuple[bool, int]]) -> dict[st
     order = ("capture", "check", "promotion", "quiet")
     return {k: summarise([j for kind, j in zip(kinds, judged, strict=True) if kind == k])
             for k in sorted(set(kinds), key=lambda k: (order.index(k) if k in order else len(order), k))}
+
+
+def paired_quality(ours: Sequence[tuple[bool, int]], reference: Sequence[tuple[bool, int]], kinds: Sequence[str],
+                   kind: str | None = None) -> dict[str, Any]:
+    """Two movers' :func:`judge` answers on the same positions (where the judge's best move is of ``kind``; all of
+    them when ``None``), paired: for ``best_move_share``, ``mean_cp_loss`` and ``no_loss_share``, ours less the
+    reference's with its standard error (:func:`knights.lab.results.tables.mean_difference`).
+
+    >>> p = paired_quality([(True, 0), (False, 40), (True, 0)], [(False, 10), (False, 20), (True, 0)],
+    ...                    ["quiet", "quiet", "capture"], "quiet")
+    >>> p["best_move_share"]["difference"], p["mean_cp_loss"]["difference"], p["no_loss_share"]["rows"]
+    (0.5, 5.0, 2)
+    """
+    rows = [i for i, k in enumerate(kinds) if kind is None or k == kind]
+    a = np.array([ours[i] for i in rows], dtype=np.float64).reshape(-1, 2)
+    b = np.array([reference[i] for i in rows], dtype=np.float64).reshape(-1, 2)
+    return {"best_move_share": mean_difference(a[:, 0] - b[:, 0]), "mean_cp_loss": mean_difference(a[:, 1] - b[:, 1]),
+            "no_loss_share": mean_difference((a[:, 1] == 0).astype(float) - (b[:, 1] == 0).astype(float))}
 
 
 def stockfish_by_depth(cache: AnalysisCache, boards: Sequence[chess.Board], kinds: Sequence[str],

@@ -17,7 +17,9 @@ policy-like ranking of quiet moves. This is its simplest form, measured:
 Writes ``report/results/move_prior.json``: for each set, Stockfish depth 1, the one-ply bot, and the bot
 with the prior at each ``lam`` (games) or the chosen one (final): best-move share, the same where the
 judge's best move is quiet, and the centipawns lost (over all positions, and where the best move is quiet, with the
-share of those where the move played loses nothing).
+share of those where the move played loses nothing); and the one-ply bot as it plays (no prior) less Stockfish depth 1
+on the same positions, paired, with standard errors (``one_ply_less_depth_1``: where the best move is quiet, and
+over all).
 """
 
 from __future__ import annotations
@@ -115,12 +117,19 @@ def choices(cands: Sequence[Sequence[tuple[chess.Move, float, bool, int]]], prio
     return [max(c, key=lambda r: r[1] + (lam * prior[r[3]] if r[2] else 0.0))[0] for c in cands]
 
 
-def judged(cache: Any, boards: Sequence[chess.Board], moves: Sequence[chess.Move], kinds: Sequence[str],
-           depth: int) -> dict[str, Any]:
-    from knights.lab.results.move_choice import move_quality
+def answers(cache: Any, boards: Sequence[chess.Board], moves: Sequence[chess.Move],
+            depth: int) -> list[tuple[bool, int]]:
+    """Stockfish's judgement of each move (:func:`knights.lab.results.move_choice.judge`)."""
+    from knights.lab.results.move_choice import judge
 
-    q = move_quality(cache, boards, moves, depth, kinds)
-    quiet_row = q["by_best_kind"].get("quiet", {})
+    return [judge(cache, b, m, depth) for b, m in zip(boards, moves, strict=True)]
+
+
+def judged(answered: Sequence[tuple[bool, int]], kinds: Sequence[str]) -> dict[str, Any]:
+    from knights.lab.results.move_choice import by_kind, summarise
+
+    q = summarise(answered)
+    quiet_row = by_kind(kinds, answered).get("quiet", {})
     return {"best_move_share": round(q["best_move_share"], 4), "mean_cp_loss": round(q["mean_cp_loss"], 1),
             "quiet_best_move_share": round(quiet_row.get("best_move_share", float("nan")), 4),
             "quiet_mean_cp_loss": round(quiet_row.get("mean_cp_loss", float("nan")), 1),
@@ -131,7 +140,15 @@ def judged(cache: Any, boards: Sequence[chess.Board], moves: Sequence[chess.Move
 def run(limit: int, out: Path = OUT, progress: bool = True) -> dict[str, Any]:
     from knights.evaluate.final import read_final
     from knights.lab.results.independent import INDEPENDENT_DIR, load_set
-    from knights.lab.results.move_choice import DEPTH, EVERY, AnalysisCache, move_kind, sample_boards, stockfish_choices
+    from knights.lab.results.move_choice import (
+        DEPTH,
+        EVERY,
+        AnalysisCache,
+        move_kind,
+        paired_quality,
+        sample_boards,
+        stockfish_choices,
+    )
 
     started = time.perf_counter()
     prior, counted = fit_prior(strong_rows(SOURCES, limit))
@@ -146,14 +163,20 @@ def run(limit: int, out: Path = OUT, progress: bool = True) -> dict[str, Any]:
             boards = sample_boards(data, EVERY)
             kinds = [move_kind(b, chess.Move.from_uci(str(cache.analyse(b.fen(), DEPTH).bestmove))) for b in boards]
             cands = candidates(boards, progress)
-            rows = {"stockfish depth 1": judged(cache, boards, stockfish_choices(cache, boards, 1), kinds, DEPTH)}
+            depth1 = answers(cache, boards, stockfish_choices(cache, boards, 1), DEPTH)
+            rows = {"stockfish depth 1": judged(depth1, kinds)}
             lams = LAMBDAS if chosen_lam is None else (0.0, chosen_lam)
+            paired: dict[str, Any] = {}
             for lam in lams:
-                rows[f"one ply + prior x {lam:g}"] = judged(cache, boards, choices(cands, prior, lam), kinds, DEPTH)
+                answered = answers(cache, boards, choices(cands, prior, lam), DEPTH)
+                rows[f"one ply + prior x {lam:g}"] = judged(answered, kinds)
+                if lam == 0.0:      # the one-ply bot as it plays, paired with depth one on the same positions
+                    paired = {"quiet": paired_quality(answered, depth1, kinds, "quiet"),
+                              "all": paired_quality(answered, depth1, kinds)}
             if chosen_lam is None:     # chosen here, on the selection set, by the quiet best-move share
                 chosen_lam = max(lams, key=lambda x: rows[f"one ply + prior x {x:g}"]["quiet_best_move_share"])
                 doc["chosen_lambda"] = chosen_lam
-            doc["sets"][name] = {"positions": len(boards), "rows": rows}
+            doc["sets"][name] = {"positions": len(boards), "rows": rows, "one_ply_less_depth_1": paired}
     doc["seconds"] = round(time.perf_counter() - started, 1)
     write_json(out, doc)
     return doc
@@ -172,6 +195,9 @@ def main_args(a: argparse.Namespace) -> int:
             print(f"{name:<6} {row:<24} best {r['best_move_share']:.1%}  quiet best {r['quiet_best_move_share']:.1%} "
                   f"of {r['quiet_positions']}  {r['mean_cp_loss']:.1f} cp lost ({r['quiet_mean_cp_loss']:.1f} there, "
                   f"{r['quiet_no_loss_share']:.1%} lossless)")
+        for where, p in st["one_ply_less_depth_1"].items():
+            print(f"{name:<6} one ply less depth 1, {where}: " + ", ".join(
+                f"{k} {v['difference']:+.3f} +- {v['standard_error']:.3f}" for k, v in p.items()))
     print(f"chosen on games: lam {doc['chosen_lambda']:g}; wrote {a.out}")
     return 0
 

@@ -125,6 +125,21 @@ def headline_metrics(pred: np.ndarray, target: np.ndarray, calm: np.ndarray) -> 
             "quiet_win_probability_error": win_probability_error(pred[calm], target[calm]) if calm.any() else None}
 
 
+def mean_difference(d: np.ndarray) -> dict[str, Any] | None:
+    """The mean of paired differences ``d`` (one a row: ours less the reference's), its standard error (their
+    spread over the square root of their number: what both find hard cancels) and the number of rows; ``None``
+    with fewer than two rows.
+
+    >>> mean_difference(np.array([-0.5, 0.0]))
+    {'difference': -0.25, 'standard_error': 0.25, 'rows': 2}
+    """
+    d = np.asarray(d, dtype=np.float64)
+    n = d.size
+    if n < 2:
+        return None
+    return {"difference": float(d.mean()), "standard_error": float(d.std(ddof=1) / np.sqrt(n)), "rows": n}
+
+
 def paired_difference(pred: np.ndarray, reference: np.ndarray, target: np.ndarray,
                       calm: np.ndarray) -> dict[str, Any] | None:
     """``pred``'s error against ``reference``'s on the same headline rows (quiet, within :data:`LEVEL_PAWNS`): the
@@ -136,13 +151,9 @@ def paired_difference(pred: np.ndarray, reference: np.ndarray, target: np.ndarra
     {'difference': -0.25, 'standard_error': 0.25, 'rows': 2}
     """
     level = level_rows(target, calm)
-    n = int(level.sum())
-    if n < 2:
-        return None
     t = np.asarray(target, dtype=np.float64)[level]
     ours, theirs = np.asarray(pred, dtype=np.float64)[level], np.asarray(reference, dtype=np.float64)[level]
-    d = np.abs(ours - t) - np.abs(theirs - t)
-    return {"difference": float(d.mean()), "standard_error": float(d.std(ddof=1) / np.sqrt(n)), "rows": n}
+    return mean_difference(np.abs(ours - t) - np.abs(theirs - t))
 
 
 CALIBRATION_PAWNS = 3.0
