@@ -428,3 +428,31 @@ def test_search_specs_are_checked_and_built():
 def test_bad_search_specs_are_refused(spec):
     with pytest.raises(ValueError, match="search"):
         check_spec(spec)
+
+
+def test_pool_compares_two_arms_and_reads_an_avoidable_mate(tmp_path, capsys):
+    """python -m knights.lab.arena.pool: each arm's runs pooled, the second arm's score less the first's with its
+    standard error, and a game where the player under test walked into a mate in one it could have avoided."""
+    from knights.lab.arena.pool import main as pool_main
+
+    def folder(name: str, scores: list[float]) -> Path:
+        f = tmp_path / name
+        f.mkdir()
+        (f / "fool.pgn").write_text('[White "A"]\n[Black "B"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n')
+        lines = [json.dumps({"a": "A", "b": "B", "index": i, "score_a": s, "plies": 4, "termination": "checkmate",
+                             "wall": 1.0, "white": "A", "black": "B", "pgn_file": "fool.pgn"})
+                 for i, s in enumerate(scores)]
+        (f / "games.jsonl").write_text("".join(line + "\n" for line in lines))
+        return f
+
+    first, second = folder("first", [0.0, 0.0]), folder("second", [1.0, 0.5])
+    out = tmp_path / "pool.json"
+    assert pool_main(["--arm", "old", str(first), "--arm", "new", str(second), "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["arms"]["old"]["pooled"]["score"] == 0.0 and doc["arms"]["new"]["pooled"]["score"] == 0.75
+    assert doc["difference"]["value"] == 0.75 and doc["difference"]["standard_error"] > 0
+    # every game's PGN is the fool's mate, which A's 2. g4 allowed while 2. e3 did not
+    assert doc["arms"]["old"]["games_read"]["avoidable_mate_in_one"] == {"games": 2, "score": 0.0}
+    assert "new - old: +0.750" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="not a match folder"):
+        pool_main(["--arm", "x", str(tmp_path / "none"), "--out", str(out)])

@@ -260,7 +260,7 @@ def test_nothing_but_final_py_names_the_final_set():
                "tests/test_democracy_study.py"}
     pattern = FINAL_NAMES
     offenders = []
-    for folder in ("knights", "tools", "notebooks", "source_EL", "source_SL"):
+    for folder in ("knights", "notebooks", "source_EL", "source_SL"):
         for path in sorted((ROOT / folder).rglob("*")):
             if path.suffix not in (".py", ".ipynb", ".sh") or "build" in path.parts:
                 continue

@@ -54,9 +54,8 @@ ASPIRATION = 40
 # millisecond a move), and gives the moves, their order and the moves that end the game. Its choice alone hangs a queen
 # now and then (8/8/3k4/8/8/8/8/4K2Q w: Qc6+?? Kxc6), so the compiled iterations start again at depth 1: each move, then
 # its captures and the replies to a check, a fraction of a millisecond; ``go depth 1`` and a clock too short for depth 2
-# play that. Judging each move's captures from Python instead cost a few milliseconds a move: the soak's games at
-# 0.3 s a side lost 8 of 10 on time (``tests/test_uci_fuzz.py``), and at 0.1 s a move it scored 0.450
-# [0.354, 0.546] over 80 games against the plain stage (``tools/fast_search_ab.py --parts judged_stage`` at a963759).
+# play that. Judging each move's captures from Python instead costs a few milliseconds a move, which a short clock
+# cannot spare (``tests/test_uci_fuzz.py`` plays such clocks).
 WATCH_EVERY = 0.002
 """Seconds between two looks of the watcher thread at the clock and the control."""
 DEPTH_ONE_NODES = 20_000

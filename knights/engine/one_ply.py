@@ -43,7 +43,7 @@ is scored as the loss it is, so the bot plays one only when every move allows it
 looks at the opponent's replies, as the draw claims do, but only at the few that can
 give check, and it asks nothing of the evaluator. Why it is a rule and not left to the
 model: in 200 games one ply ahead against sf-elo:1350 the shipped bot walked into an
-avoidable mate in one in 65, and scored 0 in all of them (``tools/pool_matches.py`` reads
+avoidable mate in one in 65, and scored 0 in all of them (:mod:`knights.lab.arena.pool` reads
 the games; ``report/results/one_ply_mate_guard.json``). ``mate_guard=False`` turns it off
 (the test-set generator's material player keeps it off, and its games keep the old draw
 rule, so the committed sets stay what its code makes).

@@ -34,20 +34,9 @@ en passant                      not seen (positions carry no ep square)   not se
 a retaker pinned, or a king     still retakes (one step of exchange)      the same
 ==============================  ========================================  ====================
 
-Measured by ``python tools/measure_threats.py`` on every row of ``data/sample``
-(Sample_a..m, 30,030 positions) and the 79,609 children of every tenth, against the
-python-chess reference ``tests/threat_oracle.py`` (legal captures, retaken = attacked
-after the capture): the term equals it on 100% of both. The pseudo-legal gains
-(:func:`knights.features.attacks.capture_gains`) agree on 97.7% of the sample; the
-rest are checks (608 positions, 2.0%), pins (67, 0.2%) and x-rays (18, 0.06%).
-Knowing the en-passant square would change 8 sample positions. The term the bot
-played before (python-chess's legal captures, but "defended" read before the
-capture, one ``Board`` per child) differs only by the x-rays, always valuing the
-capture lower: 20 sample positions (0.07%), 158 children (0.20%). Per decision
-(35 children) the term costs 0.30 ms instead of 0.64 ms. Against GreedyPlayer and
-RandomPlayer (20 games each) ``material+threats`` and ``democracy+threats`` scored
-the same with either term (19.5, 19.5, 20 and 20 of 20); 79 of the 80 games went
-move for move alike.
+``tests/test_threats.py`` checks the term against a python-chess reference (``tests/threat_oracle.py``: legal
+captures, retaken when the square is attacked after the capture) on every position of ``data/sample`` and the
+children of every tenth.
 """
 
 from __future__ import annotations

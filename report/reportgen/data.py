@@ -232,7 +232,7 @@ def result_files(ctx: dict[str, Any]) -> list[dict[str, Any]]:
             command = command.replace(doc["what"], "WHAT")          # the question, recorded beside it
         if command and isinstance(doc.get("note"), str):
             command = re.sub(r"--note '.*'$", "--note NOTE", command, flags=re.S)
-        if command and command.startswith("python tools/pool_matches.py"):
+        if command and command.startswith("python -m knights.lab.arena.pool"):
             command = "knights match, each arm's games pooled (WHAT)"  # the matches' own commands are in WHAT
         elif command:
             command = re.sub(r"(?:\s+runs/\S+)+", " RUNS", command)  # the match folders it pooled

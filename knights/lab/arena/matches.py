@@ -274,9 +274,9 @@ def check_record(record: dict, where: str) -> None:
 
 
 def match_records(out_dir: str | Path) -> list[dict]:
-    """A match folder's games as a reader that only reads takes them (``knights scores``, ``tools/pool_matches.py``):
-    the log is not repaired (a match may still be writing its last line) and every record is checked
-    (:func:`check_record`); a ValueError names the folder, or the file and line."""
+    """A match folder's games as a reader that only reads takes them (``knights scores``,
+    :mod:`knights.lab.arena.pool`): the log is not repaired (a match may still be writing its last line) and every
+    record is checked (:func:`check_record`); a ValueError names the folder, or the file and line."""
     log = Path(out_dir) / "games.jsonl"
     if not log.is_file():
         raise ValueError(f"{out_dir}: not a match folder (no games.jsonl)")

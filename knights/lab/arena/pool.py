@@ -1,4 +1,4 @@
-"""Pool the games of ``knights match`` runs into one comparison, written as JSON.
+"""Pool the games of ``knights match`` runs into one comparison, written as JSON: ``python -m knights.lab.arena.pool``.
 
 A measurement, not a test. Each ``--arm NAME FOLDER [FOLDER ...]`` names one player's runs
 (the folders ``knights match --out`` wrote, each holding ``games.jsonl``); the runs of
@@ -13,7 +13,7 @@ draws by threefold repetition with the player three pawns or more of material ah
 (``repetition_draws_ahead``; ``of_them_not_on_the_board``: those ended because the side to move
 could claim the repetition with its next move, not because it stood on the board)::
 
-    .venv/bin/python tools/pool_matches.py --what "..." \\
+    .venv/bin/python -m knights.lab.arena.pool --what "..." \\
         --arm democracy runs/dem_old runs/match_democracy \\
         --arm democracy+qsearch runs/match7_democracy_qsearch runs/match_democracy_qsearch \\
         --out report/results/one_ply_capture_search.json
@@ -30,7 +30,7 @@ from typing import Any
 import chess
 import chess.pgn
 
-from knights.common import write_json
+from knights.common import module_main, write_json
 from knights.engine.rules import mates_in_one
 from knights.lab.arena.matches import match_records
 from knights.lab.arena.players import material_cp
@@ -95,13 +95,14 @@ def tally(scores: list[float]) -> dict[str, Any]:
             "ci95": [round(x, 4) for x in stats.interval()]}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--arm", nargs="+", action="append", required=True, metavar="NAME FOLDER",
                         help="an arm's name, then the match folders of its runs")
     parser.add_argument("--what", default="", help="what the comparison asks, written into the JSON")
     parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args()
+
+
+def run(args: argparse.Namespace) -> int:
     arms: dict[str, Any] = {}
     for name, *folders in args.arm:
         if not folders:
@@ -117,7 +118,7 @@ def main() -> None:
         print(f"{name}: " + "; ".join(f"{r['folder']} {r['score']:.3f} over {r['games']}" for r in runs)
               + f"; pooled {arms[name]['pooled']['score']:.3f} over {arms[name]['pooled']['games']}; "
               + f"{arms[name]['games_read']}")
-    out: dict[str, Any] = {"what": args.what, "command": " ".join(["python tools/pool_matches.py", *sys.argv[1:]]),
+    out: dict[str, Any] = {"what": args.what, "command": " ".join(["python -m knights.lab.arena.pool", *sys.argv[1:]]),
                            "arms": arms}
     if len(arms) == 2:
         (a, fa), (b, fb) = ((n, f["pooled"]) for n, f in arms.items())
@@ -126,7 +127,15 @@ def main() -> None:
                              "standard_error": round(se, 4)}
         print(f"{b} - {a}: {fb['score'] - fa['score']:+.3f} ({se:.3f} standard error)")
     write_json(args.out, out)
+    return 0
+
+
+DESCRIPTION = "Two arms' knights match folders pooled and compared, with what the one-ply bot's games show."
+
+
+def main(argv: list[str] | None = None) -> int:
+    return module_main("knights.lab.arena.pool", DESCRIPTION, add_arguments, run, argv)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
