@@ -18,12 +18,8 @@ line ends. At the search's first :data:`CHECK_PLIES` plies a side may also play 
 that gives check (:data:`~knights.engine.compiled.CFG_CHECK_PLIES`), as Stockfish's quiescence
 does at its first: the bot's opponent, after the bot's move, may fork with check, and the bot
 may answer a capture with a check that wins it back, not only what can be taken at once.
-Chosen in play (``report/results/one_ply_check_plies.json``): one ply ahead against
-``sf-elo:1350`` on the same 400 openings ``sparse+quiesce`` scored 0.635 with captures only and
-0.703 / 0.703 / 0.729 with the checks at 1 / 2 / 3 plies; on the independent ``games`` set's
-1,000 move-quality positions its move was Stockfish's best on 40.0% / 42.1% / 43.8% / 44.5%
-(mean loss 50 / 44 / 39 / 37 centipawns). Each further ply costs time: about 11, 18, 30 and
-47 ms a middlegame decision on a loaded machine.
+Chosen in play, one ply ahead against ``sf-elo:1350`` on the same openings, against captures only and checks at one,
+two or three plies (``report/results/one_ply_check_plies.json``); each further ply costs the decision more time.
 
 With ``check_plies=0`` this is what the compiled search's first iteration does after each
 move: the one-ply choice over these values and its value agree with that iteration's best
@@ -81,11 +77,10 @@ CHECK_PLIES = 3
 """At how many of the capture search's first plies a quiet move that gives check is played too (0: captures only)."""
 MIRRORS = False
 """Whether ``sparse+quiesce`` also asks each member's mirrored twin (:func:`~knights.engine.incremental.files_mirrored`)
-where no side can castle. Off: on the independent sets the twins lowered a single network's quiet-level error
-(on ``games`` EL/v24 0.688 -> 0.661, EL/v25 0.636 -> 0.616) but not the democracy's (0.665 -> 0.668), whose six
-members already average much of the same noise away, and they double its capture searches; its one-ply move was
-Stockfish's best on 44.5% of the games set's positions with them against 43.5% without (EL/v20 to EL/v25), within
-the noise."""
+where no side can castle. Off: on the independent sets the twins lowered a single network's quiet-level error but
+not the democracy's, whose six members already average much of the same noise away, they double its capture
+searches, and they moved the one-ply move's best-move share by less than the noise (measured by hand; not in a
+results file)."""
 TT_BITS = 10
 """The transposition table's size (2**TT_BITS slots): the capture search does not use it."""
 

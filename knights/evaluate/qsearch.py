@@ -19,16 +19,13 @@ search. The swing is searched with alpha-beta, the most valuable victim first, a
 :data:`MAX_PLIES` captures deep.
 
 Why add the material rather than judge the position where the captures end: that was tried.
-Evaluating the end of the capture line with the democracy lowered its MAE over every position of
-the independent sets (``games`` 1.393 -> 1.321, ``tactics`` 1.860 -> 1.644, ``endgames`` 2.442 ->
-1.840; this form: 1.552, 2.250, 2.389) but played worse one ply ahead against sf-elo:1350: 0.247
-over the same 200 games on which this form scored 0.355 (knights match, default seed and seed 7).
+Judging the end of the capture line with the democracy lowered its error over every position of
+the independent sets but played worse one ply ahead against sf-elo:1350 on the same openings.
 What the bot needs from the term is the exchange, counted exactly; the network's second opinion
 of an unfamiliar position after it cost more than it gave. A network trained on quiet positions
 only is another matter: the ends of a capture search are quiet, and the compiled sparse networks
-judged there (:mod:`knights.engine.judged`, ``EL/v21+quiesce``) scored 0.530 over 200 games
-against sf-elo:1350 where democracy+qsearch scored 0.385 on the same openings
-(report/results/one_ply_quiesce.json).
+judged there (:mod:`knights.engine.judged`) played better than democracy+qsearch on the same
+openings (report/results/one_ply_capture_search.json and one_ply_quiesce.json; the report's one-ply section).
 
 Where it differs from :mod:`knights.evaluate.threats` (one capture, retaken if the square
 is attacked): a whole exchange is played out, so a defended piece attacked by a smaller
