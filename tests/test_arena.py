@@ -432,27 +432,34 @@ def test_bad_search_specs_are_refused(spec):
 
 def test_pool_compares_two_arms_and_reads_an_avoidable_mate(tmp_path, capsys):
     """python -m knights.lab.arena.pool: each arm's runs pooled, the second arm's score less the first's with its
-    standard error, and a game where the player under test walked into a mate in one it could have avoided."""
+    standard error, and the games where the player under test walked into a mate in one it could have avoided."""
     from knights.lab.arena.pool import main as pool_main
 
-    def folder(name: str, scores: list[float]) -> Path:
+    pgns = {"fool": ("0-1", "1. f3 e5 2. g4 Qh4# 0-1"),          # A's 2. g4 allowed the mate, 2. e3 would not have
+            "quiet": ("1-0", "1. e4 e5 2. Nf3 Nc6 1-0")}         # nothing allowed (A won on time, say)
+
+    def folder(name: str, games: list[tuple[str, float]]) -> Path:
         f = tmp_path / name
         f.mkdir()
-        (f / "fool.pgn").write_text('[White "A"]\n[Black "B"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n')
+        for pgn, (result, moves) in pgns.items():
+            (f / f"{pgn}.pgn").write_text(f'[White "A"]\n[Black "B"]\n[Result "{result}"]\n\n{moves}\n')
         lines = [json.dumps({"a": "A", "b": "B", "index": i, "score_a": s, "plies": 4, "termination": "checkmate",
-                             "wall": 1.0, "white": "A", "black": "B", "pgn_file": "fool.pgn"})
-                 for i, s in enumerate(scores)]
+                             "wall": 1.0, "white": "A", "black": "B", "pgn_file": f"{pgn}.pgn"})
+                 for i, (pgn, s) in enumerate(games)]
         (f / "games.jsonl").write_text("".join(line + "\n" for line in lines))
         return f
 
-    first, second = folder("first", [0.0, 0.0]), folder("second", [1.0, 0.5])
+    first = folder("first", [("fool", 0.0), ("fool", 0.0)])
+    second = folder("second", [("quiet", 1.0), ("quiet", 1.0), ("fool", 0.0)])
     out = tmp_path / "pool.json"
     assert pool_main(["--arm", "old", str(first), "--arm", "new", str(second), "--out", str(out)]) == 0
     doc = json.loads(out.read_text())
-    assert doc["arms"]["old"]["pooled"]["score"] == 0.0 and doc["arms"]["new"]["pooled"]["score"] == 0.75
-    assert doc["difference"]["value"] == 0.75 and doc["difference"]["standard_error"] > 0
-    # every game's PGN is the fool's mate, which A's 2. g4 allowed while 2. e3 did not
-    assert doc["arms"]["old"]["games_read"]["avoidable_mate_in_one"] == {"games": 2, "score": 0.0}
-    assert "new - old: +0.750" in capsys.readouterr().out
+    old, new = doc["arms"]["old"], doc["arms"]["new"]
+    assert old["pooled"]["score"] == 0.0 and new["pooled"]["score"] == pytest.approx(2 / 3, abs=1e-4)
+    assert doc["difference"]["value"] == pytest.approx(2 / 3, abs=1e-4) and doc["difference"]["standard_error"] > 0
+    assert old["games_read"]["avoidable_mate_in_one"] == {"games": 2, "score": 0.0}
+    assert new["games_read"]["avoidable_mate_in_one"] == {"games": 1, "score": 0.0}     # the quiet games not counted
+    assert doc["command"] == f"python -m knights.lab.arena.pool --arm old {first} --arm new {second} --out {out}"
+    assert "new - old: +0.667" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="not a match folder"):
         pool_main(["--arm", "x", str(tmp_path / "none"), "--out", str(out)])

@@ -20,12 +20,14 @@ search. The swing is searched with alpha-beta, the most valuable victim first, a
 
 Why add the material rather than judge the position where the captures end: that was tried.
 Judging the end of the capture line with the democracy lowered its error over every position of
-the independent sets but played worse one ply ahead against sf-elo:1350 on the same openings.
+the independent sets but played worse one ply ahead against sf-elo:1350 on the same openings (measured by hand;
+not in a results file).
 What the bot needs from the term is the exchange, counted exactly; the network's second opinion
 of an unfamiliar position after it cost more than it gave. A network trained on quiet positions
-only is another matter: the ends of a capture search are quiet, and the compiled sparse networks
-judged there (:mod:`knights.engine.judged`) played better than democracy+qsearch on the same
-openings (report/results/one_ply_capture_search.json and one_ply_quiesce.json; the report's one-ply section).
+only is another matter: the ends of a capture search are quiet, and a compiled sparse network judged
+there (:mod:`knights.engine.judged`, ``EL/v21+quiesce``) played better than democracy+qsearch on the same
+openings (report/results/one_ply_quiesce.json), the democracy of six such networks better still
+(one_ply_sparse.json).
 
 Where it differs from :mod:`knights.evaluate.threats` (one capture, retaken if the square
 is attacked): a whole exchange is played out, so a defended piece attacked by a smaller

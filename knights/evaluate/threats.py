@@ -36,7 +36,7 @@ a retaker pinned, or a king     still retakes (one step of exchange)      the sa
 
 ``tests/test_threats.py`` checks the term against a python-chess reference (``tests/threat_oracle.py``: legal
 captures, retaken when the square is attacked after the capture) on every position of ``data/sample`` and the
-children of every tenth.
+children of every 25th.
 """
 
 from __future__ import annotations

@@ -103,8 +103,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    return pool(args.arm, args.what, args.out)
+
+
+def pool(arm_folders: list[list[str]], what: str, out_path: Path) -> int:
+    """Each ``[name, folder, ...]`` of ``arm_folders`` pooled, compared and written to ``out_path`` with its command."""
     arms: dict[str, Any] = {}
-    for name, *folders in args.arm:
+    for name, *folders in arm_folders:
         if not folders:
             raise SystemExit(f"--arm {name}: give at least one match folder")
         try:
@@ -118,7 +123,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name}: " + "; ".join(f"{r['folder']} {r['score']:.3f} over {r['games']}" for r in runs)
               + f"; pooled {arms[name]['pooled']['score']:.3f} over {arms[name]['pooled']['games']}; "
               + f"{arms[name]['games_read']}")
-    out: dict[str, Any] = {"what": args.what, "command": " ".join(["python -m knights.lab.arena.pool", *sys.argv[1:]]),
+    argv = [a for name, *folders in arm_folders for a in ("--arm", name, *folders)]
+    argv += [*(["--what", what] if what else []), "--out", str(out_path)]
+    out: dict[str, Any] = {"what": what, "command": " ".join(["python -m knights.lab.arena.pool", *argv]),
                            "arms": arms}
     if len(arms) == 2:
         (a, fa), (b, fb) = ((n, f["pooled"]) for n, f in arms.items())
@@ -126,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         out["difference"] = {"arm": b, "against": a, "value": round(fb["score"] - fa["score"], 4),
                              "standard_error": round(se, 4)}
         print(f"{b} - {a}: {fb['score'] - fa['score']:+.3f} ({se:.3f} standard error)")
-    write_json(args.out, out)
+    write_json(out_path, out)
     return 0
 
 

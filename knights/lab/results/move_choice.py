@@ -137,6 +137,12 @@ def judge(cache: AnalysisCache, board: chess.Board, move: chess.Move, depth: int
     return False, max(0, score_cp(root.cp, root.mate) + position_score(cache, after, depth))
 
 
+def judge_all(cache: AnalysisCache, boards: Sequence[chess.Board], moves: Sequence[chess.Move],
+              depth: int = DEPTH) -> list[tuple[bool, int]]:
+    """:func:`judge` of each move on its board."""
+    return [judge(cache, b, m, depth) for b, m in zip(boards, moves, strict=True)]
+
+
 def sample_boards(data: Encoded, every: int = EVERY) -> list[chess.Board]:
     """The positions of rows 0, ``every``, 2 * ``every``, ... of ``data`` as boards."""
     return [board_from_arrays(data.squares[i], bool(data.white[i]), int(data.castling[i]), int(data.ep[i]))
@@ -212,6 +218,8 @@ def paired_quality(ours: Sequence[tuple[bool, int]], reference: Sequence[tuple[b
     >>> p["best_move_share"]["difference"], p["mean_cp_loss"]["difference"], p["no_loss_share"]["rows"]
     (0.5, 5.0, 2)
     """
+    if not len(ours) == len(reference) == len(kinds):
+        raise ValueError(f"{len(ours)} and {len(reference)} answers for {len(kinds)} kinds")
     rows = [i for i, k in enumerate(kinds) if kind is None or k == kind]
     a = np.array([ours[i] for i in rows], dtype=np.float64).reshape(-1, 2)
     b = np.array([reference[i] for i in rows], dtype=np.float64).reshape(-1, 2)
@@ -232,7 +240,7 @@ def move_quality(cache: AnalysisCache, boards: Sequence[chess.Board], moves: Seq
                  depth: int = DEPTH, kinds: Sequence[str] | None = None) -> dict[str, Any]:
     """:func:`summarise` of ``moves`` on ``boards``, and with ``kinds`` (one a board) the same by kind
     (``by_best_kind``)."""
-    judged = [judge(cache, b, m, depth) for b, m in zip(boards, moves, strict=True)]
+    judged = judge_all(cache, boards, moves, depth)
     out = summarise(judged)
     if kinds is not None:
         out["by_best_kind"] = by_kind(kinds, judged)

@@ -117,14 +117,6 @@ def choices(cands: Sequence[Sequence[tuple[chess.Move, float, bool, int]]], prio
     return [max(c, key=lambda r: r[1] + (lam * prior[r[3]] if r[2] else 0.0))[0] for c in cands]
 
 
-def answers(cache: Any, boards: Sequence[chess.Board], moves: Sequence[chess.Move],
-            depth: int) -> list[tuple[bool, int]]:
-    """Stockfish's judgement of each move (:func:`knights.lab.results.move_choice.judge`)."""
-    from knights.lab.results.move_choice import judge
-
-    return [judge(cache, b, m, depth) for b, m in zip(boards, moves, strict=True)]
-
-
 def judged(answered: Sequence[tuple[bool, int]], kinds: Sequence[str]) -> dict[str, Any]:
     from knights.lab.results.move_choice import by_kind, summarise
 
@@ -144,6 +136,7 @@ def run(limit: int, out: Path = OUT, progress: bool = True) -> dict[str, Any]:
         DEPTH,
         EVERY,
         AnalysisCache,
+        judge_all,
         move_kind,
         paired_quality,
         sample_boards,
@@ -163,12 +156,12 @@ def run(limit: int, out: Path = OUT, progress: bool = True) -> dict[str, Any]:
             boards = sample_boards(data, EVERY)
             kinds = [move_kind(b, chess.Move.from_uci(str(cache.analyse(b.fen(), DEPTH).bestmove))) for b in boards]
             cands = candidates(boards, progress)
-            depth1 = answers(cache, boards, stockfish_choices(cache, boards, 1), DEPTH)
+            depth1 = judge_all(cache, boards, stockfish_choices(cache, boards, 1), DEPTH)
             rows = {"stockfish depth 1": judged(depth1, kinds)}
             lams = LAMBDAS if chosen_lam is None else (0.0, chosen_lam)
             paired: dict[str, Any] = {}
             for lam in lams:
-                answered = answers(cache, boards, choices(cands, prior, lam), DEPTH)
+                answered = judge_all(cache, boards, choices(cands, prior, lam), DEPTH)
                 rows[f"one ply + prior x {lam:g}"] = judged(answered, kinds)
                 if lam == 0.0:      # the one-ply bot as it plays, paired with depth one on the same positions
                     paired = {"quiet": paired_quality(answered, depth1, kinds, "quiet"),
@@ -195,9 +188,9 @@ def main_args(a: argparse.Namespace) -> int:
             print(f"{name:<6} {row:<24} best {r['best_move_share']:.1%}  quiet best {r['quiet_best_move_share']:.1%} "
                   f"of {r['quiet_positions']}  {r['mean_cp_loss']:.1f} cp lost ({r['quiet_mean_cp_loss']:.1f} there, "
                   f"{r['quiet_no_loss_share']:.1%} lossless)")
-        for where, p in st["one_ply_less_depth_1"].items():
+        for where, p in st.get("one_ply_less_depth_1", {}).items():
             print(f"{name:<6} one ply less depth 1, {where}: " + ", ".join(
-                f"{k} {v['difference']:+.3f} +- {v['standard_error']:.3f}" for k, v in p.items()))
+                f"{k} {v['difference']:+.3f} +- {v['standard_error']:.3f}" for k, v in p.items() if v is not None))
     print(f"chosen on games: lam {doc['chosen_lambda']:g}; wrote {a.out}")
     return 0
 
