@@ -238,9 +238,18 @@ def stockfish_by_depth(cache: AnalysisCache, boards: Sequence[chess.Board], kind
 
 def move_quality(cache: AnalysisCache, boards: Sequence[chess.Board], moves: Sequence[chess.Move],
                  depth: int = DEPTH, kinds: Sequence[str] | None = None) -> dict[str, Any]:
-    """:func:`summarise` of ``moves`` on ``boards``, and with ``kinds`` (one a board) the same by kind
-    (``by_best_kind``)."""
-    judged = judge_all(cache, boards, moves, depth)
+    """:func:`quality_of` the moves on ``boards``, each judged by Stockfish at ``depth``."""
+    return quality_of(judge_all(cache, boards, moves, depth), kinds)
+
+
+def quality_of(judged: Sequence[tuple[bool, int]], kinds: Sequence[str] | None = None) -> dict[str, Any]:
+    """:func:`summarise` of :func:`judge`'s answers, and with ``kinds`` (one an answer) the same by kind
+    (``by_best_kind``).
+
+    >>> q = quality_of([(True, 0), (False, 30)], ["quiet", "capture"])
+    >>> q["best_move_share"], q["by_best_kind"]["capture"]["mean_cp_loss"]
+    (0.5, 30.0)
+    """
     out = summarise(judged)
     if kinds is not None:
         out["by_best_kind"] = by_kind(kinds, judged)

@@ -118,10 +118,10 @@ def choices(cands: Sequence[Sequence[tuple[chess.Move, float, bool, int]]], prio
 
 
 def judged(answered: Sequence[tuple[bool, int]], kinds: Sequence[str]) -> dict[str, Any]:
-    from knights.lab.results.move_choice import by_kind, summarise
+    from knights.lab.results.move_choice import quality_of
 
-    q = summarise(answered)
-    quiet_row = by_kind(kinds, answered).get("quiet", {})
+    q = quality_of(answered, kinds)
+    quiet_row = q["by_best_kind"].get("quiet", {})
     return {"best_move_share": round(q["best_move_share"], 4), "mean_cp_loss": round(q["mean_cp_loss"], 1),
             "quiet_best_move_share": round(quiet_row.get("best_move_share", float("nan")), 4),
             "quiet_mean_cp_loss": round(quiet_row.get("mean_cp_loss", float("nan")), 1),
