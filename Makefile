@@ -304,29 +304,34 @@ grown-data: more-data
 	$(MAKE) shallow-data
 
 # The style experiment's sets (knights.data.grow: cold, chaos, again, sound), 300,000 positions played each (sound
-# 700,000; STYLE_POSITIONS=N for another count), into data/<SET>; sound2 (1,500,000) is the sound games from a
-# second seed, for EL/v25, which continues from EL/v24 (it needs only data/full); sound3 (1,200,000) a third seed, new
-# positions only (none of data/sound2's either, so it needs data/sound2), for the ablation rows that continue EL/v25's
-# recipe
+# 700,000; STYLE_POSITIONS=N for another count), into data/<SET>; sound300k: data/sound's first 300,000 (EL/v23's),
+# put together from data/sound's own parts into data/sound300k (nothing played once data/sound is); sound2
+# (1,500,000) is the sound games from a second seed, for EL/v25, which continues from EL/v24 (it needs only
+# data/full); sound3 (1,200,000) a third seed, new positions only (none of data/sound2's either, so it needs
+# data/sound2), for the ablation rows that continue EL/v25's recipe
 STYLE_POSITIONS_sound := 700000
+STYLE_POSITIONS_sound300k := 300000
 STYLE_POSITIONS_sound2 := 1500000
 STYLE_POSITIONS_sound3 := 1200000
 STYLE_COUNT = $(or $(STYLE_POSITIONS),$(STYLE_POSITIONS_$(SET)),300000)
+STYLE_KEPT = data/generated/$(or $(STYLE_KEPT_$(SET)),$(SET)/kept.csv)
 STYLE_PREFIX_cold := Cold
 STYLE_PREFIX_chaos := Chaos
 STYLE_PREFIX_again := Again
 STYLE_PREFIX_sound := Sound
+STYLE_PREFIX_sound300k := Sound
+STYLE_KEPT_sound300k := sound/kept300k.csv
 STYLE_PREFIX_sound2 := Sound2
 STYLE_PREFIX_sound3 := Sound3
 style-data: style-set setup
 	$(KNIGHTS) data grow --set $(SET) --rounds 1 --positions $(STYLE_COUNT) --depth $(DEPTH) \
 		--workers $(WORKERS) --report report/results/dataset_$(SET).json
-	bash data/split.sh --force data/generated/$(SET)/kept.csv data/$(SET) Chess_$(STYLE_PREFIX_$(SET))_ \
-		$$(( ($$(wc -l < data/generated/$(SET)/kept.csv) + 258) / 260 ))
+	bash data/split.sh --force $(STYLE_KEPT) data/$(SET) Chess_$(STYLE_PREFIX_$(SET))_ \
+		$$(( ($$(wc -l < $(STYLE_KEPT)) + 258) / 260 ))
 
 .PHONY: style-set
 style-set:
-	@test -n "$(STYLE_PREFIX_$(SET))" || { echo "make style-data: SET=cold, chaos, again, sound, sound2 or sound3 (got '$(SET)')" >&2; exit 2; }
+	@test -n "$(STYLE_PREFIX_$(SET))" || { echo "make style-data: SET=cold, chaos, again, sound, sound300k, sound2 or sound3 (got '$(SET)')" >&2; exit 2; }
 
 # The independent test sets (data/independent/, committed): games between players the
 # training generator never uses, tactical moments of them, random endgames; labelled by

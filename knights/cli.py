@@ -497,11 +497,13 @@ def build_parser() -> argparse.ArgumentParser:
     grw.add_argument("--rounds", type=int, default=4, help="the styles take turns in this many rounds")
     grw.add_argument("--workers", type=_at_least(1, "workers"), default=1, help="parallel workers, one Stockfish each")
     grw.add_argument("--set", default="more",
-                     choices=("more", "endings", "shallow", "cold", "chaos", "again", "sound", "sound2", "sound3"),
+                     choices=("more", "endings", "shallow", "cold", "chaos", "again", "sound", "sound300k", "sound2",
+                              "sound3"),
                      help="more: the openings, strong and odds styles (data/more); endings: endings from a thinned "
                           "start played out (data/endings); shallow: Stockfish playing an early iteration's move "
-                          "(data/shallow); cold, chaos, again, sound: the style experiment's sets; sound2, sound3: the "
-                          "sound games from a second and a third seed (knights.data.grow)")
+                          "(data/shallow); cold, chaos, again, sound: the style experiment's sets; sound300k: the "
+                          "sound games' first 300,000 positions (EL/v23's); sound2, sound3: the sound games from a "
+                          "second and a third seed (knights.data.grow)")
     grw.add_argument("--work", default=None,
                      help="folder of the styles' files and the combined file (default: the set's own, "
                           "data/generated/<set>)")

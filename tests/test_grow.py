@@ -122,6 +122,15 @@ def test_grow_keeps_only_new_positions_and_resumes(stockfish, tmp_path):
     report = json.loads(json.dumps(again.as_dict(Recipe(depth=3))))
     assert report["positions_kept"] == again.kept and set(report["styles"]) == {"openings", "strong", "odds"}
 
+    # fewer positions from the same folder (as sound300k takes data/sound's first 300,000): nothing is played, the
+    # first parts alone are put together, and each style is timed at its share of what the parts cost
+    fewer = grow(60, rounds=1, work=work, exclude=(), root=tmp_path, stockfish_path=stockfish,
+                 progress=False, games_per_part=1, depth=3)
+    assert 60 <= fewer.played < first.played
+    assert {fen_key(r["board"]) for r in read(fewer.out)[1]} <= set(keys)
+    for few, all_ in zip(fewer.styles, first.styles, strict=True):
+        assert few.rows <= all_.rows and few.seconds == pytest.approx(all_.seconds * few.rows / all_.rows)
+
 
 def test_grow_endings_is_its_own_set(stockfish, tmp_path):
     """``--set endings``: one style, its own folder and combined file, data/more left out too."""
@@ -233,6 +242,11 @@ def test_a_sound_player_draws_an_iteration_in_its_opening_then_plays_the_best_mo
     assert 0.9 < picks.count(best) / len(picks) < 1.0 and SOUND_EPSILON < 0.1
     assert GROWN["sound"].folder == "data/sound" and "data/more" in GROWN["sound"].exclude
     assert set(GROWN["sound"].needs) == {"data/more", "data/endings", "data/shallow"}
+    # EL/v23's data: data/sound's first positions, from the same folder's parts into a file and folder of their own
+    first = GROWN["sound300k"]
+    assert (first.shares, first.work, first.exclude) == (GROWN["sound"].shares, GROWN["sound"].work,
+                                                         GROWN["sound"].exclude)
+    assert first.combined != GROWN["sound"].combined and first.folder == "data/sound300k"
     # the style experiment's other sets were grown where data/more, endings and shallow were absent: leaving out
     # only what they left out then makes them the same file on any machine
     assert all(GROWN[name].exclude == EXCLUDE and not GROWN[name].needs for name in ("cold", "chaos", "again"))

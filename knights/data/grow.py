@@ -96,6 +96,11 @@ GROWN: dict[str, GrownSet] = {
        for name in ("cold", "chaos", "again")},
     "sound": GrownSet({"sound": 1.0}, "data/generated/sound", (*EXCLUDE, *_BEFORE_SOUND), "kept.csv", "data/sound",
                       make="make style-data SET=sound", needs=_BEFORE_SOUND),
+    # the sound games' first 300,000 played positions, as data/sound held them when EL/v23 trained: data/sound's own
+    # parts (the same folder, so nothing is played twice) put together up to that count, into a file and folder of
+    # their own
+    "sound300k": GrownSet({"sound": 1.0}, "data/generated/sound", (*EXCLUDE, *_BEFORE_SOUND), "kept300k.csv",
+                          "data/sound300k", make="make style-data SET=sound300k", needs=_BEFORE_SOUND),
     "sound2": GrownSet({"sound2": 1.0}, "data/generated/sound2", EXCLUDE, "kept.csv", "data/sound2",
                        make="make style-data SET=sound2"),
     "sound3": GrownSet({"sound3": 1.0}, "data/generated/sound3", (*EXCLUDE, "data/sound2"), "kept.csv", "data/sound3",
@@ -111,7 +116,8 @@ sets that test what kind of game the networks lack, each against the others at t
 (the machine that grew them had no ``data/more``, ``data/endings`` or ``data/shallow``: their reports list those as
 absent), so each is the same file on any machine; and ``data/sound``, sound
 openings (no random plies at all) and the middlegames that follow, the kind of game the independent ``games``
-set's Stockfish players reach, which leaves out every set before it (so it needs them);
+set's Stockfish players reach, which leaves out every set before it (so it needs them), and ``data/sound300k``,
+its first 300,000 played positions (EL/v23 trained on data/sound when it held that many);
 ``data/sound2``, the same games from a second seed for a version that continues from a parent trained on
 ``data/sound``: it leaves out only ``data/full``, the sample and the independent sets, so that it is the same
 file on any machine that has ``data/full`` (some of its positions, mostly early in the opening, are also in
@@ -289,7 +295,10 @@ def grow(positions: int, *, depth: int = 8, rounds: int = 4, workers: int = 1, w
                 entry["seconds"] += done.seconds
                 entry["worker_seconds"] += done.seconds * workers
                 write_json(ledger_path, ledger)
-            runs[style] = StyleRun(style, done.rows, done.games, entry["seconds"], entry["worker_seconds"])
+            share = min(1.0, done.rows / entry["rows"]) if entry["rows"] else 1.0   # the ledger times every part
+            # played in the folder: a set put together from fewer of them (sound300k from data/sound's) gets their share
+            runs[style] = StyleRun(style, done.rows, done.games, entry["seconds"] * share,
+                                   entry["worker_seconds"] * share)
     report.styles = list(runs.values())
     report.seconds_play = time.perf_counter() - t0
     t1 = time.perf_counter()

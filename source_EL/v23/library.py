@@ -7,8 +7,9 @@ castle, Adam with a cosine schedule and a batch of 4,096, the training and valid
 letters of data/full, data/more, data/endings, data/shallow and the three style sets) and
 one change, measured on data/full first (``knights ablation``, report/results/ablation.json):
 
-* one more folder, ``data/sound`` as ``make style-data SET=sound STYLE_POSITIONS=300000`` grows it
-  (300,044 played, 203,160 new; EL/v24 trained on it grown on to 700,000): games of Stockfish against
+* one more folder, the sound games' first 300,044 played positions (203,160 new), ``data/sound300k``: ``make
+  style-data SET=sound300k`` puts it together from data/sound's parts (it was data/sound then; EL/v24 trained on that
+  folder grown on to 700,000): games of Stockfish against
   itself from the start position with no random plies, the first 20 plies each the move its
   labelling search ranked first after a drawn iteration. Every other style opens with random
   plies; the independent ``games`` set's largest gap to Stockfish at depth 1 was in games
@@ -31,7 +32,7 @@ TRAIN_ON = "quiet"
 TRAIN = TrainConfig(optimizer="adam", lr=0.002, epochs=30, batch_size=4096, schedule="cosine", keep_best=True,
                     flip_files=True)
 DATA = {"train": "a-i except every 10th", "val": "every 10th except j"}
-MORE = ("data/more", "data/endings", "data/shallow", "data/again", "data/chaos", "data/cold", "data/sound")
+MORE = ("data/more", "data/endings", "data/shallow", "data/again", "data/chaos", "data/cold", "data/sound300k")
 PARENT = None
 
 
