@@ -311,31 +311,25 @@ def attacked(board, sq, by):
         if t >= 0 and board[t] == sign * KING:
             return True
     for k in range(4):
-        d = BISHOP_OFFSETS[k]
-        j = i + d
-        while True:
-            t = MAILBOX[j]
-            if t < 0:
-                break
-            p = board[t]
-            if p != 0:
-                if p == sign * BISHOP or p == sign * QUEEN:
-                    return True
-                break
-            j += d
-        d = ROOK_OFFSETS[k]
-        j = i + d
-        while True:
-            t = MAILBOX[j]
-            if t < 0:
-                break
-            p = board[t]
-            if p != 0:
-                if p == sign * ROOK or p == sign * QUEEN:
-                    return True
-                break
-            j += d
+        if _ray_meets(board, i, BISHOP_OFFSETS[k], sign * BISHOP, sign * QUEEN):
+            return True
+        if _ray_meets(board, i, ROOK_OFFSETS[k], sign * ROOK, sign * QUEEN):
+            return True
     return False
+
+
+@njit(cache=True, inline="always")
+def _ray_meets(board, i, d, piece, queen):
+    """Whether the first man on the ray from mailbox square ``i`` in direction ``d`` is ``piece`` or ``queen``."""
+    j = i + d
+    while True:
+        t = MAILBOX[j]
+        if t < 0:
+            return False
+        p = board[t]
+        if p != 0:
+            return p in (piece, queen)
+        j += d
 
 
 @njit(cache=True)
