@@ -59,7 +59,7 @@ def test_the_compiled_search_holds_the_constants_it_reads():
         int(constants.LMR_BASE + math.log(8) * math.log(20) / constants.LMR_DIVISOR), constants.HISTORY_LIMIT,
         constants.IIR_DEPTH, constants.LMR_HISTORY, constants.NULL_DEPTH_STEP, constants.NULL_MARGIN,
         constants.NULL_MARGIN_PLIES, constants.SEE_PRUNE_DEPTH, constants.SEE_QUIET_MARGIN,
-        constants.SEE_CAPTURE_MARGIN)
+        constants.SEE_CAPTURE_MARGIN, constants.MOPUP_FROM, constants.MOPUP_EDGE, constants.MOPUP_CLOSE)
 
 
 def test_a_changed_constant_changes_the_cache_key(monkeypatch):

@@ -551,3 +551,34 @@ def test_a_position_that_is_not_improving_is_pruned_harder() -> None:
                                                                                                          limits=limits)
     assert by_trend.nodes != flat.nodes             # the trend changes how far late moves are searched
     assert by_trend.move in board.legal_moves and flat.move in board.legal_moves
+
+
+def test_the_mop_up_slope_drives_a_lone_king_to_the_edge_and_nothing_else() -> None:
+    from knights.engine.compiled import mop_up
+
+    fast = engine().core
+
+    def value(fen: str, static: int) -> int:
+        fast.load(chess.Board(fen))
+        return int(mop_up(fast.pos.board, fast.pos.st, np.int64(static)))
+
+    centre, corner = "8/8/8/3k4/8/8/8/R3K3 w - - 0 1", "k7/8/8/8/8/8/8/R3K3 w - - 0 1"
+    assert value(corner, 900) > value(centre, 900) > 900              # the side ahead to move: up, more at the edge
+    assert value(corner.replace(" w ", " b "), -900) < -900           # the lone king to move: down as much
+    assert value("k7/8/1K6/8/8/8/8/R7 w - - 0 1", 900) > value(corner, 900)   # kings nearer: further up
+    for fen, static in [(centre, 400),                                 # not clearly won: as it was
+                        ("8/8/8/3k4/8/8/8/N3K3 w - - 0 1", 900),       # a knight cannot mate
+                        ("8/8/8/3k4/7p/8/8/R3K3 w - - 0 1", 900),      # the side behind has a pawn
+                        ("8/8/8/3k4/8/8/4P3/4K3 w - - 0 1", 900)]:     # a pawn alone: the network's own value
+        assert value(fen, static) == static, fen
+
+
+def test_the_search_mates_with_a_rook_where_it_shuffled_against_sunfish() -> None:
+    """Against sunfish on a real clock the search kept a rook and two pawns against the lone king for 150 plies
+    (the arena's ply limit): the network's value had flattened out. From a position of that game, with the mop-up
+    slope the search mates; both sides the search at a fixed number of nodes (no clock, so no jitter)."""
+    board = chess.Board("4r3/6pp/8/8/3K4/8/5k2/8 b - - 13 66")
+    search = FastSearchEngine(stochastic=False)
+    while not board.is_game_over(claim_draw=True) and board.ply() < 132 + 60:
+        board.push(search.choose(board, limits=SearchLimits(nodes=10_000)).move)
+    assert board.is_checkmate() and board.turn == chess.WHITE, board.fen()

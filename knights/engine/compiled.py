@@ -73,7 +73,8 @@ Per node (:func:`negamax`):
   evasion, no standing pat.
 
 Static values come from :mod:`knights.engine.incremental`: EL/v13's head on the
-accumulators (kept per ply on make, popped on unmake), or the piece-square fallback.
+accumulators (kept per ply on make, popped on unmake), or the piece-square fallback; against a lone king, a
+**mop-up** slope (:func:`mop_up`) drives it to the edge.
 ``cfg`` switches each pruning feature on or off (:data:`CFG_NULL` ...), so self-play
 matches can measure what each one is worth without recompiling
 (:mod:`knights.lab.arena.search_ab`, ``make search-ab``).
@@ -107,6 +108,9 @@ from knights.engine.constants import (
     MATE,
     MATE_BOUND,
     MAX_PLY,
+    MOPUP_CLOSE,
+    MOPUP_EDGE,
+    MOPUP_FROM,
     NULL_DEEP_DEPTH,
     NULL_DEPTH_STEP,
     NULL_MARGIN,
@@ -995,7 +999,7 @@ C_STOP, C_NODE_LIMIT = 0, 1
 # cfg[] indices: features on (1) or off (0)
 (CFG_NULL, CFG_LMR, CFG_SEE, CFG_CHECK_EXT, CFG_RFP, CFG_FUTILITY, CFG_CHECK_PLIES, CFG_LMR_LOG, CFG_LMP,
  CFG_HISTORY_MALUS, CFG_IIR, CFG_LMR_HISTORY, CFG_IMPROVING, CFG_NULL_ADAPTIVE, CFG_CONT_HISTORY,
- CFG_SEE_PRUNE, N_CFG) = range(17)
+ CFG_SEE_PRUNE, CFG_MOPUP, N_CFG) = range(18)
 # cfg[CFG_CHECK_PLIES] (0 by default) is a count, not a switch: quiesce also plays the quiet moves that give check at
 # plies below it (absolute plies: meant for a capture search called at ply 0, as quiesce.QuiescenceEvaluator does;
 # the search's tables keep 0, so its leaves play captures only)
@@ -1055,8 +1059,39 @@ def evaluate(p, net, t):
             t.trace[k, :64] = p.board
             t.trace[k, 64] = p.st[SIDE]
             t.trace_values[k] = pawns
-        return np.int64(np.round(pawns * 100.0))
-    return np.int64(pst_eval(p.board, p.st[SIDE]))
+        value = np.int64(np.round(pawns * 100.0))
+    else:
+        value = np.int64(pst_eval(p.board, p.st[SIDE]))
+    return mop_up(p.board, p.st, value) if t.cfg[CFG_MOPUP] == 1 else value
+
+
+@njit(cache=True)
+def mop_up(board, st, value):
+    """``value`` (centipawns for the side to move) with the mop-up term (:data:`~knights.engine.constants.MOPUP_FROM`):
+    where the side behind has its king alone and the side ahead mating material, a slope that drives the lone king to
+    the edge and the other king toward it."""
+    if abs(value) < MOPUP_FROM:
+        return value
+    ahead = st[SIDE] if value > 0 else 1 - st[SIDE]         # 0 White, 1 Black
+    sign = 1 if ahead == 0 else -1
+    heavy = minors = 0
+    for sq in range(64):
+        piece = board[sq] * sign
+        if piece < 0 and piece != -KING:
+            return value                                    # the side behind has more than its king
+        if piece in (ROOK, QUEEN):
+            heavy += 1
+        elif piece in (BISHOP, KNIGHT):
+            minors += 1
+    if heavy == 0 and minors < 2:
+        return value
+    lone = st[BKING] if ahead == 0 else st[WKING]
+    king = st[WKING] if ahead == 0 else st[BKING]
+    file, rank = lone & 7, lone >> 3
+    edge = max(3 - file, file - 4) + max(3 - rank, rank - 4)
+    near = 14 - abs(file - (king & 7)) - abs(rank - (king >> 3))
+    bonus = MOPUP_EDGE * edge + MOPUP_CLOSE * near
+    return value + bonus if value > 0 else value - bonus
 
 
 @njit(cache=True)
@@ -1657,4 +1692,4 @@ def frozen_constants() -> tuple[int, ...]:
     return (INF, MATE, MATE_BOUND, MAX_PLY, DELTA, FUTILITY_MARGIN, REVERSE_FUTILITY_MARGIN, REVERSE_FUTILITY_DEPTH,
             NULL_MIN_DEPTH, NULL_REDUCTION, LMR_AFTER, SEE_VALUE[2], SEE_VALUE[6], LMP_DEPTH, LMP_BASE,
             LMR_TABLE[8, 20], HISTORY_LIMIT, IIR_DEPTH, LMR_HISTORY, NULL_DEPTH_STEP, NULL_MARGIN, NULL_MARGIN_PLIES,
-            SEE_PRUNE_DEPTH, SEE_QUIET_MARGIN, SEE_CAPTURE_MARGIN)
+            SEE_PRUNE_DEPTH, SEE_QUIET_MARGIN, SEE_CAPTURE_MARGIN, MOPUP_FROM, MOPUP_EDGE, MOPUP_CLOSE)

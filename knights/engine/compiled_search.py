@@ -67,7 +67,7 @@ FEATURES = {"null": core.CFG_NULL, "lmr": core.CFG_LMR, "see": core.CFG_SEE, "ch
             "history_malus": core.CFG_HISTORY_MALUS, "iir": core.CFG_IIR,
             "lmr_history": core.CFG_LMR_HISTORY, "improving": core.CFG_IMPROVING,
             "null_adaptive": core.CFG_NULL_ADAPTIVE, "cont_history": core.CFG_CONT_HISTORY,
-            "see_prune": core.CFG_SEE_PRUNE}
+            "see_prune": core.CFG_SEE_PRUNE, "mop_up": core.CFG_MOPUP}
 """The switchable parts of the compiled search (all on by default), for measuring each."""
 
 

@@ -97,6 +97,14 @@ one off (a quiet move that has cut off often is reduced less, down to none)."""
 IIR_DEPTH = 4
 """From this depth, a node with no move from an earlier search to try first (none in the transposition table) is
 searched one ply shallower."""
+MOPUP_FROM = 500
+MOPUP_EDGE = 10
+MOPUP_CLOSE = 4
+"""Mop-up (the search's ``mop_up`` part): a static value of at least :data:`MOPUP_FROM` centipawns either way, where the
+side behind has its king alone and the side ahead a rook, a queen or two minor pieces, moves further toward the side
+ahead by :data:`MOPUP_EDGE` for each file and rank between the lone king and the centre, and by :data:`MOPUP_CLOSE`
+for each file and rank the kings are nearer than fourteen apart: the network's values flatten out there, and without
+a slope toward the edge a won ending is shuffled until the fifty-move rule."""
 OPENING_MARGIN = 50
 """Centipawns: how far below the best a move may be valued and still be a stochastic opening pick."""
 
