@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import re
 
 import chess
 import pytest
@@ -205,7 +206,13 @@ def test_every_grown_set_names_a_make_command_that_exists():
         target = command.split()[1]
         assert f"\n{target}:" in makefile, (name, command)
         if "SET=" in command:
-            assert f"STYLE_PREFIX_{command.split('SET=')[1]} :=" in makefile
+            style = command.split("SET=")[1]
+            assert f"STYLE_PREFIX_{style} :=" in makefile
+            # the Makefile splits the set's combined file into its folder: the same paths as the grow plan's
+            kept = re.search(rf"^STYLE_KEPT_{style} := (\S+)$", makefile, re.M)
+            split = f"data/generated/{kept.group(1) if kept else f'{style}/kept.csv'}"
+            assert split == f"{grown.work}/{grown.combined}", name
+            assert grown.folder == f"data/{style}", name
     assert grow_command("data/cold") == "make style-data SET=cold"
     assert grow_command("data/nowhere") == "make more-data"
 

@@ -26,6 +26,8 @@ from typing import Any
 
 import jinja2
 
+from knights.lab.arena.elo import expected_score
+
 from . import data, figures, readme
 
 HERE = Path(__file__).resolve().parents[1]
@@ -102,6 +104,7 @@ def environment(tex: bool = True, folder: Path = HERE) -> jinja2.Environment:
     env.filters["brk"] = breakable
     env.filters["raw"] = Tex            # text the template itself wrote as LaTeX
     env.tests["startingwith"] = lambda s, prefix: str(s).startswith(prefix)
+    env.globals["expected_score"] = expected_score     # the arena's Elo curve, not written again in the template
     return env
 
 
