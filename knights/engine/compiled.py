@@ -158,6 +158,13 @@ _forget_stale_cache()
 
 from numba import njit  # noqa: E402 - after the cache folder is settled and stale code dropped
 
+HOT = {"cache": True, "_nrt": False}
+"""numba's options for the functions the search is entered by (:func:`search_root`, :func:`quiesce_rows`,
+:func:`time_parts`), which numba passes on to every function they call: no reference counts. Every array the search
+touches is held by Python for the whole call, so counting references to it is work for nothing, and it was more than
+half of the search's time (an atomic increment and decrement wherever a compiled function takes an array out of a
+tuple, slices one or passes one on). A function compiled so may not allocate an array."""
+
 # -- the state vector ------------------------------------------------------------------------
 SIDE, CASTLE, EP, HALFMOVE, HASH, PLY, WKING, BKING, HLEN, N_STATE = range(10)
 """Indices into ``st``: side to move (0 White, 1 Black), castling bits, en-passant square
@@ -817,28 +824,48 @@ def acc_refresh(acc, ply, board, net):
 
 
 @njit(cache=True, fastmath=True)
-def acc_update(acc, ply, changes, n, net, board, st):
-    """``acc[ply + 1]`` = ``acc[ply]`` with the columns of ``changes[:n]`` (code, square,
-    +1 joined / -1 left) added or subtracted, in both views; ``board`` and ``st`` are the
-    position after the move. With the king's zones, a view whose own king moved into another
-    zone is summed from scratch instead (every one of its features changed)."""
-    hidden = net.cols.shape[1]
-    zoned = net.cols.shape[0] > N_PLAIN + 1
+def acc_update(acc, ply, changes, n, cols, feat):
+    """``acc[ply + 1]`` = ``acc[ply]`` with the columns ``cols`` of ``changes[:n]`` (code, square,
+    +1 joined / -1 left) added or subtracted, in both views (``feat``: the network's feature table);
+    a quiet move's two columns in one pass. A network with the king's zones takes
+    :func:`acc_update_zoned` instead, and :func:`play` chooses: a call of it in here, even never
+    taken, made this function about 1.5 times slower, and so does a packed network as an argument."""
+    hidden = cols.shape[1]
     for v in range(2):
-        block = 0
-        if zoned:
-            zone = king_zone(net, st[WKING] if v == 0 else st[BKING], v)
-            king = 6 if v == 0 else -6
-            moved = False
-            for k in range(n):
-                if changes[k, 0] == king and changes[k, 2] < 0:
-                    sq = changes[k, 1]
-                    if king_zone(net, sq, v) != zone:
-                        moved = True
-            if moved:
-                acc_refresh_view(acc, ply + 1, v, board, net)
-                continue
-            block = zone * N_PLAIN
+        f0 = feat[v, changes[0, 0] + 6, changes[0, 1]]
+        f1 = feat[v, changes[1, 0] + 6, changes[1, 1]]
+        s0 = np.float32(changes[0, 2])
+        s1 = np.float32(changes[1, 2])
+        if n == 2:
+            for i in range(hidden):
+                acc[ply + 1, v, i] = acc[ply, v, i] + s0 * cols[f0, i] + s1 * cols[f1, i]
+            continue
+        for i in range(hidden):
+            acc[ply + 1, v, i] = acc[ply, v, i]
+        for k in range(n):
+            f = feat[v, changes[k, 0] + 6, changes[k, 1]]
+            sk = np.float32(changes[k, 2])
+            for i in range(hidden):
+                acc[ply + 1, v, i] += sk * cols[f, i]
+
+
+@njit(cache=True, fastmath=True)
+def acc_update_zoned(acc, ply, changes, n, net, board, st):
+    """:func:`acc_update` for a network with the king's zones: each view sums its own zone's
+    columns, and a view whose own king moved into another zone is summed from scratch instead
+    (every one of its features changed)."""
+    hidden = net.cols.shape[1]
+    for v in range(2):
+        zone = king_zone(net, st[WKING] if v == 0 else st[BKING], v)
+        king = 6 if v == 0 else -6
+        moved = False
+        for k in range(n):
+            if changes[k, 0] == king and changes[k, 2] < 0 and king_zone(net, changes[k, 1], v) != zone:
+                moved = True
+        if moved:
+            acc_refresh_view(acc, ply + 1, v, board, net)
+            continue
+        block = zone * N_PLAIN
         src = acc[ply, v]
         dst = acc[ply + 1, v]
         for i in range(hidden):
@@ -855,8 +882,10 @@ def acc_update(acc, ply, changes, n, net, board, st):
 
 @njit(cache=True)
 def acc_copy(acc, ply):
-    """``acc[ply + 1]`` = ``acc[ply]`` (a null move)."""
-    acc[ply + 1, :, :] = acc[ply, :, :]
+    """``acc[ply + 1]`` = ``acc[ply]`` (a null move), element by element: a slice assignment may allocate."""
+    for v in range(2):
+        for i in range(acc.shape[2]):
+            acc[ply + 1, v, i] = acc[ply, v, i]
 
 
 @njit(cache=True)
@@ -875,49 +904,43 @@ def head_bucket(board, net):
 
 
 @njit(cache=True, fastmath=True)
-def head_logit(acc, ply, side, net, bucket):
+def head_logit(acc, ply, side, net, bucket, x):
     """The mover's win-probability logit from the accumulators at ``acc[ply]``, ``side`` to
-    move (0 White): head ``bucket`` on [mover's sums, other's sums] clipped to [0, 1]."""
-    hidden = net.cols.shape[1]
-    w0 = net.w0[bucket]
-    b0 = net.b0[bucket]
-    n0 = w0.shape[0]
-    x = np.empty(2 * hidden, np.float32)
-    mover = acc[ply, side]
-    other = acc[ply, 1 - side]
+    move (0 White): head ``bucket`` on [mover's sums, other's sums] clipped to [0, 1]. ``x``: float32
+    scratch of at least 2H + 32 (the head's inputs, then its first layer), so nothing is allocated
+    (the search runs without numba's reference counts, :data:`HOT`)."""
+    hidden = acc.shape[2]
+    n0 = net.w0.shape[1]
+    w0 = net.w0
     for i in range(hidden):
-        a = mover[i]
+        a = acc[ply, side, i]
         x[i] = 0.0 if a < 0.0 else (1.0 if a > 1.0 else a)
-        b = other[i]
+        b = acc[ply, 1 - side, i]
         x[hidden + i] = 0.0 if b < 0.0 else (1.0 if b > 1.0 else b)
-    h1 = np.empty(n0, np.float32)
+    h1 = 2 * hidden
     for j in range(n0):
         s = np.float32(0.0)
-        row = w0[j]
         for i in range(2 * hidden):
-            s += row[i] * x[i]
-        s += b0[j]
-        h1[j] = 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)
-    w2 = net.w2[bucket]
-    b2 = net.b2[bucket]
-    w4 = net.w4[bucket]
-    n2 = w2.shape[0]
+            s += w0[bucket, j, i] * x[i]
+        s += net.b0[bucket, j]
+        x[h1 + j] = 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)
+    w2 = net.w2
     z = np.float32(net.b4[bucket])
-    for j in range(n2):
+    for j in range(w2.shape[1]):
         s = np.float32(0.0)
-        row = w2[j]
         for i in range(n0):
-            s += row[i] * h1[i]
-        s += b2[j]
+            s += w2[bucket, j, i] * x[h1 + i]
+        s += net.b2[bucket, j]
         s = 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)
-        z += w4[j] * s
+        z += net.w4[bucket, j] * s
     return z
 
 
 @njit(cache=True)
-def head_pawns(acc, ply, side, net, board):
-    """The network's value for the side to move on ``board``, pawns, clipped to +-10 (SparseNet in eval mode)."""
-    p = head_logit(acc, ply, side, net, head_bucket(board, net)) / PAWN_LOGIT
+def head_pawns(acc, ply, side, net, board, x):
+    """The network's value for the side to move on ``board``, pawns, clipped to +-10 (SparseNet in eval mode);
+    ``x``: :func:`head_logit`'s scratch."""
+    p = head_logit(acc, ply, side, net, head_bucket(board, net), x) / PAWN_LOGIT
     if p > MAX_PAWNS:
         return MAX_PAWNS
     if p < -MAX_PAWNS:
@@ -979,11 +1002,12 @@ def evaluate_squares(squares, white, net):
     out = np.empty(n, np.float64)
     hidden = net.cols.shape[1]
     acc = np.empty((1, 2, hidden), np.float32)
+    x = np.empty(2 * hidden + net.w0.shape[1], np.float32)
     for k in range(n):
         side = 0 if white[k] else 1
         if net.use[0] == 1:
             acc_refresh(acc, 0, squares[k], net)
-            value = np.float64(head_pawns(acc, 0, side, net, squares[k]))
+            value = np.float64(head_pawns(acc, 0, side, net, squares[k], x))
         else:
             value = pst_eval(squares[k], side) / 100.0
         out[k] = value if side == 0 else -value
@@ -1010,8 +1034,8 @@ LMR_TABLE = np.array([[int(LMR_BASE + np.log(d) * np.log(m) / LMR_DIVISOR) if d 
                       for d in range(MAX_PLY)], dtype=np.int64)
 """Late move reductions in plies by depth and legal move number (:data:`~knights.engine.constants.LMR_BASE`)."""
 
-Pos = namedtuple("Pos", "board st undo hist acc changes")
-"""A position's arrays (:mod:`knights.engine.compiled_board`) and its accumulator stack."""
+Pos = namedtuple("Pos", "board st undo hist acc changes scratch")
+"""A position's arrays (:mod:`knights.engine.compiled_board`), its accumulator stack and the head's scratch."""
 Tables = namedtuple("Tables", "tt_key tt_move tt_score tt_depth tt_flag killers history evals moves scores "
                               "pv pv_len stats ctl cfg root_moves root_scores trace trace_values line cont scratch")
 """The search's memory: the transposition table, killers and history, the static value at each ply of the line
@@ -1041,10 +1065,11 @@ def new_tables(tt_bits: int = 20, trace: int = 0) -> Tables:
     return tables
 
 
-def new_pos(hidden: int) -> Pos:
+def new_pos(hidden: int, head: int = 32) -> Pos:
+    """A position's arrays for a network of ``hidden`` sums a view and a first head layer of ``head``."""
     board, st, undo, hist = new_state()
     return Pos(board, st, undo, hist, np.zeros((MAX_STACK + 1, 2, max(hidden, 1)), np.float32),
-               np.zeros((4, 3), np.int64))
+               np.zeros((4, 3), np.int64), np.zeros(2 * max(hidden, 1) + head, np.float32))
 
 
 # -- evaluation -----------------------------------------------------------------------------------
@@ -1054,9 +1079,10 @@ def evaluate(p, net, t):
     k = t.stats[S_EVALS]
     t.stats[S_EVALS] = k + 1
     if net.use[0] == 1:
-        pawns = head_pawns(p.acc, p.st[PLY], p.st[SIDE], net, p.board)
+        pawns = head_pawns(p.acc, p.st[PLY], p.st[SIDE], net, p.board, p.scratch)
         if k < t.trace.shape[0]:
-            t.trace[k, :64] = p.board
+            for sq in range(64):
+                t.trace[k, sq] = p.board[sq]
             t.trace[k, 64] = p.st[SIDE]
             t.trace_values[k] = pawns
         value = np.int64(np.round(pawns * 100.0))
@@ -1103,7 +1129,10 @@ def play(p, net, t, m):
         return False
     t.stats[S_MAKES] += 1
     if net.use[0] == 1:
-        acc_update(p.acc, ply, p.changes, n, net, p.board, p.st)
+        if net.cols.shape[0] > N_PLAIN + 1:
+            acc_update_zoned(p.acc, ply, p.changes, n, net, p.board, p.st)
+        else:
+            acc_update(p.acc, ply, p.changes, n, net.cols, net.feat)
     return True
 
 
@@ -1377,7 +1406,7 @@ def quiesce(p, net, t, alpha, beta, ply):
     return best
 
 
-@njit(cache=True)
+@njit(**HOT)
 def quiesce_rows(p, net, t, boards, states, alpha, beta, out):
     """:func:`quiesce` of each position ``boards[k]``, ``states[k]`` (a board and its ``st`` as
     :func:`knights.engine.compiled_board.states_from_boards` and ``states_from_arrays`` stack them: no game
@@ -1387,13 +1416,16 @@ def quiesce_rows(p, net, t, boards, states, alpha, beta, out):
     ask numba for another compilation of the recursive :func:`quiesce`, which it cannot load back from
     its cache (the process crashes the next time)."""
     for k in range(boards.shape[0]):
-        p.board[:] = boards[k]
-        p.st[:] = states[k]
+        for sq in range(64):                    # element by element: a slice assignment may allocate (HOT)
+            p.board[sq] = boards[k, sq]
+        for i in range(p.st.shape[0]):
+            p.st[i] = states[k, i]
         p.hist[0] = states[k, HASH]
         ply = p.st[PLY]
         if net.use[0] == 1:
             acc_refresh(p.acc, ply, p.board, net)
-        t.stats[:] = 0
+        for i in range(t.stats.shape[0]):
+            t.stats[i] = 0
         t.ctl[C_STOP] = 0
         t.ctl[C_NODE_LIMIT] = 0
         out[k] = quiesce(p, net, t, alpha, beta, ply)
@@ -1615,7 +1647,7 @@ def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True, **HOT)
 def search_root(p, net, t, depth, alpha, beta, n_root, margin):
     """One iteration over the root moves ``t.root_moves[:n_root]`` (in that order), their
     values into ``t.root_scores`` (exact for the best; a bound just below alpha for the
@@ -1664,7 +1696,7 @@ def search_root(p, net, t, depth, alpha, beta, n_root, margin):
     return best_i, best
 
 
-@njit(cache=True)
+@njit(**HOT)
 def time_parts(p, net, t, reps, which):
     """For the benchmark's split of the time: repeat one part of a node ``reps`` times on
     the current position (0: the static evaluation, 1: move generation, 2: making and

@@ -57,7 +57,7 @@ class SearchArrays:
 
     def __init__(self, net: Net, tt_bits: int = 20, trace: int = 0) -> None:
         self.net = net
-        self.pos = core.new_pos(int(net.cols.shape[1]))
+        self.pos = core.new_pos(int(net.cols.shape[1]), int(net.w0.shape[1]))
         self.tables = core.new_tables(tt_bits, trace)
         self.moves: dict[tuple[int, int, int], int] = {}
 
