@@ -582,3 +582,20 @@ def test_the_search_mates_with_a_rook_where_it_shuffled_against_sunfish() -> Non
     while not board.is_game_over(claim_draw=True) and board.ply() < 132 + 60:
         board.push(search.choose(board, limits=SearchLimits(nodes=10_000)).move)
     assert board.is_checkmate() and board.turn == chess.WHITE, board.fen()
+
+
+def test_every_compiled_function_but_those_that_allocate_counts_no_references():
+    """The search runs without numba's reference counts (``compiled.HOT``; ``knights bench fast_search`` measures
+    what that buys): a function compiled with them beside the others would put the counts back wherever it is
+    called first. Only the functions that allocate an array keep them, and none of those runs inside the search."""
+    from numba.core.registry import CPUDispatcher
+
+    from knights.engine import compiled as core
+
+    allocating = {"legal_moves", "has_legal_move", "mates_in_one", "opponent_mates_after", "evaluate_squares"}
+    functions = {name: f for name, f in vars(core).items()
+                 if isinstance(f, CPUDispatcher) and f.py_func.__module__ == core.__name__}
+    assert len(functions) > 50 and allocating <= set(functions)
+    counted = {name for name, f in functions.items() if f.targetoptions.get("_nrt", True)}
+    assert counted == allocating
+    assert not core.COUNTED and core.HOT == {"cache": True, "_nrt": False}

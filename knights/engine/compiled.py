@@ -36,9 +36,10 @@ only at the root by :func:`acc_refresh`), and the head alone per node (:func:`he
 
 The search:
 
-Everything below the root runs inside numba-compiled code: no Python object is made and
-no PyTorch call is paid at any node. The Python driver (:mod:`knights.engine.compiled_search`)
-runs the iterations, the aspiration windows and the clock, and talks python-chess.
+Everything below the root runs inside numba-compiled code: no Python object is made,
+no PyTorch call is paid and no reference is counted at any node (:data:`HOT`). The Python driver
+(:mod:`knights.engine.compiled_search`) runs the iterations, the aspiration windows and the clock, and talks
+python-chess.
 
 Per node (:func:`negamax`):
 
@@ -158,12 +159,16 @@ _forget_stale_cache()
 
 from numba import njit  # noqa: E402 - after the cache folder is settled and stale code dropped
 
-HOT = {"cache": True, "_nrt": False}
-"""numba's options for the functions the search is entered by (:func:`search_root`, :func:`quiesce_rows`,
-:func:`time_parts`), which numba passes on to every function they call: no reference counts. Every array the search
-touches is held by Python for the whole call, so counting references to it is work for nothing, and it was more than
-half of the search's time (an atomic increment and decrement wherever a compiled function takes an array out of a
-tuple, slices one or passes one on). A function compiled so may not allocate an array."""
+COUNTED = bool(os.environ.get("KNIGHTS_NUMBA_COUNTED"))
+"""Set (by the environment's ``KNIGHTS_NUMBA_COUNTED``) only in the process that ``knights bench fast_search`` runs as a
+baseline, with a cache folder of its own (:func:`knights.lab.bench.search.counted_cost`): :data:`HOT` is then numba's
+default, reference counts on."""
+HOT = {"cache": True} if COUNTED else {"cache": True, "_nrt": False}
+"""numba's options for every compiled function here but the few that allocate an array (:func:`legal_moves`,
+:func:`has_legal_move`, :func:`mates_in_one`, :func:`opponent_mates_after`, :func:`evaluate_squares`): no reference
+counts. Every array the search touches is held by Python for the whole call, so counting references to it is work for
+nothing, and it was more than half of the search's time (an atomic increment and decrement wherever a compiled function
+takes an array out of a tuple, slices one or passes one on). A function compiled so may not allocate an array."""
 
 # -- the state vector ------------------------------------------------------------------------
 SIDE, CASTLE, EP, HALFMOVE, HASH, PLY, WKING, BKING, HLEN, N_STATE = range(10)
@@ -238,32 +243,32 @@ def new_state() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 # -- small helpers ------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def move_from(m):
     return m & 63
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def move_to(m):
     return (m >> 6) & 63
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def move_promo(m):
     return (m >> 12) & 7
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def move_flags(m):
     return (m >> 16) & 15
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def encode(frm, to, promo, flags):
     return np.int32(frm | (to << 6) | (promo << 12) | (flags << 16))
 
 
-@njit(cache=True)
+@njit(**HOT)
 def ep_hash(board, ep, side):
     """The hash term of the en-passant square: only when a pawn of ``side`` could take there
     (so a double step that nobody can answer does not make a position look new)."""
@@ -279,7 +284,7 @@ def ep_hash(board, ep, side):
     return 0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def full_hash(board, st):
     h = 0
     for sq in range(64):
@@ -294,7 +299,7 @@ def full_hash(board, st):
 
 
 # -- attacks -----------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(**HOT)
 def attacked(board, sq, by):
     """Whether side ``by`` (0 White, 1 Black) attacks ``sq``."""
     sign = 1 if by == 0 else -1
@@ -329,7 +334,7 @@ def attacked(board, sq, by):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def _ray_meets(board, i, d, piece, queen):
     """Whether the first man on the ray from mailbox square ``i`` in direction ``d`` is ``piece`` or ``queen``."""
     j = i + d
@@ -343,7 +348,7 @@ def _ray_meets(board, i, d, piece, queen):
         j += d
 
 
-@njit(cache=True)
+@njit(**HOT)
 def may_give_check(board, st, m):
     """Whether the quiet move ``m`` (no capture, no en passant) of the side to move gives check, read on the
     board alone (the piece lifted and set down, no accumulators, no state): exact for every move but castling,
@@ -363,7 +368,7 @@ def may_give_check(board, st, m):
     return gives
 
 
-@njit(cache=True)
+@njit(**HOT)
 def in_check(board, st):
     """Whether the side to move is in check."""
     side = st[SIDE]
@@ -372,7 +377,7 @@ def in_check(board, st):
 
 
 # -- move generation ------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(**HOT)
 def _add_pawn_moves(moves, n, frm, to, flags, promote):
     if promote:
         for promo in (QUEEN, KNIGHT, ROOK, BISHOP):
@@ -384,7 +389,7 @@ def _add_pawn_moves(moves, n, frm, to, flags, promote):
     return n
 
 
-@njit(cache=True)
+@njit(**HOT)
 def generate(board, st, moves, captures_only):
     """Pseudo-legal moves of the side to move into ``moves`` (``int32[MAX_MOVES]``); their
     count. ``captures_only``: captures, en passant and promotions to a queen only."""
@@ -472,7 +477,7 @@ def generate(board, st, moves, captures_only):
     return n
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _castling(board, st, moves, n):
     rights = st[CASTLE]
     if st[SIDE] == 0:
@@ -499,7 +504,7 @@ def _castling(board, st, moves, n):
 
 
 # -- make / unmake --------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(**HOT)
 def make_move(board, st, undo, hist, m, changes):
     """Play ``m`` and return how many rows of ``changes`` (``int64[4, 3]``) it filled: the
     pieces that left or joined a square, ``(code, square, -1 left / +1 joined)``, which is
@@ -585,7 +590,7 @@ def make_move(board, st, undo, hist, m, changes):
     return nc
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def _rook_squares(king_to):
     """The castling rook's squares (from, to) for the king's target square."""
     if king_to == 62:
@@ -597,7 +602,7 @@ def _rook_squares(king_to):
     return 0, 3
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _restore(board, st, undo):
     ply = st[PLY] - 1
     u = undo[ply]
@@ -630,14 +635,14 @@ def _restore(board, st, undo):
     st[PLY] = ply
 
 
-@njit(cache=True)
+@njit(**HOT)
 def unmake_move(board, st, undo, hist):
     """Take back the last (legal) move made."""
     _restore(board, st, undo)
     st[HLEN] -= 1
 
 
-@njit(cache=True)
+@njit(**HOT)
 def make_null(board, st, undo, hist):
     """Pass the move (null-move pruning). The half-move clock restarts, so no repetition
     is looked for across it."""
@@ -659,7 +664,7 @@ def make_null(board, st, undo, hist):
     st[HLEN] += 1
 
 
-@njit(cache=True)
+@njit(**HOT)
 def unmake_null(board, st, undo, hist):
     ply = st[PLY] - 1
     u = undo[ply]
@@ -671,7 +676,7 @@ def unmake_null(board, st, undo, hist):
     st[HLEN] -= 1
 
 
-@njit(cache=True)
+@njit(**HOT)
 def is_repetition(st, hist):
     """Whether the position repeats one since the last irreversible move (once is enough
     inside a search: the side that could repeat can repeat again)."""
@@ -688,7 +693,7 @@ def is_repetition(st, hist):
     return False
 
 
-@njit(cache=True)
+@njit(**HOT)
 def insufficient_material(board):
     """Bare kings, or a king and one minor piece against a bare king."""
     minors = 0
@@ -703,7 +708,7 @@ def insufficient_material(board):
     return True
 
 
-@njit(cache=True)
+@njit(**HOT)
 def perft(board, st, undo, hist, depth, buffers, changes):
     """Leaves of the legal move tree to ``depth`` (``buffers``: ``int32[depth, MAX_MOVES]``)."""
     if depth == 0:
@@ -781,13 +786,13 @@ N_PLAIN = N_FEATURES
 packs one block of them per zone (``net.cols``: zones x 768 rows and the empty one)."""
 
 
-@njit(cache=True)
+@njit(**HOT)
 def king_zone(net, sq, v):
     """The zone of view ``v``'s king standing on ``sq`` (``net.zone`` reads the square from the king's side)."""
     return net.zone[sq if v == 0 else sq ^ 56]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def own_king_zone(board, v, net):
     """The zone of view ``v``'s own king on ``board``: always 0 for a network without zones."""
     if net.cols.shape[0] <= N_PLAIN + 1:
@@ -799,7 +804,7 @@ def own_king_zone(board, v, net):
     return 0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def acc_refresh_view(acc, ply, v, board, net):
     """View ``v``'s accumulator of ``board`` from scratch into ``acc[ply, v]``."""
     hidden = net.cols.shape[1]
@@ -815,7 +820,7 @@ def acc_refresh_view(acc, ply, v, board, net):
                 a[i] += net.cols[f, i]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def acc_refresh(acc, ply, board, net):
     """Both accumulators of ``board`` from scratch into ``acc[ply]`` (``acc``: float32
     (stack, 2, H))."""
@@ -823,7 +828,7 @@ def acc_refresh(acc, ply, board, net):
         acc_refresh_view(acc, ply, v, board, net)
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True, **HOT)
 def acc_update(acc, ply, changes, n, cols, feat):
     """``acc[ply + 1]`` = ``acc[ply]`` with the columns ``cols`` of ``changes[:n]`` (code, square,
     +1 joined / -1 left) added or subtracted, in both views (``feat``: the network's feature table);
@@ -849,7 +854,7 @@ def acc_update(acc, ply, changes, n, cols, feat):
                 acc[ply + 1, v, i] += sk * cols[f, i]
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True, **HOT)
 def acc_update_zoned(acc, ply, changes, n, net, board, st):
     """:func:`acc_update` for a network with the king's zones: each view sums its own zone's
     columns, and a view whose own king moved into another zone is summed from scratch instead
@@ -880,7 +885,7 @@ def acc_update_zoned(acc, ply, changes, n, net, board, st):
                     dst[i] -= net.cols[f, i]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def acc_copy(acc, ply):
     """``acc[ply + 1]`` = ``acc[ply]`` (a null move), element by element: a slice assignment may allocate."""
     for v in range(2):
@@ -888,7 +893,7 @@ def acc_copy(acc, ply):
             acc[ply + 1, v, i] = acc[ply, v, i]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def head_bucket(board, net):
     """Which head judges ``board``: 0 for a one-head network; with ``B`` heads by men on the
     board (:class:`knights.learn.nnue.BucketedSparseNet`), ``(men - 1) * B // 32``."""
@@ -903,7 +908,7 @@ def head_bucket(board, net):
     return 0 if b < 0 else (buckets - 1 if b >= buckets else b)
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True, **HOT)
 def head_logit(acc, ply, side, net, bucket, x):
     """The mover's win-probability logit from the accumulators at ``acc[ply]``, ``side`` to
     move (0 White): head ``bucket`` on [mover's sums, other's sums] clipped to [0, 1]. ``x``: float32
@@ -936,7 +941,7 @@ def head_logit(acc, ply, side, net, bucket, x):
     return z
 
 
-@njit(cache=True)
+@njit(**HOT)
 def head_pawns(acc, ply, side, net, board, x):
     """The network's value for the side to move on ``board``, pawns, clipped to +-10 (SparseNet in eval mode);
     ``x``: :func:`head_logit`'s scratch."""
@@ -983,7 +988,7 @@ def _pst() -> np.ndarray:
 PST = _pst()
 
 
-@njit(cache=True)
+@njit(**HOT)
 def pst_eval(board, side):
     """Material + piece-square value for the side to move (``side`` 0 White), centipawns."""
     total = 0
@@ -1073,7 +1078,7 @@ def new_pos(hidden: int, head: int = 32) -> Pos:
 
 
 # -- evaluation -----------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(**HOT)
 def evaluate(p, net, t):
     """The static value for the side to move, centipawns."""
     k = t.stats[S_EVALS]
@@ -1091,7 +1096,7 @@ def evaluate(p, net, t):
     return mop_up(p.board, p.st, value) if t.cfg[CFG_MOPUP] == 1 else value
 
 
-@njit(cache=True)
+@njit(**HOT)
 def mop_up(board, st, value):
     """``value`` (centipawns for the side to move) with the mop-up term (:data:`~knights.engine.constants.MOPUP_FROM`):
     where the side behind has its king alone and the side ahead mating material, a slope that drives the lone king to
@@ -1120,7 +1125,7 @@ def mop_up(board, st, value):
     return value + bonus if value > 0 else value - bonus
 
 
-@njit(cache=True)
+@njit(**HOT)
 def play(p, net, t, m):
     """Make ``m`` with the accumulators; ``False`` when illegal (nothing changed)."""
     ply = p.st[PLY]
@@ -1136,13 +1141,13 @@ def play(p, net, t, m):
     return True
 
 
-@njit(cache=True)
+@njit(**HOT)
 def take_back(p):
     unmake_move(p.board, p.st, p.undo, p.hist)
 
 
 # -- static exchange ---------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(**HOT)
 def _least_attacker(board, sq, by):
     """The square of ``by``'s least valuable piece attacking ``sq`` (-1: none)."""
     sign = 1 if by == 0 else -1
@@ -1185,7 +1190,7 @@ def _least_attacker(board, sq, by):
     return -1
 
 
-@njit(cache=True)
+@njit(**HOT)
 def see(board, side, m, scratch):
     """Static exchange: the material ``side`` wins by ``m`` and the best sequence of
     recaptures on its target square (centipawns; pinned pieces count as free). ``scratch``: int64 (3, 34), the
@@ -1245,7 +1250,7 @@ NO_EVAL = -(1 << 40)
 
 
 # -- ordering -------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(**HOT)
 def _score_moves(p, t, ply, n, hash_move):
     moves = t.moves[ply]
     scores = t.scores[ply]
@@ -1286,7 +1291,7 @@ def _score_moves(p, t, ply, n, hash_move):
                 scores[i] += t.cont[last >> 24, (last >> 6) & 63, board[frm] + 6, to]
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def _pick(moves, scores, start, n):
     """Bring the best-scored move of ``start:n`` to ``start`` (selection sort, one step)."""
     best = start
@@ -1303,7 +1308,7 @@ def _pick(moves, scores, start, n):
     return moves[start]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _has_pieces(board, side):
     sign = 1 if side == 0 else -1
     for sq in range(64):
@@ -1313,7 +1318,7 @@ def _has_pieces(board, side):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def _tick(t):
     """Count a node; whether the search must stop (the stop flag or the node limit)."""
     nodes = t.stats[S_NODES] + 1
@@ -1323,7 +1328,7 @@ def _tick(t):
     return t.stats[S_STOPPED] != 0
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def _to_tt(score, ply):
     if score > MATE_BOUND:
         return score + ply
@@ -1332,7 +1337,7 @@ def _to_tt(score, ply):
     return score
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def _from_tt(score, ply):
     if score > MATE_BOUND:
         return score - ply
@@ -1342,7 +1347,7 @@ def _from_tt(score, ply):
 
 
 # -- quiescence -----------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(**HOT)
 def quiesce(p, net, t, alpha, beta, ply):
     if _tick(t):
         return 0
@@ -1431,7 +1436,7 @@ def quiesce_rows(p, net, t, boards, states, alpha, beta, out):
         out[k] = quiesce(p, net, t, alpha, beta, ply)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def _update_pv(t, ply, m):
     t.pv[ply, 0] = m
     n = t.pv_len[ply + 1]
@@ -1440,25 +1445,25 @@ def _update_pv(t, ply, m):
     t.pv_len[ply] = n + 1
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def _gravity(h, bonus):
     # toward +-HISTORY_LIMIT by the bonus, less the nearer it is: a value never leaves the limit
     return h + bonus - h * abs(bonus) // HISTORY_LIMIT
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def _played(p, t, ply, m):
     """Note ``m`` (just made) as the line's move at ``ply``, with the piece it put on its square in bits 24 on."""
     t.line[ply] = m | ((p.board[(m >> 6) & 63] + 6) << 24)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def _last_move(t, ply):
     """The opponent's last move as :func:`_played` noted it, when the continuation history is on (0: none)."""
     return t.line[ply - 1] if ply > 0 and t.cfg[CFG_CONT_HISTORY] == 1 else 0
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always", **HOT)
 def _nudge(t, board, side, m, bonus, last):
     frm = m & 63
     to = (m >> 6) & 63
@@ -1469,7 +1474,7 @@ def _nudge(t, board, side, m, bonus, last):
         t.cont[last >> 24, b, piece, to] = _gravity(t.cont[last >> 24, b, piece, to], bonus)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _reward(t, board, side, m, depth, ply, i):
     """A quiet move cut off the search: it gains ``depth**2`` in the history table (and, with the continuation
     history on, after the move before it); with the malus on, the quiet moves tried before it (``t.moves[ply, :i]``,
@@ -1488,7 +1493,7 @@ def _reward(t, board, side, m, depth, ply, i):
 
 
 # -- the main search --------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(**HOT)
 def negamax(p, net, t, depth, alpha, beta, ply, allow_null):
     # every argument of a recursive call is an int64 of its own (never a literal or a bool):
     # numba's on-disk cache mislinks recursive functions whose calls need a cast
@@ -1717,7 +1722,7 @@ def time_parts(p, net, t, reps, which):
     return total
 
 
-@njit(cache=True)
+@njit(**HOT)
 def frozen_constants() -> tuple[int, ...]:
     """The numbers this module's compiled code holds (numba froze them in when it compiled): a test holds them
     against :mod:`knights.engine.constants` and the piece table, so a stale cache cannot hide."""

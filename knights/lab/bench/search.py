@@ -23,12 +23,19 @@ of the committed sample (:func:`~knights.lab.bench.engine.middlegame_positions`)
                   the evaluation, move generation, make/unmake and the rest (ordering,
                   the table, the tree): each part's count in the searches times its cost
                   measured alone on the same positions.
+``fast_search_vs_counted``
+                  the same compiled search against itself compiled with numba's reference
+                  counts (in a process with ``KNIGHTS_NUMBA_COUNTED`` set and a cache folder
+                  of its own), to a fixed depth on the same positions, each in a process of
+                  its own: the same trees, node for node (checked), so the ratio is what
+                  leaving the counts out buys. Target >= 1.25.
 """
 
 from __future__ import annotations
 
 import time
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import chess
@@ -214,18 +221,72 @@ def bench_fast_search(quick: bool) -> list[dict]:
                "time_split": {k: round(v, 3) for k, v in split.items()},
                "warm_up_seconds": round(compile_seconds, 2)}
     zones = zones_cost(engine.net, boards, 2_000 if quick else 20_000)
+    counts = counted_cost(len(boards), 6 if quick else 9)
     try:
         theirs, rows = sunfish_rate(boards, seconds_each)
     except (ValueError, OSError) as exc:       # sunfish is not installed
-        return [make_skip("fast_search_vs_sunfish", f"{exc}", target=FAST_VS_SUNFISH_TARGET, unit="nodes/s"), zones]
+        return [make_skip("fast_search_vs_sunfish", f"{exc}", target=FAST_VS_SUNFISH_TARGET, unit="nodes/s"), zones,
+                counts]
     details["sunfish_nodes_per_s"] = round(theirs)
     details["sunfish"] = rows
     return [make_result("fast_search_vs_sunfish", ours, theirs, target=FAST_VS_SUNFISH_TARGET, unit="nodes/s",
                         baseline="sunfish-uci (PyPI sunfish) on the same positions and seconds", details=details),
-            zones]
+            zones, counts]
 
 
 ZONES_VS_PLAIN_TARGET = 0.85
+COUNTED_TARGET = 1.25
+
+
+def depth_search(depth: int, positions: int) -> dict:
+    """Nodes and seconds (best of three) of the compiled search to ``depth`` on the first ``positions`` middlegame
+    positions, each from fresh tables: one side of :func:`counted_cost`, run in its own process."""
+    from knights.engine.compiled_search import FastSearchEngine
+    from knights.engine.search import SearchLimits
+
+    boards = middlegame_positions(positions)
+    engine = FastSearchEngine(stochastic=False)
+    engine.choose(boards[0], limits=SearchLimits(depth=2))          # compiled (or loaded) before the clock starts
+    best, nodes = float("inf"), 0
+    for _ in range(3):
+        started, nodes = time.perf_counter(), 0
+        for board in boards:
+            engine.new_game()
+            engine.choose(board, limits=SearchLimits(depth=depth))
+            nodes += engine.stats["nodes"]
+        best = min(best, time.perf_counter() - started)
+    return {"nodes": nodes, "seconds": best}
+
+
+def counted_cost(positions: int, depth: int) -> dict:
+    """The compiled search as shipped against the same search compiled with numba's reference counts
+    (:data:`~knights.engine.compiled.COUNTED`: a process of its own with its own cache folder, compiled the first time,
+    about a minute): :func:`depth_search` in each, one after the other."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    code = ("import json; from knights.lab.bench.search import depth_search; "
+            f"print(json.dumps(depth_search({depth}, {positions})))")
+    runs = {}
+    for name, extra in (("ours", {}), ("counted", {"KNIGHTS_NUMBA_COUNTED": "1", "NUMBA_CACHE_DIR": str(
+            Path(tempfile.gettempdir()) / f"knights-numba-counted-{os.getuid()}")})):
+        env = {k: v for k, v in os.environ.items() if k not in ("KNIGHTS_NUMBA_COUNTED", "NUMBA_CACHE_DIR")}
+        out = subprocess.run([sys.executable, "-c", code], env={**env, **extra}, capture_output=True, text=True,
+                             check=True)
+        runs[name] = json.loads(out.stdout.strip().splitlines()[-1])
+    if runs["ours"]["nodes"] != runs["counted"]["nodes"]:      # not the same work: no ratio to give
+        raise RuntimeError(f"with reference counts the search took {runs['counted']['nodes']} nodes, without "
+                           f"{runs['ours']['nodes']}")
+    rates = {k: v["nodes"] / v["seconds"] for k, v in runs.items()}
+    return make_result("fast_search_vs_counted", rates["ours"], rates["counted"], target=COUNTED_TARGET,
+                       unit="nodes/s",
+                       baseline="the same search compiled with numba's reference counts, the same trees",
+                       details={"depth": depth, "positions": positions, "nodes": runs["ours"]["nodes"],
+                                "same_trees": True, "seconds": round(runs["ours"]["seconds"], 3),
+                                "counted_seconds": round(runs["counted"]["seconds"], 3), "best_of": 3})
 
 
 def zones_cost(net: Any, boards: list[chess.Board], nodes: int) -> dict:
