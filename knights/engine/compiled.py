@@ -833,8 +833,7 @@ def acc_update(acc, ply, changes, n, cols, feat):
     """``acc[ply + 1]`` = ``acc[ply]`` with the columns ``cols`` of ``changes[:n]`` (code, square,
     +1 joined / -1 left) added or subtracted, in both views (``feat``: the network's feature table);
     a quiet move's two columns in one pass. A network with the king's zones takes
-    :func:`acc_update_zoned` instead, and :func:`play` chooses: a call of it in here, even never
-    taken, made this function about 1.5 times slower, and so does a packed network as an argument."""
+    :func:`acc_update_zoned` instead (:func:`play` chooses), so this loop stays free of the zones."""
     hidden = cols.shape[1]
     for v in range(2):
         f0 = feat[v, changes[0, 0] + 6, changes[0, 1]]
@@ -912,7 +911,7 @@ def head_bucket(board, net):
 def head_logit(acc, ply, side, net, bucket, x):
     """The mover's win-probability logit from the accumulators at ``acc[ply]``, ``side`` to
     move (0 White): head ``bucket`` on [mover's sums, other's sums] clipped to [0, 1]. ``x``: float32
-    scratch of at least 2H + 32 (the head's inputs, then its first layer), so nothing is allocated
+    scratch of at least 2H + the first layer's width (the head's inputs, then that layer), so nothing is allocated
     (the search runs without numba's reference counts, :data:`HOT`)."""
     hidden = acc.shape[2]
     n0 = net.w0.shape[1]
