@@ -87,6 +87,7 @@ import os
 import tempfile
 from collections import namedtuple
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -163,7 +164,7 @@ COUNTED = bool(os.environ.get("KNIGHTS_NUMBA_COUNTED"))
 """Set (by the environment's ``KNIGHTS_NUMBA_COUNTED``) only in the process that ``knights bench fast_search`` runs as a
 baseline, with a cache folder of its own (:func:`knights.lab.bench.search.counted_cost`): :data:`HOT` is then numba's
 default, reference counts on."""
-HOT = {"cache": True} if COUNTED else {"cache": True, "_nrt": False}
+HOT: dict[str, Any] = {"cache": True} if COUNTED else {"cache": True, "_nrt": False}
 """numba's options for every compiled function here but the few that allocate an array (:func:`legal_moves`,
 :func:`has_legal_move`, :func:`mates_in_one`, :func:`opponent_mates_after`, :func:`evaluate_squares`): no reference
 counts. Every array the search touches is held by Python for the whole call, so counting references to it is work for
