@@ -44,17 +44,24 @@ def quoted(value: object, width: int = 40) -> str:
     return clip(repr(value), width)
 
 
-def commit() -> str:
-    """The short hash of this checkout's HEAD, with ``-dirty`` when tracked files have uncommitted changes
-    (``unknown`` outside a git checkout): what a results file records as the code it was made with."""
-    root = Path(__file__).resolve().parent.parent
+RESULTS_FOLDER = "report/results"
+"""Where the commands write their results files: a change there leaves the code as committed."""
+
+
+def commit(root: Path | None = None) -> str:
+    """The short hash of this checkout's HEAD (or ``root``'s), with ``-dirty`` when tracked files have uncommitted
+    changes outside :data:`RESULTS_FOLDER` (``unknown`` outside a git checkout): what a results file records as the
+    code it was made with. A run that rewrites results files as it goes (``knights strength --retire`` sets earlier
+    runs aside at its start) is still the committed code."""
+    root = root or Path(__file__).resolve().parent.parent
 
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
 
     try:
         head = git("rev-parse", "--short", "HEAD")
-        return f"{head}-dirty" if git("status", "--porcelain", "--untracked-files=no") else head
+        changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", f":(exclude){RESULTS_FOLDER}")
+        return f"{head}-dirty" if changed else head
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
