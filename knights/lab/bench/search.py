@@ -238,6 +238,16 @@ ZONES_VS_PLAIN_TARGET = 0.85
 COUNTED_TARGET = 1.25
 
 
+def searched(engine: Any, boards: list[chess.Board], limits: Any) -> tuple[int, float]:
+    """Nodes and seconds of ``engine`` searching each of ``boards`` to ``limits``, each from fresh tables."""
+    started, nodes = time.perf_counter(), 0
+    for board in boards:
+        engine.new_game()
+        engine.choose(board, limits=limits)
+        nodes += engine.stats["nodes"]
+    return nodes, time.perf_counter() - started
+
+
 def depth_search(depth: int, positions: int) -> dict:
     """Nodes and seconds (best of three) of the compiled search to ``depth`` on the first ``positions`` middlegame
     positions, each from fresh tables: one side of :func:`counted_cost`, run in its own process."""
@@ -247,15 +257,8 @@ def depth_search(depth: int, positions: int) -> dict:
     boards = middlegame_positions(positions)
     engine = FastSearchEngine(stochastic=False)
     engine.choose(boards[0], limits=SearchLimits(depth=2))          # compiled (or loaded) before the clock starts
-    best, nodes = float("inf"), 0
-    for _ in range(3):
-        started, nodes = time.perf_counter(), 0
-        for board in boards:
-            engine.new_game()
-            engine.choose(board, limits=SearchLimits(depth=depth))
-            nodes += engine.stats["nodes"]
-        best = min(best, time.perf_counter() - started)
-    return {"nodes": nodes, "seconds": best}
+    runs = [searched(engine, boards, SearchLimits(depth=depth)) for _ in range(3)]
+    return {"nodes": runs[-1][0], "seconds": min(seconds for _, seconds in runs)}
 
 
 def counted_cost(positions: int, depth: int) -> dict:
@@ -271,11 +274,11 @@ def counted_cost(positions: int, depth: int) -> dict:
     code = ("import json; from knights.lab.bench.search import depth_search; "
             f"print(json.dumps(depth_search({depth}, {positions})))")
     runs = {}
-    for name, extra in (("ours", {}), ("counted", {"KNIGHTS_NUMBA_COUNTED": "1", "NUMBA_CACHE_DIR": str(
-            Path(tempfile.gettempdir()) / f"knights-numba-counted-{os.getuid()}")})):
-        env = {k: v for k, v in os.environ.items() if k not in ("KNIGHTS_NUMBA_COUNTED", "NUMBA_CACHE_DIR")}
-        out = subprocess.run([sys.executable, "-c", code], env={**env, **extra}, capture_output=True, text=True,
-                             check=True)
+    ours = {k: v for k, v in os.environ.items() if k != "KNIGHTS_NUMBA_COUNTED"}       # the cache as it is
+    counted = {**ours, "KNIGHTS_NUMBA_COUNTED": "1",
+               "NUMBA_CACHE_DIR": str(Path(tempfile.gettempdir()) / f"knights-numba-counted-{os.getuid()}")}
+    for name, env in (("ours", ours), ("counted", counted)):
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
         runs[name] = json.loads(out.stdout.strip().splitlines()[-1])
     if runs["ours"]["nodes"] != runs["counted"]["nodes"]:      # not the same work: no ratio to give
         raise RuntimeError(f"with reference counts the search took {runs['counted']['nodes']} nodes, without "
@@ -310,13 +313,8 @@ def zones_cost(net: Any, boards: list[chess.Board], nodes: int) -> dict:
     counted = {k: 0 for k in engines}
     for _ in range(2):
         for name, eng in engines.items():
-            started, total = time.perf_counter(), 0
-            for board in boards:
-                eng.new_game()
-                eng.choose(board, limits=SearchLimits(nodes=nodes))
-                total += eng.stats["nodes"]
-            best[name] = min(best[name], time.perf_counter() - started)
-            counted[name] = total
+            counted[name], seconds = searched(eng, boards, SearchLimits(nodes=nodes))
+            best[name] = min(best[name], seconds)
     same = counted["plain"] == counted["zoned"]
     if not same:          # the zoned packing changed a value: the comparison would not be of the same work
         raise RuntimeError(f"the zoned network searched {counted['zoned']} nodes, the plain one {counted['plain']}")
