@@ -96,3 +96,31 @@ def test_a_variant_with_a_parent_starts_from_its_weights(monkeypatch):
     assert not np.array_equal(fresh.state_dict()["columns"], parent.state_dict()["columns"])
     with pytest.raises(FileNotFoundError, match="EL/v10"):   # a CNN: no layer of it fits the sparse network
         ablation.train_variant(ablation.Variant("misfit", parent="EL/v10"), cache, progress=False)
+
+
+def test_a_variant_continues_an_earlier_rows_weights(tmp_path, monkeypatch):
+    """``parent`` naming an earlier row: the network starts from that row's saved weights, and a row whose weights
+    are not saved yet is refused, naming the command that trains it."""
+    import torch
+
+    from knights.learn import modelfile
+    from knights.learn.training import History
+
+    monkeypatch.setattr(ablation, "FULL_DATA", "data/sample")
+    monkeypatch.setattr(ablation, "OUT_DIR", tmp_path)
+    monkeypatch.setattr(ablation, "LETTERS", {"train": "a", "val": "i"})
+    monkeypatch.setattr(ablation, "fit", lambda model, *a, **k: History(train_loss=[0.0], val_loss=[0.0],
+                                                                             rows_per_second=[1.0]))
+    first, second = ablation.Variant("first"), ablation.Variant("second", parent="first")
+    monkeypatch.setattr(ablation, "VARIANTS", (first, second))
+    cache = ablation.ChunkCache()
+    with pytest.raises(FileNotFoundError, match="knights ablation --only first"):
+        ablation.train_variant(second, cache, progress=False)
+    earlier, _ = ablation.train_variant(first, cache, progress=False)
+    with torch.no_grad():               # unlike any fresh start (both rows draw theirs from the same seed)
+        earlier.columns.add_(0.5)
+    modelfile.save_model(earlier, tmp_path / "first.pt", {"variant": "first"})
+    model, record = ablation.train_variant(second, cache, progress=False)
+    assert all(np.array_equal(a, b) for a, b in zip(model.state_dict().values(), earlier.state_dict().values(),
+                                                    strict=True))
+    assert record["parent"] == "first"

@@ -75,7 +75,7 @@ class Variant:
     king_zones: bool = False          # also each piece's feature in the zone of the viewing side's king (sparse.py)
     says: str = ""
     shipped: str = ""                 # the shipped version trained by exactly this recipe: measured, not retrained
-    parent: str = ""                  # a shipped version whose weights the network starts from (warm_start)
+    parent: str = ""                  # a shipped version (warm_start) or an earlier row whose weights it starts from
     full_train: bool = True           # data/full's training letters too (False: the parent learned them)
     ranking: float = 0.0              # the sibling ranking loss's weight (knights.learn.siblings; 0: none)
 
@@ -212,6 +212,14 @@ VARIANTS = (
             settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 2)),
             says="EL/v25's weights, 2 epochs at its rate over data/full and every grown set the store restores (all "
                  "but data/again and data/cold): whether all the store teaches what data/sound2 alone did not"),
+    Variant("v25_then_store", more=True, endings=True, shallow=True, flip_files=True, hidden=256,
+            also=("data/again", "data/chaos", "data/cold", "data/sound", "data/sound2", "data/sound3"), parent="EL/v25",
+            settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 2)),
+            says="the same over the whole store (data/again and data/cold too, now that it holds them)"),
+    Variant("v25_then_store_then_sound", flip_files=True, hidden=256, also=("data/sound2", "data/sound3"),
+            parent="v25_then_store", full_train=False, settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 2)),
+            says="that row's weights, 2 more epochs of the sound games alone (data/sound2 and data/sound3): the "
+                 "store's breadth, then the games EL/v25 gained from"),
 )
 
 
@@ -271,9 +279,7 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
         cfg = cfg.replace(**dict(variant.settings))
     torch.manual_seed(cfg.seed)                      # the network's start and the batches' order
     model = _network(variant)
-    if variant.parent and len(warm_start(model, variant.parent, registry.REPO_ROOT / "models_EL")) == 0:
-        raise FileNotFoundError(f"{variant.name} starts from {variant.parent}, whose weights are not here "
-                                f"or do not fit its network")
+    _start_from_parent(model, variant)
     task, trained = _task(variant), model
     if variant.ranking:
         if variant.target != "win_probability":
@@ -289,6 +295,22 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
               "rows_per_second": round(float(np.median(history.rows_per_second))),
               **_kept_losses(history.as_dict())}
     return model.cpu().eval(), record
+
+
+def _start_from_parent(model: torch.nn.Module, variant: Variant) -> None:
+    """Load the weights ``variant`` continues from: an earlier row's (``runs/ablation/<row>.pt``, trained first by
+    ``knights ablation --only <row>``) or a shipped version's (:func:`warm_start`)."""
+    if not variant.parent:
+        return
+    if variant.parent in {v.name for v in VARIANTS}:
+        weights = OUT_DIR / f"{variant.parent}.pt"
+        if not weights.is_file():
+            raise FileNotFoundError(f"{variant.name} continues the row {variant.parent}, whose weights {weights} are "
+                                    f"not here: knights ablation --only {variant.parent}")
+        modelfile.load_into(model, weights)
+    elif len(warm_start(model, variant.parent, registry.REPO_ROOT / "models_EL")) == 0:
+        raise FileNotFoundError(f"{variant.name} starts from {variant.parent}, whose weights are not here "
+                                f"or do not fit its network")
 
 
 def shipped_record(variant: Variant) -> tuple[torch.nn.Module, dict[str, Any]] | None:
