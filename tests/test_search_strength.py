@@ -5,6 +5,7 @@ and merged into the results file with the previous runs kept."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,13 @@ def _run(argv: list[str]) -> int:
 
 def test_keys_and_game_counts():
     assert ss.run_key(100) == "0.1s" and ss.run_key(1000) == "1s" and ss.run_key(2500) == "2.5s"
+    # --deterministic: the same bot with its stochastic opening off, in runs and folders of its own
+    assert ss.run_key(1000, deterministic=True) == "1s det"
+    assert ss.player_at(1000) == f"search:{SEARCH_NETWORK}@1000"
+    assert ss.player_at(1000, deterministic=True) == f"search:{SEARCH_NETWORK}:det@1000"
+    assert ss.network_of(ss.player_at(1000, deterministic=True)) == ss.network_of(ss.player_at(1000)) == SEARCH_NETWORK
+    assert ss.games_folder(Path("p"), 1000).name == "1000ms"
+    assert ss.games_folder(Path("p"), 1000, deterministic=True).name == "det1000ms"
     assert ss.opponents_for(100, [1350, 2000]) == ["sunfish@100", "sf-elo:1350", "sf-elo:2000"]
     assert ss.opponents_for(100, [1350], sunfish=False) == ["sf-elo:1350"]
     assert ss.games_against("sunfish@1000", 20, 40) == 40
@@ -72,6 +80,13 @@ def test_a_small_run_is_played_fitted_and_merged(tmp_path):
     assert fresh["runs"]["0.05s"]["games"] == 4 and fresh["runs"]["0.05s"]["seconds"] < 2 * run["seconds"] + 60
     assert (tmp_path / "pgn" / "50ms, before the change" / "games.jsonl").is_file()
     assert len((tmp_path / "pgn" / "50ms" / "games.jsonl").read_text().splitlines()) == 4
+    # the bot with its stochastic opening off: a run and a folder of its own, beside the default's
+    det = ss.run_search_strength([50], [1350], 1, results=results, pgn_dir=tmp_path / "pgn", workers=1,
+                                 progress=False, command="test", sunfish=False, deterministic=True)
+    assert list(det["runs"]) == ["0.05s", "0.05s det"] and det["runs"]["0.05s"] == fresh["runs"]["0.05s"]
+    assert det["runs"]["0.05s det"]["player"] == f"search:{SEARCH_NETWORK}:det@50"
+    assert det["runs"]["0.05s det"]["games"] == 1
+    assert len((tmp_path / "pgn" / "det50ms" / "games.jsonl").read_text().splitlines()) == 1
 
 
 def test_a_retirement_is_on_disk_before_the_first_game(tmp_path, monkeypatch):
@@ -148,8 +163,8 @@ def test_a_later_sitting_keeps_the_opponents_it_does_not_play(tmp_path):
                "seconds_per_game": 100.0, "seconds_a_move": {"ours": 0.7, "opponents": 0.9},
                "vs": {"sf-elo:2200": {"games": 4, "wins": 1, "draws": 0, "losses": 3, "plies": 400}}}
     records = [record(i, "sf-elo:2000", s) for i, s in enumerate([1.0, 1.0, 0.5, 0.0])]
-    alone = ss.summarise(records, 1000, {"sf-elo:2000": 2000.0}, "now", 10.0, 1)
-    both = ss.summarise(records, 1000, {"sf-elo:2000": 2000.0}, "now", 10.0, 1, earlier=earlier)
+    alone = ss.summarise(records, player, {"sf-elo:2000": 2000.0}, "now", 10.0, 1)
+    both = ss.summarise(records, player, {"sf-elo:2000": 2000.0}, "now", 10.0, 1, earlier=earlier)
     assert list(both["vs"]) == ["sf-elo:2200", "sf-elo:2000"] and both["games"] == 8
     assert both["vs"]["sf-elo:2200"] == earlier["vs"]["sf-elo:2200"]
     assert both["vs"]["sf-elo:2000"] == alone["vs"]["sf-elo:2000"]
@@ -158,9 +173,9 @@ def test_a_later_sitting_keeps_the_opponents_it_does_not_play(tmp_path):
     assert both["interval"][1] - both["interval"][0] < alone["interval"][1] - alone["interval"][0]
     assert both["seconds_per_game"] == 75.0          # four games of 50 s, four of the earlier 100 s
     # an opponent with games on disk is counted from them alone; a third sitting keeps the first's command
-    again = ss.summarise(records, 1000, {"sf-elo:2000": 2000.0}, "later", 10.0, 1, earlier=both)
+    again = ss.summarise(records, player, {"sf-elo:2000": 2000.0}, "later", 10.0, 1, earlier=both)
     assert again["kept"] == {"sf-elo:2200": earlier["command"]} and again["vs"] == both["vs"]
-    replayed = ss.summarise(records, 1000, {"sf-elo:2000": 2000.0}, "now", 10.0, 1,
+    replayed = ss.summarise(records, player, {"sf-elo:2000": 2000.0}, "now", 10.0, 1,
                             earlier={**earlier, "vs": {"sf-elo:2000": earlier["vs"]["sf-elo:2200"]}})
     assert replayed["vs"] == alone["vs"] and "kept" not in replayed
 

@@ -142,7 +142,8 @@ def search_strength_main(args) -> int:
                         results=results,
                         pgn_dir=Path(args.pgn_dir) if args.pgn_dir else (CLOCK_PGNS if args.clock else PGNS),
                         workers=args.workers, progress=not args.quiet, seed=args.seed,
-                        sunfish=not args.no_sunfish, command=command, clock=args.clock, retire=args.retire)
+                        sunfish=not args.no_sunfish, command=command, clock=args.clock, retire=args.retire,
+                        deterministic=args.deterministic)
     print(f"wrote {results}")
     return 0
 
@@ -219,6 +220,8 @@ def add_arguments(sub) -> None:
     s.add_argument("--retire", default=None, metavar="LABEL",
                    help="--search after a change to the search: every run so far goes to the results file's "
                         "'previous' as '<run>, LABEL' and its games aside; the --times runs start afresh")
+    s.add_argument("--deterministic", action="store_true",
+                   help="--search: the bot with its stochastic opening off (search:default:det), runs of its own")
     s.add_argument("--engines", nargs="*", default=None,
                    help="our players to rate (first = the shipped bot); default: ours:default + trained EL")
     s.add_argument("--games", type=int, default=None, help="games of the shipped bot per opponent (80; --search: 20)")

@@ -76,6 +76,9 @@ from knights.lab.arena.specs import anchors_of, check_spec
 
 PLAYER = "search:default"
 """The bot under test: the default searching bot (the compiled search over :data:`SEARCH_NETWORK`)."""
+DETERMINISTIC = " det"
+"""``--deterministic``: the same bot with the paper's stochastic opening off (``search:default:det``); its runs are
+keyed ``"1s det"`` and its games go to ``<pgn-dir>/det<ms>ms/``."""
 ANCHORS = (1350, 1500, 1800, 2000)
 """Stockfish UCI_Elo anchors each run plays."""
 TIMES_MS = (100, 1000)
@@ -89,9 +92,18 @@ CLOCK_PGNS = Path("results_pgn/clock_strength")
 CLOCK_ANCHORS = (2000, 2200)
 
 
-def run_key(ms: int) -> str:
-    """``100`` -> ``"0.1s"``, ``1000`` -> ``"1s"``."""
-    return f"{ms / 1000:g}s"
+def run_key(ms: int, deterministic: bool = False) -> str:
+    """``100`` -> ``"0.1s"``, ``1000`` -> ``"1s"`` (``"1s det"`` with the stochastic opening off)."""
+    return f"{ms / 1000:g}s" + (DETERMINISTIC if deterministic else "")
+
+
+def player_at(ms: int, deterministic: bool = False) -> str:
+    """The bot under test at ``ms`` a move: ``search:EL/v25@1000``, or ``search:EL/v25:det@1000``."""
+    return check_spec(f"{PLAYER}{':det' if deterministic else ''}@{ms}")
+
+
+def games_folder(pgn_dir: Path, ms: int, deterministic: bool = False) -> Path:
+    return pgn_dir / f"{'det' if deterministic else ''}{ms}ms"
 
 
 def opponents_for(ms: int, anchors: Sequence[int], sunfish: bool = True) -> list[str]:
@@ -103,18 +115,18 @@ def games_against(opponent: str, games: int, sunfish_games: int | None) -> int:
 
 
 def play_run(ms: int, opponents: Sequence[str], games: int, sunfish_games: int | None, *, pgn_dir: Path, workers: int,
-             progress: bool, seed: int, clock: bool = False) -> tuple[list[dict], float]:
+             progress: bool, seed: int, clock: bool = False, deterministic: bool = False) -> tuple[list[dict], float]:
     """Play (or finish) the run at ``ms`` a move; its records and the wall seconds this sitting took.
     ``clock``: Stockfish's anchors think ``ms`` of wall time a move too, instead of 20,000 nodes."""
-    player = check_spec(f"{PLAYER}@{ms}")
-    out = pgn_dir / f"{ms}ms"
+    player = player_at(ms, deterministic)
+    out = games_folder(pgn_dir, ms, deterministic)
     settings = Settings(max_plies=300, seed=seed, movetime_ms=ms if clock else None)
     tasks = schedule([(player, o, games_against(o, games, sunfish_games)) for o in opponents], settings)
     have = {(r["a"], r["b"], r["index"]) for r in finished(out, tasks)}
     todo = [t for t in tasks if (t.a, t.b, t.index) not in have]
     start = time.perf_counter()
     if todo:
-        run_games(todo, out, workers=workers, progress=progress, desc=f"search {run_key(ms)}")
+        run_games(todo, out, workers=workers, progress=progress, desc=f"search {run_key(ms, deterministic)}")
     records = {(r["a"], r["b"], r["index"]): r for r in finished(out, tasks)}   # a replayed game: its newest record
     return list(records.values()), time.perf_counter() - start
 
@@ -146,11 +158,10 @@ def seconds_a_move(records: Sequence[dict], player: str, pgn_dir: Path | None) -
     return {"ours": round(ours / n_ours, 3), "opponents": round(theirs / n_theirs, 3)}
 
 
-def summarise(records: Sequence[dict], ms: int, anchors: dict[str, float], command: str, seconds: float,
+def summarise(records: Sequence[dict], player: str, anchors: dict[str, float], command: str, seconds: float,
               workers: int, pgn_dir: Path | None = None, earlier: dict | None = None) -> dict:
-    """One run's summary over ``records``; ``earlier``: this run's summary from an earlier sitting, whose opponents
-    not in ``records`` are kept (:func:`kept_part`)."""
-    player = check_spec(f"{PLAYER}@{ms}")
+    """One run's summary over ``records`` of ``player`` (:func:`player_at`); ``earlier``: this run's summary from an
+    earlier sitting, whose opponents not in ``records`` are kept (:func:`kept_part`)."""
     kept, kept_commands = kept_part(earlier, {r[k] for r in records for k in ("a", "b")} - {player})
     extra = [(player, o, s) for o, st in kept.items()
              for s in [1.0] * st["wins"] + [0.5] * st["draws"] + [0.0] * st["losses"]]
@@ -204,12 +215,13 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
                         sunfish_games: int | None = None, *,
                         results: Path = RESULTS, pgn_dir: Path = PGNS, workers: int = 2, progress: bool = True,
                         seed: int = 2024, sunfish: bool = True, command: str = "", clock: bool = False,
-                        retire: str | None = None) -> dict:
+                        retire: str | None = None, deterministic: bool = False) -> dict:
     """Play every run (resuming), fit its rating and merge it into ``results``; ``clock``: the anchors
     think the same wall time a move as the bot (see :func:`play_run`). ``retire``: the search changed since the
     file's runs were played, so every one of them moves to ``previous`` as ``'<run>, <retire>'`` (its games to
     ``<pgn_dir>/<ms>ms, <retire>``), written at once, and the runs of ``times_ms`` start afresh: a sitting stopped
-    midway resumes without ``retire`` and never counts the old search's results with the new one's games."""
+    midway resumes without ``retire`` and never counts the old search's results with the new one's games.
+    ``deterministic``: rate the bot with its stochastic opening off, in runs of its own (:data:`DETERMINISTIC`)."""
     if not times_ms:
         raise ValueError("name at least one time a move (--times 100 1000)")
     if games < 1 or (sunfish_games is not None and sunfish_games < 1):
@@ -222,8 +234,8 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
         _retire(doc, retire, pgn_dir)
         write_json(results, doc)
     old = doc.get("runs") or {}
-    network = network_of(check_spec(f"{PLAYER}@{times_ms[0]}"))   # what search:default plays
-    runs = {k: v for k, v in old.items() if str(v.get("player", "")).startswith(f"search:{network}@")}
+    network = network_of(player_at(times_ms[0]))   # what search:default plays
+    runs = {k: v for k, v in old.items() if network_of(str(v.get("player", ""))) == network}
     seconds = dict(doc.get("seconds_by_run") or {})
     moved = {}   # runs over an earlier default network: kept for comparison (newest first), their time with them
     for key, run in old.items():
@@ -235,13 +247,14 @@ def run_search_strength(times_ms: Sequence[int], anchors: Sequence[int], games: 
     previous = {**moved, **{k: v for k, v in (doc.get("previous") or {}).items() if k not in moved}}
     anchor_map = anchors_of(f"sf-elo:{e}" for e in anchors)
     for ms in times_ms:
-        key = run_key(ms)
+        key = run_key(ms, deterministic)
         records, took = play_run(ms, opponents_for(ms, anchors, sunfish), games, sunfish_games, pgn_dir=pgn_dir,
-                                 workers=workers, progress=progress, seed=seed, clock=clock)
+                                 workers=workers, progress=progress, seed=seed, clock=clock,
+                                 deterministic=deterministic)
         seconds[key] = seconds.get(key, 0.0) + took if records else 0.0
-        runs[key] = summarise(records, ms, anchor_map, command, seconds[key], workers, pgn_dir / f"{ms}ms",
-                              earlier=runs.get(key))
-        ordered = dict(sorted(runs.items(), key=lambda kv: float(kv[0].rstrip("s"))))
+        runs[key] = summarise(records, player_at(ms, deterministic), anchor_map, command, seconds[key], workers,
+                              games_folder(pgn_dir, ms, deterministic), earlier=runs.get(key))
+        ordered = dict(sorted(runs.items(), key=lambda kv: (float(kv[0].split("s")[0]), kv[0])))
         doc.update(note=CLOCK_NOTE if clock else NOTE, commit=commit(),
                    generated=_dt.datetime.now().isoformat(timespec="seconds"), runs=ordered, previous=previous,
                    seconds_by_run=seconds)
@@ -276,8 +289,9 @@ def _retire(doc: dict, label: str, pgn_dir: Path) -> None:
 
 
 def network_of(player: str) -> str:
-    """The evaluator of a searching player's spec: ``search:EL/v16@100`` -> ``EL/v16``."""
-    return player.split(":", 1)[-1].split("@")[0]
+    """The evaluator of a searching player's spec: ``search:EL/v16@100`` (or ``search:EL/v16:det@100``) ->
+    ``EL/v16``."""
+    return player.split(":", 1)[-1].split("@")[0].removesuffix(":det")
 
 
 NOTE = (f"The default searching bot (knights/engine: compiled alpha-beta, {SEARCH_NETWORK} evaluated incrementally) "
