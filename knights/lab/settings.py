@@ -26,7 +26,7 @@ from torch import nn
 from knights.common import write_json
 from knights.data.csslab import CLIP_PAWNS, MATE_PAWNS
 from knights.data.generate import ADJUDICATE_PAWNS, EPSILONS, OPENING_PLIES, STYLES
-from knights.engine.constants import MATE_SCORE
+from knights.engine.constants import MATE_SCORE, OPENING_MARGIN
 from knights.engine.judged import CHECK_PLIES, ENDING_MEN, trained_on_endings
 from knights.engine.one_ply import OPENING_TABLE, ORIGINAL_CAPTURE_BONUS
 from knights.engine.spec import ONE_PLY_EVALUATOR, SPARSE_DEMOCRACY
@@ -78,7 +78,8 @@ def collect() -> dict:
                    "sparse_democracy": SPARSE_DEMOCRACY, "check_plies": CHECK_PLIES,
                    "ending_men": ENDING_MEN, "ending_members": [m for m in SPARSE_DEMOCRACY if trained_on_endings(m)],
                    "mate_score": MATE_SCORE,
-                   "opening_table": OPENING_TABLE, "original_capture_bonus": ORIGINAL_CAPTURE_BONUS},
+                   "opening_table": OPENING_TABLE, "opening_margin_cp": OPENING_MARGIN,
+                   "original_capture_bonus": ORIGINAL_CAPTURE_BONUS},
     }
     return json.loads(json.dumps(settings))
 
