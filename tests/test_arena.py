@@ -409,6 +409,19 @@ def test_a_score_interval_is_the_spread_of_the_games_own_scores():
     assert PairStats("a", "b", games=10, wins=9, draws=1).interval()[1] == 1.0       # clipped
 
 
+def test_a_difference_of_two_arms_has_the_games_own_spread():
+    """pool's standard error of a difference: each arm's from its games' own scores, so draws narrow it (a binomial
+    p(1-p)/n would call 40 draws as uncertain as 20 wins and 20 losses)."""
+    from knights.lab.arena.pool import difference_error
+
+    drawn = {"games": 40, "wins": 0, "draws": 40, "losses": 0}
+    split = {"games": 40, "wins": 20, "draws": 0, "losses": 20}
+    assert difference_error(drawn, drawn) == 0.0
+    games = [1.0] * 20 + [0.0] * 20
+    assert difference_error(split, drawn) == pytest.approx(statistics.stdev(games) / 40 ** 0.5)
+    assert difference_error(split, split) == pytest.approx(2 ** 0.5 * statistics.stdev(games) / 40 ** 0.5)
+
+
 # -- search players: the ``search`` specs ------------------------------------------------------
 def test_search_specs_are_checked_and_built():
     assert check_spec(" search:material:stoch ") == "search:material"

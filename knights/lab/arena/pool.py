@@ -95,6 +95,13 @@ def tally(scores: list[float]) -> dict[str, Any]:
             "ci95": [round(x, 4) for x in stats.interval()]}
 
 
+def difference_error(a: dict[str, Any], b: dict[str, Any]) -> float:
+    """The standard error of the difference of two arms' pooled scores (:func:`tally`'s), each from the spread of its
+    games' own scores (:meth:`~knights.lab.arena.scores.PairStats.standard_error`)."""
+    return math.sqrt(sum(PairStats("player", "opponent", games=t["games"], wins=t["wins"], draws=t["draws"],
+                                   losses=t["losses"]).standard_error() ** 2 for t in (a, b)))
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--arm", nargs="+", action="append", required=True, metavar="NAME FOLDER",
                         help="an arm's name, then the match folders of its runs")
@@ -129,7 +136,7 @@ def pool(arm_folders: list[list[str]], what: str, out_path: Path) -> int:
                            "arms": arms}
     if len(arms) == 2:
         (a, fa), (b, fb) = ((n, f["pooled"]) for n, f in arms.items())
-        se = math.sqrt(sum(f["score"] * (1 - f["score"]) / f["games"] for f in (fa, fb)))
+        se = difference_error(fa, fb)
         out["difference"] = {"arm": b, "against": a, "value": round(fb["score"] - fa["score"], 4),
                              "standard_error": round(se, 4)}
         print(f"{b} - {a}: {fb['score'] - fa['score']:+.3f} ({se:.3f} standard error)")

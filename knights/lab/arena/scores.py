@@ -58,10 +58,21 @@ class PairStats:
         """
         if self.games < 2:
             return self.score, self.score
+        half = Z95 * self.standard_error()
+        return max(0.0, self.score - half), min(1.0, self.score + half)
+
+    def standard_error(self) -> float:
+        """The score's standard error, ``sd / sqrt(games)`` with ``sd`` the spread of the games' own scores (a draw
+        is half a point, so draws narrow it: not the binomial ``sqrt(p (1 - p) / games)``); NaN below two games.
+
+        >>> round(PairStats("a", "b", games=4, wins=1, draws=2, losses=1).standard_error(), 4)
+        0.2041
+        """
+        if self.games < 2:
+            return float("nan")
         mean = self.score
         square_sum = (self.wins * (1 - mean) ** 2 + self.draws * (0.5 - mean) ** 2 + self.losses * mean ** 2)
-        half = Z95 * math.sqrt(square_sum / (self.games - 1) / self.games)
-        return max(0.0, mean - half), min(1.0, mean + half)
+        return math.sqrt(square_sum / (self.games - 1) / self.games)
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
