@@ -13,7 +13,7 @@ import pytest
 from knights.board.arrays import parse_fens, squares_from_board
 from knights.board.children import expand
 from knights.engine.constants import MATE_SCORE
-from knights.engine.one_ply import Decision, OnePlyEngine, opening_weights
+from knights.engine.one_ply import OPENING_MOVES, Decision, OnePlyEngine, opening_weights
 from knights.engine.rules import (
     CHECKMATE,
     FIFTY,
@@ -445,6 +445,8 @@ def test_opening_weights_table():
     assert opening_weights(1, 2) == pytest.approx([0.65 / 0.85, 0.20 / 0.85])
     assert opening_weights(1, 3) == pytest.approx([0.65 / 0.95, 0.20 / 0.95, 0.10 / 0.95])
     assert opening_weights(1, 1) == pytest.approx([1.0])
+    # the searches draw (and value every move near the best exactly) through OPENING_MOVES, where the table stops
+    assert len(opening_weights(OPENING_MOVES, 30)) > 1 and len(opening_weights(OPENING_MOVES + 1, 30)) == 1
     with pytest.raises(EngineError):
         opening_weights(1, 0)
 

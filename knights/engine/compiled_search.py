@@ -41,7 +41,7 @@ from knights.engine.compiled_arrays import SearchArrays, warm_up
 from knights.engine.compiled_board import standard, to_chess_move
 from knights.engine.constants import INF, MATE, MATE_BOUND, MATE_SCORE, OPENING_MARGIN, UNLIMITED_DEPTH
 from knights.engine.incremental import Net, NetEvaluator, load_net
-from knights.engine.one_ply import Decision
+from knights.engine.one_ply import OPENING_MOVES, Decision
 from knights.engine.search import Control, Counters, Iteration, SearchEngine, SearchLimits
 from knights.engine.spec import SEARCH_NETWORK
 from knights.evaluate.base import Evaluator
@@ -157,7 +157,7 @@ class FastSearchEngine(SearchEngine):
         compiled = {m: fast.compiled(m) for m in moves}
         back = {c: m for m, c in compiled.items()}
         scores = {m: round(s * 100 * sign) for m, s in first.candidates}
-        exact_within = OPENING_MARGIN if self.stochastic and board.fullmove_number <= 7 else None
+        exact_within = OPENING_MARGIN if self.stochastic and board.fullmove_number <= OPENING_MOVES else None
         margin = -1 if exact_within is None else exact_within
         best_move, best = first.move, scores[first.move]
         pool = set(moves)

@@ -94,6 +94,8 @@ ORIGINAL_CAPTURE_BONUS = 0.15
 
 OPENING_TABLE: tuple[tuple[float, int | None], ...] = ((0.65, None), (0.20, 7), (0.10, 5), (0.05, 3))
 """(weight, last fullmove number it is offered at, inclusive) for ranks 1-4."""
+OPENING_MOVES = max(last for _, last in OPENING_TABLE if last is not None)
+"""The last move number (inclusive) at which the stochastic opening may play another move than the best: 7."""
 
 
 # -- the stochastic opening ------------------------------------------------------------

@@ -68,7 +68,7 @@ from knights.engine.constants import (
     REVERSE_FUTILITY_MARGIN,
     UNLIMITED_DEPTH,
 )
-from knights.engine.one_ply import Decision, OnePlyEngine, opening_weights
+from knights.engine.one_ply import OPENING_MOVES, Decision, OnePlyEngine, opening_weights
 from knights.engine.user_input import EngineError
 from knights.engine.zobrist import hash_after, hash_after_null, zobrist
 from knights.evaluate.base import Evaluator, finite_evaluations
@@ -639,7 +639,7 @@ class SearchEngine:
         self._reset_tables()
         scores = {m: round(s * 100 * sign) for m, s in first.candidates}
         self._root_static = {m: -v for m, v in scores.items()}    # the one-ply values, from the reply's side
-        exact_within = OPENING_MARGIN if self.stochastic and board.fullmove_number <= 7 else None
+        exact_within = OPENING_MARGIN if self.stochastic and board.fullmove_number <= OPENING_MOVES else None
         best_move, best = first.move, scores[first.move]
         pool = set(moves)                    # moves whose values come from the last iteration searched
         for depth in range(2, max_depth + 1):

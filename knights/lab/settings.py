@@ -28,7 +28,7 @@ from knights.data.csslab import CLIP_PAWNS, MATE_PAWNS
 from knights.data.generate import ADJUDICATE_PAWNS, EPSILONS, OPENING_PLIES, STYLES
 from knights.engine.constants import MATE_SCORE, OPENING_MARGIN
 from knights.engine.judged import CHECK_PLIES, ENDING_MEN, trained_on_endings
-from knights.engine.one_ply import OPENING_TABLE, ORIGINAL_CAPTURE_BONUS
+from knights.engine.one_ply import OPENING_MOVES, OPENING_TABLE, ORIGINAL_CAPTURE_BONUS
 from knights.engine.spec import ONE_PLY_EVALUATOR, SPARSE_DEMOCRACY
 from knights.evaluate.names import DEFAULT_EVALUATOR
 from knights.learn import registry
@@ -78,7 +78,7 @@ def collect() -> dict:
                    "sparse_democracy": SPARSE_DEMOCRACY, "check_plies": CHECK_PLIES,
                    "ending_men": ENDING_MEN, "ending_members": [m for m in SPARSE_DEMOCRACY if trained_on_endings(m)],
                    "mate_score": MATE_SCORE,
-                   "opening_table": OPENING_TABLE, "opening_margin_cp": OPENING_MARGIN,
+                   "opening_table": OPENING_TABLE, "opening_moves": OPENING_MOVES, "opening_margin_cp": OPENING_MARGIN,
                    "original_capture_bonus": ORIGINAL_CAPTURE_BONUS},
     }
     return json.loads(json.dumps(settings))
