@@ -89,8 +89,8 @@ def test_a_folder_holding_two_networks_games_judges_each_apart(tmp_path):
     assert runs["1000ms"]["losses"]["games"] == 0                          # its one game, won
     assert runs["1000ms, EL/v1"]["player"] == "search:EL/v1@1000" and runs["1000ms, EL/v1"]["games"] == 1
     assert runs["1000ms, EL/v1"]["losses"]["games"] == 1
-    # two bots over the default network (a depth-limited one beside it) would share a name: an error, not a merge
-    other = dict(new, a=f"search4:{SEARCH_NETWORK}@1000", white=f"search4:{SEARCH_NETWORK}@1000")
+    # two bots over the default network (its opening fixed beside it) would share a name: an error, not a merge
+    other = dict(new, a=f"search:{SEARCH_NETWORK}:det@1000", white=f"search:{SEARCH_NETWORK}:det@1000")
     (folder / "games.jsonl").write_text(json.dumps(new) + "\n" + json.dumps(other) + "\n")
     with pytest.raises(ValueError, match="two bots' games would both be '1000ms'"):
         run([folder], depth=2, out=tmp_path / "w2.json", progress=False)
