@@ -124,3 +124,56 @@ def test_a_variant_continues_an_earlier_rows_weights(tmp_path, monkeypatch):
     assert all(np.array_equal(a, b) for a, b in zip(model.state_dict().values(), earlier.state_dict().values(),
                                                     strict=True))
     assert record["parent"] == "first"
+
+
+def test_a_variant_blends_each_target_with_its_games_result(tmp_path, monkeypatch):
+    """``result_share``: the rows a variant trains and validates on carry, in win probability, that share of their
+    game's result (White's score in the chunk's ``result`` column) and the rest of the evaluation; the rows are the
+    same ones. A result that is not a game's end, or a chunk whose rows the results cannot be lined up with, is an
+    error naming the file."""
+    from knights.data.chunks import game_results, read_chunk
+    from knights.learn.targets import win_probability
+    from knights.learn.training import History
+
+    seen = {}
+
+    def fit(model, task, train, val, cfg, **kwargs):
+        seen.setdefault("train", []).append(train)
+        return History(train_loss=[0.0], val_loss=[0.0], rows_per_second=[1.0])
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    source = ablation.select_chunks("data/sample", "a")[0]
+    (folder / "Sample_a").write_bytes(source.read_bytes())
+    (folder / "Sample_i").write_bytes(ablation.select_chunks("data/sample", "i")[0].read_bytes())
+    monkeypatch.setattr(ablation, "FULL_DATA", str(folder))
+    monkeypatch.setattr(ablation, "LETTERS", {"train": "a", "val": "i"})
+    monkeypatch.setattr(ablation, "fit", fit)
+    cache = ablation.ChunkCache(tmp_path / "cache")
+    for share in (0.0, 0.4):
+        ablation.train_variant(ablation.Variant("blend", rows="all", result_share=share), cache, progress=False)
+    plain, blended = seen["train"]
+    data, _ = read_chunk(source)
+    white_score = game_results(source)
+    assert len(white_score) == len(data) == len(blended) and np.array_equal(plain.target, data.target)
+    assert set(np.unique(white_score)) == {0.0, 0.5, 1.0}
+    expected = 0.6 * win_probability(data.target) + 0.4 * white_score
+    assert np.allclose(win_probability(blended.target), expected, atol=1e-5)
+    assert np.array_equal(blended.squares, plain.squares)
+    won = white_score == 1.0                                   # a won game pulls its level positions up
+    assert (blended.target[won] > plain.target[won]).all()
+
+    lines = source.read_text().splitlines()
+    columns = lines[0].split(",")
+    row = lines[1].split(",")
+    row[columns.index("result")] = "*"
+    (folder / "Sample_a").write_text("\n".join([lines[0], ",".join(row), *lines[2:]]) + "\n")
+    with pytest.raises(ValueError, match=r"Sample_a: data row 1 has result '\*'"):
+        ablation.train_variant(ablation.Variant("blend", result_share=0.4), cache, progress=False)
+    row = lines[1].split(",")
+    row[columns.index("cp")] = "nonsense"                     # read_chunk skips the row; the results cannot line up
+    (folder / "Sample_a").write_text("\n".join([lines[0], ",".join(row), *lines[2:]]) + "\n")
+    with pytest.raises(ValueError, match="malformed rows"):
+        ablation.train_variant(ablation.Variant("blend", result_share=0.4), cache, progress=False)
+    with pytest.raises(ValueError, match="in \\[0, 1\\)"):
+        ablation.with_result(np.zeros(1), np.ones(1), 1.0)

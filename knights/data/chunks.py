@@ -253,6 +253,30 @@ def read_chunk(path: str | Path) -> tuple[Encoded, ReadReport]:
     return _read_chunk_columns(path, raw)
 
 
+RESULT_SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+"""White's score by the PGN result a chunk's ``result`` column holds."""
+
+
+def game_results(path: str | Path) -> np.ndarray:
+    """White's score (1, 0.5 or 0, float32) in the game each data row of a chunk comes from, in the file's order:
+    its ``result`` column. A file without the column, or a row whose result is none of :data:`RESULT_SCORES` (a
+    game cut short, ``*``), is an error naming the file and the row; rows line up with :func:`read_chunk`'s only
+    when it skipped none, which the caller checks."""
+    import pandas as pd
+
+    path = Path(path)
+    try:
+        text = pd.read_csv(path, usecols=["result"], dtype=str, na_filter=False)["result"].str.strip()
+    except ValueError as err:
+        raise ValueError(f"{path}: no result column ({err})") from None
+    scores = text.map(RESULT_SCORES)
+    bad = np.flatnonzero(scores.isna().to_numpy())
+    if len(bad):
+        raise ValueError(f"{path}: data row {bad[0] + 1} has result {text.iloc[bad[0]]!r}, not one of "
+                         f"{sorted(RESULT_SCORES)}")
+    return scores.to_numpy(dtype=np.float32)
+
+
 def _read_chunk_lines(path: Path) -> tuple[Encoded, ReadReport]:
     """The careful reader: one line at a time through the csv module where needed."""
     report = ReadReport(str(path))

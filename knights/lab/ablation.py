@@ -33,7 +33,7 @@ import torch
 
 from knights.common import write_json
 from knights.data.cache import ChunkCache, load_encoded
-from knights.data.chunks import Encoded, read_chunk, select_chunks
+from knights.data.chunks import Encoded, game_results, read_chunk, select_chunks
 from knights.data.grow import grow_command
 from knights.features.attacks import quiet
 from knights.features.sparse import SparseSpec
@@ -43,6 +43,7 @@ from knights.learn.experiment import FULL_DATA, TEST_LETTERS, predict, ranking_t
 from knights.learn.metrics import regression_metrics
 from knights.learn.nnue import BucketedSparseNet, SparseNet
 from knights.learn.siblings import Ranking
+from knights.learn.targets import with_result
 from knights.learn.training import EvalTask, Task, WinProbTask, choose_device, fit
 
 BASE = "EL/v13"
@@ -78,6 +79,7 @@ class Variant:
     parent: str = ""                  # a shipped version (warm_start) or an earlier row whose weights it starts from
     full_train: bool = True           # data/full's training letters too (False: the parent learned them)
     ranking: float = 0.0              # the sibling ranking loss's weight (knights.learn.siblings; 0: none)
+    result_share: float = 0.0         # the game's result's share of each target (knights.learn.targets.with_result)
 
     def folders(self) -> tuple[str, ...]:
         """The grown data folders this variant trains on beside data/full, in that order."""
@@ -220,6 +222,12 @@ VARIANTS = (
             parent="v25_then_store", full_train=False, settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 2)),
             says="that row's weights, 2 more epochs of the sound games alone (data/sound2 and data/sound3): the "
                  "store's breadth, then the games EL/v25 gained from"),
+    # The games' results: the sound games are Stockfish against itself at depth 8, so who won says something the
+    # depth-8 evaluation may not; Stockfish's trainer blends the two. EL/v25's own recipe, with the blend.
+    Variant("v24_then_sound2_result", flip_files=True, hidden=256, also=("data/sound2",), parent="EL/v24",
+            full_train=False, settings=(("batch_size", 4096), ("lr", 0.0002), ("epochs", 4)), result_share=0.3,
+            says="EL/v25's recipe (EL/v24's weights, 4 epochs of data/sound2 at a tenth of the rate) with each "
+                 "target's win probability 0.3 the game's result and 0.7 the evaluation"),
 )
 
 
@@ -270,8 +278,8 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
     for folder in variant.folders():
         train_files += select_chunks(folder, letters["train"])
         val_files += select_chunks(folder, letters["val"])
-    train = _rows(load_encoded(train_files, cache, progress=progress), variant)
-    val = _rows(load_encoded(val_files, cache, progress=progress), variant)
+    train = _rows(_targets(load_encoded(train_files, cache, progress=progress), train_files, variant), variant)
+    val = _rows(_targets(load_encoded(val_files, cache, progress=progress), val_files, variant), variant)
     cfg = lib.TRAIN.replace(epochs=epochs) if epochs else lib.TRAIN
     if variant.flip_files:
         cfg = cfg.replace(flip_files=True)
@@ -295,6 +303,19 @@ def train_variant(variant: Variant, cache: ChunkCache, device: str | None = None
               "rows_per_second": round(float(np.median(history.rows_per_second))),
               **_kept_losses(history.as_dict())}
     return model.cpu().eval(), record
+
+
+def _targets(data: Encoded, files: list[Path], variant: Variant) -> Encoded:
+    """``data`` (the rows of ``files``, in order) with each target blended with its game's result by the variant's
+    share (:func:`~knights.learn.targets.with_result`); as they are when the share is 0."""
+    if not variant.result_share:
+        return data
+    results = np.concatenate([game_results(f) for f in files]) if files else np.zeros(0, np.float32)
+    if len(results) != len(data):
+        raise ValueError(f"{variant.name}: {len(results)} game results for {len(data)} rows read from "
+                         f"{sorted({str(f.parent) for f in files})}: a chunk with malformed rows, which the results "
+                         f"cannot be lined up with")
+    return replace(data, target=with_result(data.target, results, variant.result_share))
 
 
 def _start_from_parent(model: torch.nn.Module, variant: Variant) -> None:

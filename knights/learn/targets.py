@@ -16,6 +16,9 @@ use this one scale, and so does the results table's win-probability error.
 0.591
 >>> round(float(pawns_from_probability(win_probability(np.array([2.5])))[0]), 6)
 2.5
+
+A position's label can also carry the result of the game it was played in (:func:`with_result`),
+as Stockfish's NNUE trainer blends them (its ``lambda`` is the evaluation's share).
 """
 
 from __future__ import annotations
@@ -37,3 +40,16 @@ def pawns_from_probability(p: np.ndarray) -> np.ndarray:
     """The inverse of :func:`win_probability`, in pawns."""
     q = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1 - 1e-12)
     return np.log(q / (1 - q)) / PAWN_LOGIT
+
+
+def with_result(pawns: np.ndarray, white_score: np.ndarray, share: float) -> np.ndarray:
+    """Pawn targets (White's side, float32) whose win probability is ``1 - share`` of the evaluation's and
+    ``share`` of the game's result (White's score, 1, 0.5 or 0): with ``share`` 0 the evaluation alone.
+
+    >>> [round(float(x), 3) for x in with_result(np.array([0.0, 0.0]), np.array([1.0, 0.5]), 0.5)]
+    [2.984, 0.0]
+    """
+    if not 0.0 <= share < 1.0:
+        raise ValueError(f"the result's share of a target is in [0, 1), not {share}")
+    p = (1.0 - share) * win_probability(pawns) + share * np.asarray(white_score, dtype=np.float64)
+    return pawns_from_probability(p).astype(np.float32)
