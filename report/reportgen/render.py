@@ -26,7 +26,7 @@ from typing import Any
 
 import jinja2
 
-from knights.lab.arena.elo import expected_score
+from knights.lab.arena.elo import elo_difference, expected_score
 
 from . import data, figures, readme
 
@@ -105,6 +105,7 @@ def environment(tex: bool = True, folder: Path = HERE) -> jinja2.Environment:
     env.filters["raw"] = Tex            # text the template itself wrote as LaTeX
     env.tests["startingwith"] = lambda s, prefix: str(s).startswith(prefix)
     env.globals["expected_score"] = expected_score     # the arena's Elo curve, not written again in the template
+    env.globals["elo_difference"] = elo_difference     # and its inverse: the rating gap a score stands for
     return env
 
 
