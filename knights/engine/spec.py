@@ -152,3 +152,10 @@ def is_bot(text: str) -> bool:
     """Whether ``text`` is in one of the forms that name our bot in a match (``ours``, ``search``, ``ab<N>``)."""
     word = text.strip()
     return word == "ours" or word.startswith("ours:") or bool(_SEARCH.match(word)) or bool(_AB.fullmatch(word))
+
+
+def network_of(player: str) -> str:
+    """The evaluator a searching player's spec names, read by :func:`parse`: ``search:EL/v16@100`` (or
+    ``search:EL/v16:det@100``) -> ``EL/v16``; ``search:default@100`` (or no spec) -> :data:`SEARCH_NETWORK`.
+    The results files and the report name a run's network by it."""
+    return parse(player).evaluator or SEARCH_NETWORK

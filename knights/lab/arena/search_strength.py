@@ -68,7 +68,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from knights.common import commit, write_json
-from knights.engine.spec import SEARCH_NETWORK, parse
+from knights.engine.spec import SEARCH_NETWORK, network_of
 from knights.lab.arena.game import Settings
 from knights.lab.arena.matches import finished, run_games, schedule
 from knights.lab.arena.report import rating_report
@@ -286,13 +286,6 @@ def _retire(doc: dict, label: str, pgn_dir: Path) -> None:
     for games in folders:
         games.rename(games.with_name(f"{games.name}, {label}"))
     doc.update(runs=runs, previous=previous)
-
-
-def network_of(player: str) -> str:
-    """The evaluator of a searching player's spec, as the bots read it (:func:`knights.engine.spec.parse`):
-    ``search:EL/v16@100`` (or ``search:EL/v16:det@100``) -> ``EL/v16``; ``search:default@100`` (or a run that
-    names no player) -> :data:`SEARCH_NETWORK`."""
-    return parse(player).evaluator or SEARCH_NETWORK
 
 
 NOTE = (f"The default searching bot (knights/engine: compiled alpha-beta, {SEARCH_NETWORK} evaluated incrementally) "

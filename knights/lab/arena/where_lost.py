@@ -36,9 +36,8 @@ import chess.pgn
 import numpy as np
 
 from knights.common import module_main, write_json
-from knights.engine.spec import SEARCH_NETWORK
+from knights.engine.spec import SEARCH_NETWORK, network_of
 from knights.lab.arena.matches import numbered_records
-from knights.lab.arena.search_strength import network_of
 from knights.lab.results.tables import RESULTS_DIR
 
 OUT = RESULTS_DIR / "where_lost.json"
