@@ -27,7 +27,7 @@ from typing import Any
 import jinja2
 
 from knights.engine.spec import network_of
-from knights.lab.arena.elo import elo_difference, expected_score
+from knights.lab.arena.elo import anchors_of, elo_difference, expected_score
 
 from . import data, figures, readme
 
@@ -107,6 +107,7 @@ def environment(tex: bool = True, folder: Path = HERE) -> jinja2.Environment:
     env.tests["startingwith"] = lambda s, prefix: str(s).startswith(prefix)
     env.globals["expected_score"] = expected_score     # the arena's Elo curve, not written again in the template
     env.globals["elo_difference"] = elo_difference     # and its inverse: the rating gap a score stands for
+    env.globals["anchors_of"] = anchors_of             # the Stockfish anchors among some players, and their Elo
     env.globals["network_of"] = network_of             # a searching player's network, as the bots read its spec
     return env
 

@@ -19,12 +19,13 @@ from pathlib import Path
 
 from knights.common import commit, write_json
 from knights.lab.arena import quality
+from knights.lab.arena.elo import anchors_of
 from knights.lab.arena.game import Settings
 from knights.lab.arena.ladder import format_plan, run_strength, strength_plan
 from knights.lab.arena.matches import match_records, run_games, safe_name, schedule
 from knights.lab.arena.report import format_rating, rating_report
 from knights.lab.arena.scores import format_scores, pair_stats, pairings
-from knights.lab.arena.specs import SPEC_HELP, anchors_of, check_spec
+from knights.lab.arena.specs import SPEC_HELP, check_spec
 from knights.learn.training import check_at_least, check_output
 
 

@@ -67,6 +67,15 @@ def elo_difference(score: float) -> float:
     return 400.0 * math.log10(score / (1.0 - score))
 
 
+def anchors_of(specs: Iterable[str]) -> dict[str, float]:
+    """The Stockfish ``UCI_Elo`` anchors among ``specs`` and their Elo, the ratings a fit holds fixed.
+
+    >>> anchors_of(["sf-elo:2000", "sunfish", "search:EL/v25@1000"])
+    {'sf-elo:2000': 2000.0}
+    """
+    return {s: float(s.split(":", 1)[1]) for s in specs if s.startswith("sf-elo:")}
+
+
 @dataclass
 class Rating:
     player: str

@@ -69,10 +69,11 @@ from pathlib import Path
 
 from knights.common import commit, write_json
 from knights.engine.spec import SEARCH_NETWORK, network_of
+from knights.lab.arena.elo import anchors_of
 from knights.lab.arena.game import Settings
 from knights.lab.arena.matches import finished, run_games, schedule
 from knights.lab.arena.report import rating_report
-from knights.lab.arena.specs import anchors_of, check_spec
+from knights.lab.arena.specs import check_spec
 
 PLAYER = "search:default"
 """The bot under test: the default searching bot (the compiled search over :data:`SEARCH_NETWORK`)."""

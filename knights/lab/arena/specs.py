@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
 
 from knights.engine import spec as bot
 from knights.engine.build import build, resolve
@@ -85,11 +84,6 @@ def check_spec(spec: str) -> str:
     if re.fullmatch(r"sf-(nodes|elo|depth):\d+", spec) or re.fullmatch(r"sunfish(@[1-9]\d*)?", spec):
         return spec
     raise ValueError(f"unknown player {spec!r}; players are: {SPEC_HELP}")
-
-
-def anchors_of(specs: Iterable[str]) -> dict[str, float]:
-    """The Stockfish ``UCI_Elo`` anchors among ``specs`` and their Elo: ``{"sf-elo:2000": 2000.0}``."""
-    return {s: float(s.split(":", 1)[1]) for s in specs if s.startswith("sf-elo:")}
 
 
 def arena_threads() -> None:
