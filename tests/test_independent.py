@@ -222,3 +222,32 @@ def test_letter_table_reads_back_the_earlier_figures_when_the_data_is_not_here(t
     table = letter_table(tmp_path / "no-such-folder", "j", earlier=earlier)
     assert table is not None and table["measured"] == "earlier" and table["data"]["rows"] == 3
     assert letter_table(tmp_path / "no-such-folder", "j", earlier=tmp_path / "none.json") is None
+
+
+def test_a_rerun_keeps_the_earlier_rows_of_versions_whose_weights_are_not_here(tmp_path: Path):
+    # a fresh clone has no archived version's weights: rerunning the tables must not drop the rows measured
+    # when they were here, and must say which rows were carried over
+    from knights.lab.results.independent import independent_markdown, with_earlier_rows
+    from knights.lab.results.tables import archived_here
+    from knights.learn import registry
+
+    path = _small_set(tmp_path, rows=8)
+    now = set_table(path, [], None, with_stockfish=False, progress=False)
+    then = json.loads(json.dumps(now))
+    archived = {**then["evaluation"][0], "name": "EL/v2", "mae": 7.5}
+    then["evaluation"].insert(1, archived)                                  # right after material
+    then["evaluation"].append({**then["evaluation"][0], "name": "EL/v99", "mae": 0.1})   # not archived: dropped
+    earlier = tmp_path / "independent.json"
+    earlier.write_text(json.dumps({"sets": [then]}))
+
+    [kept] = with_earlier_rows([json.loads(json.dumps(now))], earlier, absent={"EL/v2"})
+    assert [(r["name"], r.get("measured")) for r in kept["evaluation"]] == [("material", None), ("EL/v2", "earlier")]
+    assert kept["evaluation"][1]["mae"] == 7.5
+    assert "| EL/v2 (measured earlier) |" in independent_markdown(kept)
+
+    other = {**then, "rows": then["rows"] + 1}                              # another set's positions: nothing carried
+    earlier.write_text(json.dumps({"sets": [other]}))
+    [fresh] = with_earlier_rows([json.loads(json.dumps(now))], earlier, absent={"EL/v2"})
+    assert [r["name"] for r in fresh["evaluation"]] == ["material"]
+    # only archived versions are carried: a shipped version's weights are in git, and a missing one is an error
+    assert all(not registry.entry(name).in_git and not registry.get(name).is_trained() for name in archived_here())

@@ -16,7 +16,8 @@ measured by an application, so ``knights results`` hands it in (``move_quality``
   written to ``report/results/networks.json`` only when measured now;
 * one section per independent set (``data/independent/*.csv``, built by
   ``python -m knights.lab.arena.testsets``): every trained EL version, the shipped democracy
-  with and without the threat term, its members that are not EL versions, counting
+  with and without the threat term, its members that are not EL versions (an archived version whose
+  weights are not on this machine keeps the row measured earlier on the same rows, marked so), counting
   material and Stockfish at depth 1, all on the same rows; MAE, median error, sign
   agreement and the MAE in every |eval| bucket and on forced mates
   (:func:`knights.lab.results.tables.bucket_metrics`), and on the quiet rows alone
@@ -54,10 +55,12 @@ from knights.lab.results.tables import (
     NETWORKS_JSON,
     RESULTS_DIR,
     STOCKFISH_DEPTH1,
+    archived_here,
     baseline_rows,
     evaluation_markdown,
     evaluation_row,
     headline_markdown,
+    keep_earlier,
     letter_markdown,
     letter_table,
     level_note,
@@ -225,6 +228,26 @@ def set_table(path: Path, measured: list[tuple[str, Evaluator]], dem: democracy.
         table["democracy"] = democracy_gain(dem, data, rows)
     table["seconds"] = round(time.perf_counter() - started, 1)
     return table
+
+
+SAME_SET = ("set", "file", "rows", "seed", "label_depth", "quiet_rows")
+"""What makes a set's earlier table one over the same positions."""
+
+
+def with_earlier_rows(sets: list[dict[str, Any]], earlier: Path,
+                      absent: set[str] | None = None) -> list[dict[str, Any]]:
+    """``sets`` with the rows of the versions in ``absent`` (default: the archived versions whose weights are not on
+    this machine) carried over from the table ``earlier`` measured over the same positions
+    (:func:`~knights.lab.results.tables.keep_earlier`)."""
+    if not earlier.is_file():
+        return sets
+    before = {t["set"]: t for t in json.loads(earlier.read_text()).get("sets", [])}
+    absent = archived_here() if absent is None else absent
+    for table in sets:
+        then = before.get(table["set"])
+        if then is not None and all(then.get(k) == table.get(k) for k in SAME_SET):
+            table["evaluation"] = keep_earlier(table["evaluation"], then["evaluation"], absent)
+    return sets
 
 
 def democracy_on_letters(table: dict[str, Any]) -> list[dict[str, Any]]:
@@ -400,6 +423,7 @@ def run(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows:
     measured += list(played)
     sets = [set_table(p, measured, dem, with_stockfish=with_stockfish, progress=progress, move_quality=move_quality)
             for p in set_files(independent_dir)]
+    sets = with_earlier_rows(sets, out_json)
     out_md.write_text(markdown(letters, sets))
     doc = {"headline": headline(letters, sets),
            "generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),

@@ -26,7 +26,8 @@ a game. Every row also carries the quiet positions' MAE by bucket (``quiet_bucke
 ``data/full`` is large and not on every machine. :func:`letter_table` measures the test
 letters when the folder is there and otherwise reads back the table measured earlier
 (``report/results/networks.json``), marked so (``"measured": "earlier"``), rather than
-dropping it. The tables over the independent test sets, which need the democracy (a later
+dropping it; measured now, it keeps an archived version's earlier row where the version's weights are not on
+this machine (:func:`keep_earlier`). The tables over the independent test sets, which need the democracy (a later
 stage), are made by :mod:`knights.lab.results.independent`, which writes
 ``models_EL/RESULTS.md`` with this table as its first section.
 """
@@ -314,6 +315,40 @@ def earlier_table(path: Path = NETWORKS_JSON) -> dict[str, Any] | None:
     return table
 
 
+def archived_here() -> set[str]:
+    """The versions whose weights are not on this machine (archived: not in git; ``make version V=...`` rebuilds
+    them): a fresh clone cannot measure them again."""
+    return {v.name for v in registry.all_versions() if not v.is_trained() and not registry.entry(v.name).in_git}
+
+
+def keep_earlier(rows: list[dict[str, Any]], earlier: Iterable[dict[str, Any]],
+                 absent: set[str]) -> list[dict[str, Any]]:
+    """``rows`` with the ``earlier`` row of each version in ``absent`` (:func:`archived_here`) put back where it
+    stood, after the row that came before it then, and marked ``"measured": "earlier"``: rerunning the tables on a
+    machine without an archived version's weights keeps its figures rather than dropping them. ``earlier``: the
+    same table's rows, measured on the same positions.
+
+    >>> now = [{"name": "material"}, {"name": "EL/v3"}]
+    >>> then = [{"name": "material"}, {"name": "EL/v2", "mae": 5.0}, {"name": "EL/v3"}]
+    >>> [(r["name"], r.get("measured")) for r in keep_earlier(now, then, {"EL/v2"})]
+    [('material', None), ('EL/v2', 'earlier'), ('EL/v3', None)]
+    """
+    out = list(rows)
+    placed: list[str] = []
+    for row in earlier:
+        name = row["name"]
+        if name in absent and all(r["name"] != name for r in out):
+            before = [i for i, r in enumerate(out) if r["name"] in placed]
+            out.insert(before[-1] + 1 if before else 0, {**row, "measured": "earlier"})
+        placed.append(name)
+    return out
+
+
+def row_label(row: dict[str, Any]) -> str:
+    """A row's name in a Markdown table; a row carried over from an earlier run (:func:`keep_earlier`) says so."""
+    return f"{row['name']} (measured earlier)" if row.get("measured") == "earlier" else row["name"]
+
+
 def letter_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, max_rows: int | None = None,
                  with_stockfish: bool = True, progress: bool = True,
                  earlier: Path = NETWORKS_JSON) -> dict[str, Any] | None:
@@ -322,6 +357,10 @@ def letter_table(data_dir: str | Path = FULL_DATA, test: str = TEST_LETTERS, *, 
     if registry.repo_path(data_dir).is_dir():
         table = build_table(data_dir, test, max_rows=max_rows, with_stockfish=with_stockfish, progress=progress)
         table["measured"] = "now"
+        before, absent = earlier_table(earlier), archived_here()
+        if before is not None and before.get("data") == table["data"]:
+            for key in ("evaluation", "move_networks"):
+                table[key] = keep_earlier(table[key], before.get(key, []), absent)
         return table
     return earlier_table(earlier)
 
@@ -345,7 +384,7 @@ def evaluation_markdown(rows: list[dict[str, Any]], *, details: bool = True) -> 
         ["MAE (pawns)", "median error", "sign agrees"] + heads
     lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
     for r in rows:
-        cells = [r["name"]]
+        cells = [row_label(r)]
         if details:
             cells += [f"{r['parameters']:,}" if r.get("parameters") else "-", str(r.get("epochs", "-"))]
         cells += [f"{r['mae']:.3f}", f"{r['median_ae']:.3f}", f"{r['sign_agreement']:.1%}"]
@@ -371,7 +410,7 @@ def headline_markdown(rows: list[dict[str, Any]]) -> list[str]:
     head += [f"quiet {n} ({counts[n]:,})" if n in counts else f"quiet {n}" for n in names]
     lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
     for r in rows:
-        cells = [r["name"], _pawns(r.get("quiet_level_mae")), _number(r.get("win_probability_error"), ".4f")]
+        cells = [row_label(r), _pawns(r.get("quiet_level_mae")), _number(r.get("win_probability_error"), ".4f")]
         if moves:
             cells += [_number(r.get("best_move_share"), ".1%"), _number(r.get("mean_cp_loss"), ".1f")]
         by_name = {b["bucket"]: b["mae"] for b in r.get("quiet_buckets") or []}
@@ -416,7 +455,7 @@ def letter_markdown(table: dict[str, Any], level: str = "##") -> str:
         lines += ["", f"{level}# Move networks", "",
                   "| network | parameters | epochs | top move legal | top move = played |", "|---|---:|---:|---:|---:|"]
         for r in table["move_networks"]:
-            lines.append(f"| {r['name']} | {r['parameters']:,} | {r['epochs']} | {r['legal_share']:.1%} | "
+            lines.append(f"| {row_label(r)} | {r['parameters']:,} | {r['epochs']} | {r['legal_share']:.1%} | "
                          f"{r['top1_played']:.1%} |")
     return "\n".join(lines) + "\n"
 
