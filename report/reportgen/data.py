@@ -300,7 +300,7 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
             played.add(when)
             search_s += float(r["seconds"])
             label = key.split(", ", 1)[1]
-            search_what += f" (the {when} run's time: " + (f"the run {label})" if label.startswith("before")
+            search_what += f" (the {when} run's time: " + ("an earlier build's)" if label.startswith("before")
                                                            else f"{label}'s)")
 
     rows = [
@@ -354,7 +354,8 @@ def timings(ctx: dict[str, Any]) -> list[dict[str, Any]]:
         clock_runs = ctx["clock_strength"].plain()["runs"].values()
         rows.append(("make clock-strength", sum(float(r["seconds"]) for r in clock_runs), "clock_strength.json",
                      "the search on a real clock"))
-    for name, command, what in (("time_use", "make time-use", "the search's use of its time"),
+    for name, command, what in (("where_lost", "make where-lost", "where the search's lost games went wrong"),
+                                ("time_use", "make time-use", "the search's use of its time"),
                                 ("move_prior", "make move-prior", "a prior over quiet moves"),
                                 ("search_ab", "make search-ab", "the search's parts in self-play")):
         if name in ctx:
