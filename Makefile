@@ -19,6 +19,8 @@ KNIGHTS := $(VENV)/bin/knights
 STOCKFISH ?= /usr/games/stockfish
 STAMP := $(VENV)/.installed
 COMPILED := $(VENV)/.compiled
+# A plain `make` lists the targets (the first rule below is store-data, which is not what a bare make should run)
+.DEFAULT_GOAL := help
 
 # Full dataset recipe (make data)
 POSITIONS ?= 1000000
@@ -56,7 +58,11 @@ help:
 	@echo "make test-fast            every test not marked slow, in parallel: the quick loop"
 	@echo "make flake RUNS=10        the clock tests (TESTS=\"...\": any pytest arguments) N times in a clean clone"
 	@echo "make test                 make check, then the whole suite (PYTEST_ARGS=... to narrow it)"
-	@echo "make bench | strength | search-strength | clock-strength | where-lost | search-ab | soak | label-floor | error-sources | data | more-data | endings-data | shallow-data | grown-data | style-data SET=cold | sample | models | report"
+	@echo "make bench | strength | search-strength | clock-strength | where-lost | search-ab | time-use | move-prior | soak | label-floor | error-sources | independent | seeds | report"
+	@echo "make data | more-data | endings-data | shallow-data | grown-data | style-data SET=cold | sample | models"
+	@echo "make store-data | restore-data STORE=/somewhere/that/lasts   the labelled data as a compact store, and back"
+	@echo "make version V=EL/v5      rebuild an archived version's weights (make versions: the table; make tree-size)"
+	@echo "make setup | stockfish    the virtual environment and Debian's Stockfish (every target runs what it needs)"
 	@echo "make notebook V=EL/v8     run one notebook into runs/notebooks/ (ARGS=--quick: the committed sample)"
 	@echo "make democracy            the democracy study: the choice on the selection sets, then the final test set"
 	@echo "make democracy-play       the democracy against its best member, one ply, against one anchor (resumable)"

@@ -538,7 +538,8 @@ def build_parser() -> argparse.ArgumentParser:
     ind.set_defaults(func=_data_independent)
 
     fin = data.add_parser("final", help="build the final test set (data/final/, made once: games of Stockfish at "
-                          "random Skill Levels, labelled at depth 12; read only by knights final-test)")
+                          "random Skill Levels, labelled at depth 12; read only by the democracy study's final "
+                          "step, make democracy)")
     fin.add_argument("--rows", type=_at_least(1, "--rows"), default=5000)
     fin.add_argument("--depth", type=_at_least(1, "--depth"), default=12)
     fin.add_argument("--seed", type=int, default=4242)

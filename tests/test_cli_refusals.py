@@ -314,3 +314,20 @@ def test_seeds_refuses_bad_options_before_writing(capsys: pytest.CaptureFixture[
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
     assert err.startswith(f"python -m knights.lab.seeds: error: {says.format(**paths)}"), err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["F"]
+
+
+def test_knights_help_and_every_command_help_render(capsys: pytest.CaptureFixture[str]):
+    # argparse formats help with %: a bare "95% interval" in one subcommand's help once made `knights --help` raise
+    import argparse
+
+    parser = cli.build_parser()
+    with pytest.raises(SystemExit) as done:
+        parser.parse_args(["--help"])
+    assert done.value.code == 0 and "scores" in capsys.readouterr().out
+    pending = [parser]
+    while pending:
+        p = pending.pop()
+        assert p.format_help().startswith("usage:")
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                pending += list(action.choices.values())

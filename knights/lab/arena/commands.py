@@ -197,7 +197,7 @@ def add_arguments(sub) -> None:
     m.add_argument("--quiet", action="store_true")
     m.set_defaults(func=match_main)
 
-    c = sub.add_parser("scores", help="match folders' games pooled: each pairing's score with its 95% interval")
+    c = sub.add_parser("scores", help="match folders' games pooled: each pairing's score with its 95%% interval")
     c.add_argument("folders", nargs="+", help="match folders (knights match --out), their games pooled")
     c.add_argument("--player", default=None, help="see each pairing from this player's side")
     c.add_argument("--out", default=None, help="write the scores as JSON here")

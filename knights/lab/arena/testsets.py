@@ -327,7 +327,8 @@ class SkillGamesSource:
 
 
 FINAL_DIR = "data/final"
-"""The final test set (committed, frozen by its checksum): read only by ``knights final-test``."""
+"""The final test set (committed, frozen by its checksum):
+read only by :mod:`knights.evaluate.final`, for the democracy study's final step (``make democracy``)."""
 
 
 def build_final(rows: int = 5000, *, depth: int = independent.DEPTH, seed: int = 4242, progress: bool = True,

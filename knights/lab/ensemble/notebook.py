@@ -13,6 +13,7 @@ that member, sets the report's final-set answer beside it, and draws the ambigui
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import sys
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from knights.common import module_main
 from knights.learn import registry
 
 NOTEBOOK = registry.REPO_ROOT / "notebooks" / "democracy.ipynb"
@@ -218,12 +220,20 @@ def build() -> nbformat.NotebookNode:
     return nb
 
 
-def main() -> int:
+def write_and_execute(args: argparse.Namespace) -> int:
+    """Write :data:`NOTEBOOK` afresh from :data:`CELLS` and execute it in place (``make democracy-notebook``)."""
     NOTEBOOK.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(build(), NOTEBOOK)
     return subprocess.call([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
                             "--ExecutePreprocessor.timeout=1200", str(NOTEBOOK)], cwd=registry.REPO_ROOT,
                            env={**os.environ, "PYTHONPATH": str(registry.REPO_ROOT)})   # this checkout's knights
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m knights.lab.ensemble.notebook``: it takes no options, so ``--help`` (or a stray argument) says
+    what it does rather than overwriting the committed notebook."""
+    what = f"rewrite {registry.repo_relative(NOTEBOOK)} from its cells and execute it in place (minutes, on the sample)"
+    return module_main("knights.lab.ensemble.notebook", what, lambda parser: None, write_and_execute, argv)
 
 
 if __name__ == "__main__":
