@@ -167,13 +167,16 @@ def _data_merge(args: argparse.Namespace) -> int:
 
 
 def _data_store(args: argparse.Namespace) -> int:
-    from knights.data.store import record, store
+    from knights.data.store import lasting_notice, record, store
 
     started = time.perf_counter()
     m = store(args.store, workers=args.workers, progress=not args.quiet)
     size = sum(s["bytes"] for s in m["shards"].values())
     print(f"stored {m['positions']:,} positions from {len(m['files']):,} files in {len(m['shards'])} shards "
           f"({size / 2**20:.1f} MiB) under {args.store}")
+    notice = lasting_notice(args.store)
+    if notice:
+        print(notice, file=sys.stderr)
     if args.report:
         record(args.report, "store", {"positions": m["positions"], "files": len(m["files"]), "shards": len(m["shards"]),
                                       "bytes": size, "seconds": round(time.perf_counter() - started, 1),

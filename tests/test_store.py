@@ -241,3 +241,14 @@ def test_storing_again_packs_a_damaged_shard_anew(tree, tmp_path):
     second = store(shelf, root=tree, progress=False)
     assert second["shards"][name]["sha256"] == first["shards"][name]["sha256"]
     assert restore(shelf, root=tmp_path / "out", progress=False)["written"] == 3
+
+
+def test_a_store_kept_inside_the_checkout_is_said_to_go_with_the_machine(tree, tmp_path, capsys, monkeypatch):
+    # the default data/store/ is ignored by git: a new machine starts without it (as one did), so storing there says so
+    monkeypatch.chdir(tree)
+    assert main(["data", "store", "--store", "data/store", "--quiet"]) == 0
+    out = capsys.readouterr()
+    assert "stored" in out.out and "data/store/" in out.err and "goes with this machine" in out.err
+    assert main(["data", "store", "--store", str(tmp_path / "lasting"), "--quiet"]) == 0
+    assert "goes with this machine" not in capsys.readouterr().err
+    assert (tmp_path / "lasting" / MANIFEST).is_file()

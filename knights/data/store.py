@@ -415,6 +415,16 @@ def store(store_dir: str | Path, *, root: str | Path = ".", sources: Sequence[st
     return manifest
 
 
+def lasting_notice(store_dir: str | Path, root: str | Path = ".") -> str | None:
+    """A word for a store kept inside the checkout it packs (as the default ``data/store/``, which git ignores): it
+    lasts only as long as the machine does. ``None`` for a store kept elsewhere."""
+    out, base = Path(store_dir).resolve(), Path(root).resolve()
+    if not out.is_relative_to(base):
+        return None
+    return (f"note: the store is inside this checkout ({out.relative_to(base).as_posix()}/, which git ignores), so it "
+            "goes with this machine: copy it somewhere that lasts, or store with STORE=/somewhere/that/lasts")
+
+
 def read_manifest(store_dir: str | Path) -> dict:
     path = Path(store_dir) / MANIFEST
     if not path.exists():
