@@ -71,6 +71,7 @@ from knights.data.stockfish import find_stockfish
 from knights.engine.spec import SEARCH_NETWORK
 from knights.lab.arena.game import white_points
 from knights.lab.arena.openings import OPENINGS
+from knights.learn.registry import REPO_ROOT
 
 ROUTES = ("uci", "homemade")
 CLOCKS = ((3.0, 0.0), (9.0, 0.1))
@@ -215,7 +216,8 @@ class HomemadeRoute:
             self.engine = None
 
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
+"""The repository, whose ``lichess_bot/`` holds the homemade class and its config."""
 
 
 def _install(checkout: Path) -> None:
