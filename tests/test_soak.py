@@ -142,6 +142,6 @@ def test_a_homemade_game_through_lichess_bots_own_code(tmp_path, monkeypatch):
 def test_the_homemade_route_finds_the_repositorys_lichess_bot_folder():
     # without a lichess-bot checkout the homemade games skip, so this is what catches a wrong root: after the module
     # moved under knights/lab/arena/ it looked for knights/lichess_bot/install.py, and the route could not start
-    assert (soak.ROOT / "lichess_bot" / "install.py").is_file()
-    assert (soak.ROOT / "lichess_bot" / "config.yml").is_file()
-    assert (soak.ROOT / "pyproject.toml").is_file()
+    assert (soak.LICHESS_BOT / "install.py").is_file()
+    assert (soak.LICHESS_BOT / "config.yml").is_file()
+    assert (soak.LICHESS_BOT.parent / "pyproject.toml").is_file()

@@ -178,7 +178,7 @@ class HomemadeRoute:
         from lib.config import Configuration, insert_default_values  # type: ignore[import-not-found]
         from lib.engine_wrapper import create_engine  # type: ignore[import-not-found]
 
-        config = yaml.safe_load((ROOT / "lichess_bot" / "config.yml").read_text())
+        config = yaml.safe_load((LICHESS_BOT / "config.yml").read_text())
         config["engine"]["dir"] = str(self.checkout / "engines")
         config["engine"]["homemade_options"] = {**config["engine"].get("homemade_options", {}), "Seed": self.seed}
         insert_default_values(config)       # what lichess-bot's load_config does after reading the file
@@ -216,15 +216,15 @@ class HomemadeRoute:
             self.engine = None
 
 
-ROOT = REPO_ROOT
-"""The repository, whose ``lichess_bot/`` holds the homemade class and its config."""
+LICHESS_BOT = REPO_ROOT / "lichess_bot"
+"""The repository's lichess-bot folder: the homemade class, its installer and its config."""
 
 
 def _install(checkout: Path) -> None:
     """Put our homemade class into the checkout (``lichess_bot/install.py``; nothing twice)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("lichess_bot_install", ROOT / "lichess_bot" / "install.py")
+    spec = importlib.util.spec_from_file_location("lichess_bot_install", LICHESS_BOT / "install.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["lichess_bot_install"] = module
